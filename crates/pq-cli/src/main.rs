@@ -1,0 +1,3 @@
+//! The `pq` command.
+
+fn main() {}

@@ -1,0 +1,13 @@
+//! Every Parquet value encoding, in both directions.
+//!
+//! This is the bottom layer of pq. It turns encoded bytes into values and
+//! values into encoded bytes, and nothing else: it knows nothing of Thrift,
+//! files, IO, compression or Arrow. It is `#![no_std]` with `alloc`; the
+//! default `std` feature only adds `std::error::Error` impls and runtime CPU
+//! feature detection.
+#![no_std]
+
+#[cfg(feature = "std")]
+extern crate std;
+
+extern crate alloc;

@@ -1,0 +1,44 @@
+//! Helpers shared by the cross-layer tests: where the corpus and the
+//! fixtures are.
+
+use std::path::PathBuf;
+
+/// The workspace root.
+pub fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(PathBuf::from)
+        .unwrap_or_default()
+}
+
+/// The project's own fixtures, written by `cargo xtask gen`.
+pub fn fixtures_dir() -> PathBuf {
+    workspace_root().join("data")
+}
+
+/// The parquet-testing corpus named by `PARQUET_TESTING_DIR`.
+///
+/// Returns `None` (and says so on stderr) when it is not set, so that a plain
+/// `cargo test` works on a fresh checkout; with `CI` set a missing corpus
+/// fails the test instead, so CI can never pass by skipping.
+pub fn corpus_dir() -> Option<PathBuf> {
+    match std::env::var_os("PARQUET_TESTING_DIR") {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            assert!(
+                dir.join("data").is_dir(),
+                "PARQUET_TESTING_DIR={} has no data/ directory",
+                dir.display()
+            );
+            Some(dir)
+        }
+        None => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI is set but PARQUET_TESTING_DIR is not: the corpus tests must run in CI"
+            );
+            eprintln!("PARQUET_TESTING_DIR not set: corpus tests skipped");
+            None
+        }
+    }
+}
