@@ -7,6 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod ci;
+mod fixtures;
 mod thrift_gen;
 
 /// An xtask failure: a message for the user.
@@ -20,6 +22,7 @@ fn main() -> ExitCode {
             let check = args.iter().any(|a| a == "--check");
             gen_all(&root, check)
         }
+        Some("ci") => ci::run(&root),
         _ => Err(usage()),
     };
     match result {
@@ -44,5 +47,6 @@ fn workspace_root() -> PathBuf {
 
 fn gen_all(root: &Path, check: bool) -> Result<()> {
     thrift_gen::run(root, check)?;
+    fixtures::run(root, check)?;
     Ok(())
 }
