@@ -3,12 +3,16 @@
 //! - `gen [--check]`: regenerate the Thrift code in pq-format and the test
 //!   fixtures in `data/`; with `--check`, fail if anything committed is stale.
 //! - `ci`: every check CI runs.
+//! - `bench-data [--force]`: the large tables the benchmarks read, in
+//!   `target/bench-data/` (not committed).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+mod bench_data;
 mod ci;
 mod fixtures;
+mod rng;
 mod thrift_gen;
 
 /// An xtask failure: a message for the user.
@@ -23,6 +27,7 @@ fn main() -> ExitCode {
             gen_all(&root, check)
         }
         Some("ci") => ci::run(&root),
+        Some("bench-data") => bench_data::run(&root, args.iter().any(|a| a == "--force")),
         _ => Err(usage()),
     };
     match result {
@@ -35,7 +40,7 @@ fn main() -> ExitCode {
 }
 
 fn usage() -> String {
-    "usage: cargo xtask <gen [--check] | ci>".to_string()
+    "usage: cargo xtask <gen [--check] | ci | bench-data [--force]>".to_string()
 }
 
 fn workspace_root() -> PathBuf {
