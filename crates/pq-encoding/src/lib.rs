@@ -11,3 +11,13 @@
 extern crate std;
 
 extern crate alloc;
+
+pub mod bit_pack;
+pub mod error;
+pub mod offsets;
+pub mod plain;
+pub mod rle;
+pub mod varint;
+
+pub use error::{Error, Result};
+pub use offsets::OffsetSize;

@@ -1,0 +1,388 @@
+//! PLAIN (encoding 0) for every physical type.
+//!
+//! Fixed-width values are little-endian back to back; booleans are
+//! bit-packed LSB first; byte arrays are a 4-byte length then the bytes;
+//! fixed-length byte arrays are just the bytes.
+
+use alloc::vec::Vec;
+
+use crate::error::{Error, Result, eof, invalid};
+use crate::offsets::{OffsetSize, offset_of, start_offsets};
+
+/// A fixed-width physical type: `i32`, `i64`, `f32`, `f64`, or INT96 as
+/// `[u32; 3]` (little-endian words, as stored).
+pub trait FixedWidth: Copy + Default + PartialEq + core::fmt::Debug + 'static {
+    /// Bytes per value.
+    const SIZE: usize;
+    /// Reads one value from exactly `SIZE` bytes.
+    fn from_le(b: &[u8]) -> Self;
+    /// Writes one value into exactly `SIZE` bytes.
+    fn to_le(self, out: &mut [u8]);
+    /// The value's bits, for hashing and bitwise comparison (so that NaN
+    /// payloads and -0.0 stay distinct in dictionaries).
+    fn bits(self) -> u128;
+}
+
+macro_rules! fixed_width {
+    ($($t:ty, $n:literal, $bits:ty;)*) => {$(
+        impl FixedWidth for $t {
+            const SIZE: usize = $n;
+            #[inline(always)]
+            fn from_le(b: &[u8]) -> Self {
+                let mut a = [0u8; $n];
+                a.copy_from_slice(&b[..$n]);
+                <$t>::from_le_bytes(a)
+            }
+            #[inline(always)]
+            fn to_le(self, out: &mut [u8]) {
+                out[..$n].copy_from_slice(&self.to_le_bytes());
+            }
+            #[inline(always)]
+            fn bits(self) -> u128 {
+                <$bits>::from_le_bytes(self.to_le_bytes()) as u128
+            }
+        }
+    )*};
+}
+fixed_width! {
+    i32, 4, u32;
+    i64, 8, u64;
+    u32, 4, u32;
+    u64, 8, u64;
+    f32, 4, u32;
+    f64, 8, u64;
+}
+
+impl FixedWidth for [u32; 3] {
+    const SIZE: usize = 12;
+    #[inline(always)]
+    fn from_le(b: &[u8]) -> Self {
+        [
+            <u32 as FixedWidth>::from_le(&b[0..4]),
+            <u32 as FixedWidth>::from_le(&b[4..8]),
+            <u32 as FixedWidth>::from_le(&b[8..12]),
+        ]
+    }
+    #[inline(always)]
+    fn to_le(self, out: &mut [u8]) {
+        FixedWidth::to_le(self[0], &mut out[0..4]);
+        FixedWidth::to_le(self[1], &mut out[4..8]);
+        FixedWidth::to_le(self[2], &mut out[8..12]);
+    }
+    #[inline(always)]
+    fn bits(self) -> u128 {
+        u128::from(self[0]) | (u128::from(self[1]) << 32) | (u128::from(self[2]) << 64)
+    }
+}
+
+/// Decodes values from `bytes` (exactly `out.len() * T::SIZE` of them).
+#[inline]
+pub(crate) fn decode_slice<T: FixedWidth>(bytes: &[u8], out: &mut [T]) {
+    for (o, c) in out.iter_mut().zip(bytes.chunks_exact(T::SIZE)) {
+        *o = T::from_le(c);
+    }
+}
+
+/// Streaming PLAIN decoder of fixed-width values.
+///
+/// ```
+/// use pq_encoding::plain::{PlainDecoder, encode};
+/// let mut buf = Vec::new();
+/// encode(&[1i32, -2, 3], &mut buf);
+/// let mut dec = PlainDecoder::<i32>::new(&buf);
+/// let mut out = Vec::new();
+/// dec.decode_into(&mut out, 3).unwrap();
+/// assert_eq!(out, [1, -2, 3]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct PlainDecoder<'a, T> {
+    data: &'a [u8],
+    pos: usize,
+    _t: core::marker::PhantomData<T>,
+}
+
+impl<'a, T: FixedWidth> PlainDecoder<'a, T> {
+    /// A decoder over `data`; trailing bytes that do not make a whole value
+    /// are never read.
+    pub fn new(data: &'a [u8]) -> Self {
+        Self {
+            data,
+            pos: 0,
+            _t: core::marker::PhantomData,
+        }
+    }
+
+    /// Values left.
+    pub fn remaining(&self) -> usize {
+        (self.data.len() - self.pos) / T::SIZE
+    }
+
+    /// Fills `out` with up to `out.len()` values; returns how many.
+    pub fn decode(&mut self, out: &mut [T]) -> Result<usize> {
+        let n = out.len().min(self.remaining());
+        let end = self.pos + n * T::SIZE;
+        decode_slice(&self.data[self.pos..end], &mut out[..n]);
+        self.pos = end;
+        Ok(n)
+    }
+
+    /// Appends exactly `n` values to `out`, or fails without appending.
+    pub fn decode_into(&mut self, out: &mut Vec<T>, n: usize) -> Result<()> {
+        if n > self.remaining() {
+            return Err(Error::NotEnoughValues {
+                what: "PLAIN values",
+                expected: n,
+                found: self.remaining(),
+            });
+        }
+        let at = out.len();
+        out.resize(at + n, T::default());
+        self.decode(&mut out[at..]).map(|_| ())
+    }
+
+    /// Skips up to `n` values; returns how many.
+    pub fn skip(&mut self, n: usize) -> Result<usize> {
+        let n = n.min(self.remaining());
+        self.pos += n * T::SIZE;
+        Ok(n)
+    }
+}
+
+/// Appends `values` PLAIN-encoded.
+pub fn encode<T: FixedWidth>(values: &[T], out: &mut Vec<u8>) {
+    let at = out.len();
+    out.resize(at + values.len() * T::SIZE, 0);
+    for (c, v) in out[at..].chunks_exact_mut(T::SIZE).zip(values) {
+        v.to_le(c);
+    }
+}
+
+/// PLAIN BOOLEAN decoder: bits LSB first.
+#[derive(Debug, Clone)]
+pub struct BooleanDecoder<'a> {
+    data: &'a [u8],
+    bit: usize,
+}
+
+impl<'a> BooleanDecoder<'a> {
+    /// A decoder over `data` (8 values per byte; the page's value count says
+    /// how many are real).
+    pub fn new(data: &'a [u8]) -> Self {
+        Self { data, bit: 0 }
+    }
+
+    /// Values left (including padding bits of the last byte).
+    pub fn remaining(&self) -> usize {
+        self.data.len() * 8 - self.bit
+    }
+
+    /// Fills up to `out.len()` values; returns how many.
+    pub fn decode(&mut self, out: &mut [bool]) -> Result<usize> {
+        let n = out.len().min(self.remaining());
+        for (i, o) in out[..n].iter_mut().enumerate() {
+            let b = self.bit + i;
+            *o = (self.data[b / 8] >> (b % 8)) & 1 == 1;
+        }
+        self.bit += n;
+        Ok(n)
+    }
+
+    /// Skips up to `n` values; returns how many.
+    pub fn skip(&mut self, n: usize) -> Result<usize> {
+        let n = n.min(self.remaining());
+        self.bit += n;
+        Ok(n)
+    }
+}
+
+/// Appends booleans PLAIN-encoded (bit-packed LSB first, zero padded).
+pub fn encode_bool(values: &[bool], out: &mut Vec<u8>) {
+    for chunk in values.chunks(8) {
+        let mut b = 0u8;
+        for (i, &v) in chunk.iter().enumerate() {
+            b |= (v as u8) << i;
+        }
+        out.push(b);
+    }
+}
+
+/// PLAIN BYTE_ARRAY decoder appending to an Arrow offsets + values pair.
+///
+/// ```
+/// use pq_encoding::plain::{ByteArrayDecoder, encode_byte_array};
+/// let mut buf = Vec::new();
+/// encode_byte_array([&b"ab"[..], b"", b"xyz"], &mut buf);
+/// let (mut offsets, mut values) = (Vec::<i32>::new(), Vec::new());
+/// let mut dec = ByteArrayDecoder::new(&buf);
+/// assert_eq!(dec.decode(&mut offsets, &mut values, 10).unwrap(), 3);
+/// assert_eq!(offsets, [0, 2, 2, 5]);
+/// assert_eq!(values, b"abxyz");
+/// ```
+#[derive(Debug, Clone)]
+pub struct ByteArrayDecoder<'a> {
+    data: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> ByteArrayDecoder<'a> {
+    /// A decoder over `data`.
+    pub fn new(data: &'a [u8]) -> Self {
+        Self { data, pos: 0 }
+    }
+
+    #[inline]
+    fn next(&mut self) -> Result<Option<&'a [u8]>> {
+        if self.pos >= self.data.len() {
+            return Ok(None);
+        }
+        let rest = &self.data[self.pos..];
+        let Some(len) = rest.get(..4) else {
+            return Err(eof("BYTE_ARRAY length", 4, rest.len()));
+        };
+        let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]);
+        if len > i32::MAX as u32 {
+            return Err(invalid(
+                "BYTE_ARRAY length",
+                "0 to 2^31-1",
+                i64::from(len as i32),
+            ));
+        }
+        let len = len as usize;
+        let Some(v) = rest.get(4..4 + len) else {
+            return Err(eof("BYTE_ARRAY value", len, rest.len() - 4));
+        };
+        self.pos += 4 + len;
+        Ok(Some(v))
+    }
+
+    /// Appends up to `n` values; returns how many (fewer only at the end).
+    pub fn decode<O: OffsetSize>(
+        &mut self,
+        offsets: &mut Vec<O>,
+        values: &mut Vec<u8>,
+        n: usize,
+    ) -> Result<usize> {
+        start_offsets(offsets, values)?;
+        let mut done = 0;
+        while done < n {
+            let Some(v) = self.next()? else { break };
+            values.extend_from_slice(v);
+            offsets.push(offset_of(values.len())?);
+            done += 1;
+        }
+        Ok(done)
+    }
+
+    /// Skips up to `n` values; returns how many.
+    pub fn skip(&mut self, n: usize) -> Result<usize> {
+        let mut done = 0;
+        while done < n && self.next()?.is_some() {
+            done += 1;
+        }
+        Ok(done)
+    }
+}
+
+/// Appends byte arrays PLAIN-encoded.
+pub fn encode_byte_array<'b, I: IntoIterator<Item = &'b [u8]>>(values: I, out: &mut Vec<u8>) {
+    for v in values {
+        out.extend_from_slice(&(v.len() as u32).to_le_bytes());
+        out.extend_from_slice(v);
+    }
+}
+
+/// PLAIN FIXED_LEN_BYTE_ARRAY decoder appending to one flat buffer.
+#[derive(Debug, Clone)]
+pub struct FixedLenDecoder<'a> {
+    data: &'a [u8],
+    pos: usize,
+    width: usize,
+}
+
+impl<'a> FixedLenDecoder<'a> {
+    /// A decoder of values `width` (at least 1) bytes wide.
+    pub fn new(data: &'a [u8], width: usize) -> Result<Self> {
+        if width == 0 {
+            return Err(invalid("FIXED_LEN_BYTE_ARRAY width", "at least 1", 0));
+        }
+        Ok(Self {
+            data,
+            pos: 0,
+            width,
+        })
+    }
+
+    /// Values left.
+    pub fn remaining(&self) -> usize {
+        (self.data.len() - self.pos) / self.width
+    }
+
+    /// Appends up to `n` values to `out`; returns how many.
+    pub fn decode(&mut self, out: &mut Vec<u8>, n: usize) -> Result<usize> {
+        let n = n.min(self.remaining());
+        let end = self.pos + n * self.width;
+        out.extend_from_slice(&self.data[self.pos..end]);
+        self.pos = end;
+        Ok(n)
+    }
+
+    /// Skips up to `n` values; returns how many.
+    pub fn skip(&mut self, n: usize) -> Result<usize> {
+        let n = n.min(self.remaining());
+        self.pos += n * self.width;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn int96_and_bool() {
+        let v = [[1u32, 2, 3], [u32::MAX, 0, 7]];
+        let mut buf = Vec::new();
+        encode(&v, &mut buf);
+        assert_eq!(buf.len(), 24);
+        assert_eq!(&buf[..4], &[1, 0, 0, 0]);
+        let mut out = Vec::new();
+        PlainDecoder::<[u32; 3]>::new(&buf)
+            .decode_into(&mut out, 2)
+            .unwrap();
+        assert_eq!(out, v);
+
+        let mut b = Vec::new();
+        encode_bool(
+            &[true, false, true, true, false, false, false, false, true],
+            &mut b,
+        );
+        assert_eq!(b, [0b0000_1101, 0b1]);
+        let mut o = [false; 9];
+        assert_eq!(BooleanDecoder::new(&b).decode(&mut o).unwrap(), 9);
+        assert_eq!(
+            o,
+            [true, false, true, true, false, false, false, false, true]
+        );
+    }
+
+    #[test]
+    fn byte_array_errors() {
+        let (mut o, mut v) = (Vec::<i32>::new(), Vec::new());
+        assert!(
+            ByteArrayDecoder::new(&[1, 0])
+                .decode(&mut o, &mut v, 1)
+                .is_err()
+        );
+        assert!(
+            ByteArrayDecoder::new(&[5, 0, 0, 0, 1])
+                .decode(&mut o, &mut v, 1)
+                .is_err()
+        );
+        assert!(
+            ByteArrayDecoder::new(&[0, 0, 0, 0x80])
+                .decode(&mut o, &mut v, 1)
+                .is_err()
+        );
+        assert!(FixedLenDecoder::new(&[], 0).is_err());
+    }
+}

@@ -1,0 +1,475 @@
+//! The RLE / bit-packing hybrid (encoding RLE = 3): definition and
+//! repetition levels, dictionary indices and RLE booleans.
+//!
+//! Bit-packed runs are decoded 32 values at a time by the width-specialised
+//! unpackers of [`crate::bit_pack`]; repeated runs become a `fill`.
+
+use alloc::vec::Vec;
+
+use crate::bit_pack;
+use crate::error::{Error, Result, eof, invalid};
+use crate::varint;
+
+/// An integer type the hybrid decoder can produce: `u32` for dictionary
+/// indices, `i16` for levels, `u8`/`bool`-like uses via `u8`.
+pub trait RleValue: Copy + Default + PartialEq {
+    /// Converts a decoded value (truncating, as the bit width bounds it).
+    fn from_u32(v: u32) -> Self;
+    /// Converts back for encoding.
+    fn to_u32(self) -> u32;
+}
+
+macro_rules! rle_value {
+    ($($t:ty)*) => {$(
+        impl RleValue for $t {
+            #[inline(always)]
+            fn from_u32(v: u32) -> Self { v as $t }
+            #[inline(always)]
+            fn to_u32(self) -> u32 { self as u32 }
+        }
+    )*};
+}
+rle_value!(u32 i32 u16 i16 u8 u64 i64);
+
+impl RleValue for bool {
+    #[inline(always)]
+    fn from_u32(v: u32) -> Self {
+        v != 0
+    }
+    #[inline(always)]
+    fn to_u32(self) -> u32 {
+        self as u32
+    }
+}
+
+fn check_width(bit_width: u8) -> Result<usize> {
+    if bit_width > 32 {
+        return Err(Error::BitWidth {
+            what: "RLE/bit-packed hybrid",
+            max: 32,
+            found: bit_width.into(),
+        });
+    }
+    Ok(bit_width.into())
+}
+
+/// Streaming decoder of hybrid runs.
+///
+/// ```
+/// use pq_encoding::rle::{RleDecoder, RleEncoder};
+/// let mut buf = Vec::new();
+/// let mut enc = RleEncoder::new(3);
+/// enc.put_slice(&[1u32, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 4]);
+/// enc.finish(&mut buf);
+/// let mut dec = RleDecoder::new(&buf, 3).unwrap();
+/// let mut out = [0i16; 12];
+/// assert_eq!(dec.decode(&mut out).unwrap(), 12);
+/// assert_eq!(out, [1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 4]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct RleDecoder<'a> {
+    data: &'a [u8],
+    pos: usize,
+    bit_width: usize,
+    /// Values left in the current repeated run.
+    rle_left: usize,
+    rle_value: u32,
+    /// Values left in the current bit-packed run (excluding `buf`).
+    bp_left: usize,
+    buf: [u32; 32],
+    buf_pos: usize,
+    buf_len: usize,
+}
+
+impl<'a> RleDecoder<'a> {
+    /// A decoder over runs without a length prefix (dictionary indices,
+    /// data page v2 levels). `bit_width` is at most 32.
+    pub fn new(data: &'a [u8], bit_width: u8) -> Result<Self> {
+        Ok(Self {
+            data,
+            pos: 0,
+            bit_width: check_width(bit_width)?,
+            rle_left: 0,
+            rle_value: 0,
+            bp_left: 0,
+            buf: [0; 32],
+            buf_pos: 0,
+            buf_len: 0,
+        })
+    }
+
+    /// A decoder over runs preceded by a 4-byte little-endian length (data
+    /// page v1 levels, RLE booleans). Returns the decoder and the total
+    /// number of bytes the prefixed block occupies, so the caller can find
+    /// what follows.
+    pub fn new_length_prefixed(data: &'a [u8], bit_width: u8) -> Result<(Self, usize)> {
+        let Some(len) = data.get(..4) else {
+            return Err(eof("RLE length prefix", 4, data.len()));
+        };
+        let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
+        let Some(body) = data.get(4..4 + len) else {
+            return Err(eof("RLE data after length prefix", len, data.len() - 4));
+        };
+        Ok((Self::new(body, bit_width)?, 4 + len))
+    }
+
+    /// The bit width.
+    pub fn bit_width(&self) -> u8 {
+        self.bit_width as u8
+    }
+
+    /// Reads the next run header. Returns false at the end of the data.
+    fn next_run(&mut self) -> Result<bool> {
+        if self.pos >= self.data.len() {
+            return Ok(false);
+        }
+        let header = varint::read_uleb128(self.data, &mut self.pos)?;
+        let count = header >> 1;
+        if count == 0 || count > i32::MAX as u64 {
+            return Err(invalid("hybrid run length", "1 to 2^31-1", count));
+        }
+        if header & 1 == 1 {
+            // Bit-packed: `count` groups of 8 values, `count * bit_width` bytes.
+            let values = (count as usize).saturating_mul(8);
+            let remaining = self.data.len() - self.pos;
+            let bytes = values.saturating_mul(self.bit_width) / 8;
+            // A final run may be cut short by its writer; only as many values
+            // as the bytes hold are readable (asking for more is an error).
+            let avail = if bytes > remaining {
+                if self.bit_width == 0 {
+                    values
+                } else {
+                    remaining * 8 / self.bit_width
+                }
+            } else {
+                values
+            };
+            if avail == 0 {
+                return Err(eof("bit-packed run", bytes, remaining));
+            }
+            self.bp_left = avail;
+        } else {
+            let nbytes = self.bit_width.div_ceil(8);
+            let Some(bytes) = self.data.get(self.pos..self.pos + nbytes) else {
+                return Err(eof("repeated value", nbytes, self.data.len() - self.pos));
+            };
+            let mut b = [0u8; 4];
+            b[..nbytes].copy_from_slice(bytes);
+            self.rle_value = u32::from_le_bytes(b);
+            self.pos += nbytes;
+            self.rle_left = count as usize;
+        }
+        Ok(true)
+    }
+
+    /// Unpacks the next group of up to 32 values of the bit-packed run into
+    /// `out`, returning how many are valid.
+    #[inline]
+    fn unpack_group(&mut self, out: &mut [u32; 32]) -> usize {
+        let n = self.bp_left.min(32);
+        let rest = self.data.get(self.pos..).unwrap_or(&[]);
+        bit_pack::unpack32(rest, out, self.bit_width);
+        // n is a multiple of 8 unless the run was cut short.
+        let bytes = (n * self.bit_width).div_ceil(8);
+        self.pos = (self.pos + bytes).min(self.data.len());
+        self.bp_left -= n;
+        n
+    }
+
+    /// Decodes up to `out.len()` values; returns how many were written
+    /// (fewer only at the end of the data).
+    pub fn decode<T: RleValue>(&mut self, out: &mut [T]) -> Result<usize> {
+        let total = out.len();
+        let mut done = 0;
+        while done < total {
+            let rest = &mut out[done..];
+            if self.buf_pos < self.buf_len {
+                let n = (self.buf_len - self.buf_pos).min(rest.len());
+                for (o, &v) in rest[..n]
+                    .iter_mut()
+                    .zip(&self.buf[self.buf_pos..self.buf_pos + n])
+                {
+                    *o = T::from_u32(v);
+                }
+                self.buf_pos += n;
+                done += n;
+            } else if self.rle_left > 0 {
+                let n = self.rle_left.min(rest.len());
+                rest[..n].fill(T::from_u32(self.rle_value));
+                self.rle_left -= n;
+                done += n;
+            } else if self.bp_left > 0 {
+                // Whole groups straight into the output, the tail via `buf`.
+                let mut chunks = rest.chunks_exact_mut(32);
+                let mut tmp = [0u32; 32];
+                for chunk in &mut chunks {
+                    if self.bp_left < 32 {
+                        break;
+                    }
+                    self.unpack_group(&mut tmp);
+                    for (o, &v) in chunk.iter_mut().zip(tmp.iter()) {
+                        *o = T::from_u32(v);
+                    }
+                    done += 32;
+                }
+                if done < total && self.bp_left > 0 {
+                    let mut b = [0u32; 32];
+                    let n = self.unpack_group(&mut b);
+                    self.buf = b;
+                    self.buf_pos = 0;
+                    self.buf_len = n;
+                }
+            } else if !self.next_run()? {
+                break;
+            }
+        }
+        Ok(done)
+    }
+
+    /// Decodes exactly `n` values appended to `out`, or fails.
+    pub fn decode_into<T: RleValue>(&mut self, out: &mut Vec<T>, n: usize) -> Result<()> {
+        let start = out.len();
+        // Grow in bounded steps: a short input can claim huge runs.
+        let mut left = n;
+        while left > 0 {
+            let step = left.min(4096);
+            let at = out.len();
+            out.resize(at + step, T::default());
+            let got = self.decode(&mut out[at..])?;
+            if got < step {
+                out.truncate(at + got);
+                let found = out.len() - start;
+                out.truncate(start);
+                return Err(Error::NotEnoughValues {
+                    what: "RLE/bit-packed hybrid",
+                    expected: n,
+                    found,
+                });
+            }
+            left -= step;
+        }
+        Ok(())
+    }
+
+    /// Skips up to `n` values; returns how many were skipped.
+    pub fn skip(&mut self, n: usize) -> Result<usize> {
+        let mut done = 0;
+        while done < n {
+            let want = n - done;
+            if self.buf_pos < self.buf_len {
+                let k = (self.buf_len - self.buf_pos).min(want);
+                self.buf_pos += k;
+                done += k;
+            } else if self.rle_left > 0 {
+                let k = self.rle_left.min(want);
+                self.rle_left -= k;
+                done += k;
+            } else if self.bp_left > 0 {
+                // Whole groups of 8 are skipped by arithmetic.
+                let groups = (want.min(self.bp_left)) / 8;
+                if groups > 0 {
+                    let k = groups * 8;
+                    self.pos = (self.pos + groups * self.bit_width).min(self.data.len());
+                    self.bp_left -= k;
+                    done += k;
+                } else {
+                    let mut b = [0u32; 32];
+                    let got = self.unpack_group(&mut b);
+                    self.buf = b;
+                    self.buf_pos = 0;
+                    self.buf_len = got;
+                }
+            } else if !self.next_run()? {
+                break;
+            }
+        }
+        Ok(done)
+    }
+}
+
+/// Streaming encoder of hybrid runs: runs of 8 or more equal values become
+/// repeated runs, everything else bit-packed runs.
+#[derive(Debug, Clone)]
+pub struct RleEncoder {
+    bit_width: usize,
+    out: Vec<u8>,
+    /// Values waiting to be bit-packed.
+    literals: Vec<u32>,
+    run_value: u32,
+    run_len: usize,
+}
+
+/// Length of a run of equal values worth a repeated run.
+const MIN_REPEAT: usize = 8;
+/// Largest bit-packed run we emit, in values (keeps the header one byte).
+const MAX_LITERALS: usize = 63 * 8;
+
+impl RleEncoder {
+    /// An encoder for values of `bit_width` (clamped to 0..=32) bits.
+    pub fn new(bit_width: u8) -> Self {
+        Self {
+            bit_width: bit_width.min(32) as usize,
+            out: Vec::new(),
+            literals: Vec::new(),
+            run_value: 0,
+            run_len: 0,
+        }
+    }
+
+    /// Adds one value.
+    #[inline]
+    pub fn put(&mut self, v: u32) {
+        if self.run_len > 0 && v == self.run_value {
+            self.run_len += 1;
+        } else {
+            self.commit_run();
+            self.run_value = v;
+            self.run_len = 1;
+        }
+    }
+
+    /// Adds values of any [`RleValue`] type.
+    pub fn put_slice<T: RleValue>(&mut self, values: &[T]) {
+        for &v in values {
+            self.put(v.to_u32());
+        }
+    }
+
+    fn commit_run(&mut self) {
+        let mut len = self.run_len;
+        self.run_len = 0;
+        if len >= MIN_REPEAT {
+            // Top the literals up to a whole group from this run first.
+            let k = (8 - self.literals.len() % 8) % 8;
+            for _ in 0..k {
+                self.literals.push(self.run_value);
+            }
+            len -= k;
+            if len >= MIN_REPEAT {
+                self.flush_literals();
+                varint::write_uleb128(&mut self.out, (len as u64) << 1);
+                let nbytes = self.bit_width.div_ceil(8);
+                self.out
+                    .extend_from_slice(&self.run_value.to_le_bytes()[..nbytes]);
+                return;
+            }
+        }
+        for _ in 0..len {
+            self.literals.push(self.run_value);
+            if self.literals.len() == MAX_LITERALS {
+                self.flush_literals();
+            }
+        }
+    }
+
+    fn flush_literals(&mut self) {
+        if self.literals.is_empty() {
+            return;
+        }
+        let groups = self.literals.len().div_ceil(8);
+        self.literals.resize(groups * 8, 0);
+        varint::write_uleb128(&mut self.out, ((groups as u64) << 1) | 1);
+        bit_pack::pack_u32(&self.literals, self.bit_width, &mut self.out);
+        self.literals.clear();
+    }
+
+    /// Appends all runs to `out` (no length prefix) and resets the encoder.
+    pub fn finish(&mut self, out: &mut Vec<u8>) {
+        self.commit_run();
+        self.flush_literals();
+        out.append(&mut self.out);
+    }
+
+    /// Appends a 4-byte length then the runs, as data page v1 levels and
+    /// RLE booleans require.
+    pub fn finish_length_prefixed(&mut self, out: &mut Vec<u8>) {
+        let at = out.len();
+        out.extend_from_slice(&[0; 4]);
+        self.finish(out);
+        let len = (out.len() - at - 4) as u32;
+        out[at..at + 4].copy_from_slice(&len.to_le_bytes());
+    }
+}
+
+/// One-shot helper: hybrid-encodes `values` with `bit_width` bits, appended to `out`.
+pub fn encode<T: RleValue>(values: &[T], bit_width: u8, out: &mut Vec<u8>) {
+    let mut enc = RleEncoder::new(bit_width);
+    enc.put_slice(values);
+    enc.finish(out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::vec;
+
+    fn rt(values: &[u32], w: u8) {
+        let mut buf = Vec::new();
+        encode(values, w, &mut buf);
+        let mut dec = RleDecoder::new(&buf, w).unwrap();
+        let mut out: Vec<u32> = Vec::new();
+        dec.decode_into(&mut out, values.len()).unwrap();
+        assert_eq!(out, values);
+        // Odd-sized reads and skips agree.
+        let mut dec = RleDecoder::new(&buf, w).unwrap();
+        let mut got = Vec::new();
+        let mut i = 0;
+        while i < values.len() {
+            let step = ((i % 7) + 1).min(values.len() - i);
+            if i % 3 == 0 {
+                let k = dec.skip(step).unwrap();
+                got.extend_from_slice(&values[i..i + k]);
+                i += k;
+            } else {
+                let mut o = vec![0u32; step.min(values.len() - i)];
+                let k = dec.decode(&mut o).unwrap();
+                got.extend_from_slice(&o[..k]);
+                i += k;
+            }
+        }
+        assert_eq!(got, values);
+    }
+
+    #[test]
+    fn round_trips() {
+        rt(&[], 1);
+        rt(&[1], 1);
+        rt(&[5; 100], 3);
+        let v: Vec<u32> = (0..1000).map(|i| (i * 7 % 13) as u32).collect();
+        rt(&v, 4);
+        let v: Vec<u32> = (0..1000)
+            .map(|i| if i % 100 < 50 { 3 } else { i as u32 % 8 })
+            .collect();
+        rt(&v, 3);
+        rt(&[u32::MAX, 0, u32::MAX, u32::MAX], 32);
+        rt(&[0; 77], 0);
+    }
+
+    #[test]
+    fn length_prefixed() {
+        let mut enc = RleEncoder::new(1);
+        enc.put_slice(&[true, false, true]);
+        let mut buf = Vec::new();
+        enc.finish_length_prefixed(&mut buf);
+        buf.push(0xAA);
+        let (mut dec, used) = RleDecoder::new_length_prefixed(&buf, 1).unwrap();
+        assert_eq!(used, buf.len() - 1);
+        let mut out = [false; 3];
+        assert_eq!(dec.decode(&mut out).unwrap(), 3);
+        assert_eq!(out, [true, false, true]);
+    }
+
+    #[test]
+    fn errors() {
+        assert!(RleDecoder::new(&[], 33).is_err());
+        // Repeated run missing its value.
+        let mut d = RleDecoder::new(&[0x10], 8).unwrap();
+        assert!(d.decode(&mut [0u32; 4]).is_err());
+        // Zero-length run.
+        let mut d = RleDecoder::new(&[0x00, 0x01], 8).unwrap();
+        assert!(d.decode(&mut [0u32; 4]).is_err());
+        // More values asked than present.
+        let mut d = RleDecoder::new(&[0x08, 0x01], 8).unwrap();
+        assert!(d.decode_into(&mut Vec::<u32>::new(), 5).is_err());
+    }
+}
