@@ -13,6 +13,8 @@ extern crate std;
 extern crate alloc;
 
 pub mod bit_pack;
+pub mod delta_binary_packed;
+pub mod delta_byte_array;
 pub mod error;
 pub mod offsets;
 pub mod plain;

@@ -1,0 +1,358 @@
+//! DELTA_LENGTH_BYTE_ARRAY (encoding 6) and DELTA_BYTE_ARRAY (encoding 7).
+//!
+//! Lengths are decoded lazily in small batches: the position of the data
+//! that follows a DELTA stream is found by walking its block headers
+//! ([`DeltaBitPackDecoder::skip_to_end`]), so no per-page length vector is
+//! allocated whatever count the header claims.
+
+use alloc::vec::Vec;
+
+use crate::delta_binary_packed::{DeltaBitPackDecoder, DeltaBitPackEncoder};
+use crate::error::{Error, Result, eof, invalid};
+use crate::offsets::{OffsetSize, offset_of, start_offsets};
+
+const BATCH: usize = 64;
+
+/// DELTA_LENGTH_BYTE_ARRAY decoder appending to offsets + values.
+///
+/// ```
+/// use pq_encoding::delta_byte_array::{DeltaLengthDecoder, encode_delta_length};
+/// let mut buf = Vec::new();
+/// encode_delta_length([&b"Hello"[..], b"World", b"Foobar", b"ABCDEF"], &mut buf).unwrap();
+/// assert!(buf.ends_with(b"HelloWorldFoobarABCDEF"));
+/// let (mut offsets, mut values) = (Vec::<i64>::new(), Vec::new());
+/// let mut dec = DeltaLengthDecoder::new(&buf).unwrap();
+/// assert_eq!(dec.decode(&mut offsets, &mut values, 4).unwrap(), 4);
+/// assert_eq!(offsets, [0, 5, 10, 16, 22]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct DeltaLengthDecoder<'a> {
+    lengths: DeltaBitPackDecoder<'a, i32>,
+    data: &'a [u8],
+    pos: usize,
+    batch: [i32; BATCH],
+    batch_pos: usize,
+    batch_len: usize,
+}
+
+impl<'a> DeltaLengthDecoder<'a> {
+    /// Parses the lengths header and locates the concatenated bytes.
+    pub fn new(data: &'a [u8]) -> Result<Self> {
+        let lengths = DeltaBitPackDecoder::<i32>::new(data)?;
+        let start = lengths.clone().skip_to_end()?;
+        Ok(Self {
+            lengths,
+            data: data.get(start..).unwrap_or(&[]),
+            pos: 0,
+            batch: [0; BATCH],
+            batch_pos: 0,
+            batch_len: 0,
+        })
+    }
+
+    /// Values not yet decoded.
+    pub fn remaining(&self) -> usize {
+        self.lengths.remaining() + (self.batch_len - self.batch_pos)
+    }
+
+    /// The next value, borrowed from the input.
+    #[inline]
+    pub fn next_value(&mut self) -> Result<Option<&'a [u8]>> {
+        if self.batch_pos == self.batch_len {
+            self.batch_len = self.lengths.decode(&mut self.batch)?;
+            self.batch_pos = 0;
+            if self.batch_len == 0 {
+                return Ok(None);
+            }
+        }
+        let len = self.batch[self.batch_pos];
+        self.batch_pos += 1;
+        if len < 0 {
+            return Err(invalid(
+                "DELTA_LENGTH_BYTE_ARRAY length",
+                "non-negative",
+                len,
+            ));
+        }
+        let len = len as usize;
+        let Some(v) = self.data.get(self.pos..self.pos + len) else {
+            return Err(eof(
+                "DELTA_LENGTH_BYTE_ARRAY value",
+                len,
+                self.data.len() - self.pos,
+            ));
+        };
+        self.pos += len;
+        Ok(Some(v))
+    }
+
+    /// Appends up to `n` values; returns how many (fewer only at the end).
+    pub fn decode<O: OffsetSize>(
+        &mut self,
+        offsets: &mut Vec<O>,
+        values: &mut Vec<u8>,
+        n: usize,
+    ) -> Result<usize> {
+        start_offsets(offsets, values)?;
+        let mut done = 0;
+        while done < n {
+            let Some(v) = self.next_value()? else { break };
+            values.extend_from_slice(v);
+            offsets.push(offset_of(values.len())?);
+            done += 1;
+        }
+        Ok(done)
+    }
+
+    /// Skips up to `n` values; returns how many.
+    pub fn skip(&mut self, n: usize) -> Result<usize> {
+        let mut done = 0;
+        while done < n && self.next_value()?.is_some() {
+            done += 1;
+        }
+        Ok(done)
+    }
+}
+
+/// DELTA_BYTE_ARRAY decoder (BYTE_ARRAY into offsets + values,
+/// FIXED_LEN_BYTE_ARRAY into a flat buffer).
+///
+/// ```
+/// use pq_encoding::delta_byte_array::{DeltaByteArrayDecoder, encode_delta_byte_array};
+/// let mut buf = Vec::new();
+/// let words = [&b"axis"[..], b"axle", b"babble", b"babyhood"];
+/// encode_delta_byte_array(words, &mut buf).unwrap();
+/// assert!(buf.ends_with(b"axislebabbleyhood"));
+/// let (mut offsets, mut values) = (Vec::<i32>::new(), Vec::new());
+/// let mut dec = DeltaByteArrayDecoder::new(&buf).unwrap();
+/// dec.decode(&mut offsets, &mut values, 4).unwrap();
+/// assert_eq!(values, b"axisaxlebabblebabyhood");
+/// ```
+#[derive(Debug, Clone)]
+pub struct DeltaByteArrayDecoder<'a> {
+    prefixes: DeltaBitPackDecoder<'a, i32>,
+    suffixes: DeltaLengthDecoder<'a>,
+    last: Vec<u8>,
+}
+
+impl<'a> DeltaByteArrayDecoder<'a> {
+    /// Parses both headers.
+    pub fn new(data: &'a [u8]) -> Result<Self> {
+        let prefixes = DeltaBitPackDecoder::<i32>::new(data)?;
+        let start = prefixes.clone().skip_to_end()?;
+        let suffixes = DeltaLengthDecoder::new(data.get(start..).unwrap_or(&[]))?;
+        if suffixes.remaining() != prefixes.remaining() {
+            return Err(invalid(
+                "DELTA_BYTE_ARRAY suffix count",
+                "the prefix count",
+                suffixes.remaining() as u64,
+            ));
+        }
+        Ok(Self {
+            prefixes,
+            suffixes,
+            last: Vec::new(),
+        })
+    }
+
+    /// Values not yet decoded.
+    pub fn remaining(&self) -> usize {
+        self.prefixes.remaining()
+    }
+
+    /// Decodes the next value into `self.last`.
+    #[inline]
+    fn advance(&mut self, prefix: i32) -> Result<&'a [u8]> {
+        let Some(suffix) = self.suffixes.next_value()? else {
+            return Err(Error::NotEnoughValues {
+                what: "DELTA_BYTE_ARRAY suffixes",
+                expected: 1,
+                found: 0,
+            });
+        };
+        if prefix < 0 || prefix as usize > self.last.len() {
+            return Err(invalid(
+                "DELTA_BYTE_ARRAY prefix length",
+                "0 to the previous value's length",
+                prefix,
+            ));
+        }
+        self.last.truncate(prefix as usize);
+        self.last.extend_from_slice(suffix);
+        Ok(suffix)
+    }
+
+    /// Appends up to `n` values to offsets + values; returns how many.
+    pub fn decode<O: OffsetSize>(
+        &mut self,
+        offsets: &mut Vec<O>,
+        values: &mut Vec<u8>,
+        n: usize,
+    ) -> Result<usize> {
+        start_offsets(offsets, values)?;
+        let mut prefixes = [0i32; BATCH];
+        let mut done = 0;
+        while done < n {
+            let k = self
+                .prefixes
+                .decode(&mut prefixes[..(n - done).min(BATCH)])?;
+            if k == 0 {
+                break;
+            }
+            for &p in &prefixes[..k] {
+                self.advance(p)?;
+                values.extend_from_slice(&self.last);
+                offsets.push(offset_of(values.len())?);
+            }
+            done += k;
+        }
+        Ok(done)
+    }
+
+    /// Appends up to `n` values of exactly `width` bytes to `out`.
+    pub fn decode_fixed(&mut self, out: &mut Vec<u8>, width: usize, n: usize) -> Result<usize> {
+        let mut prefixes = [0i32; BATCH];
+        let mut done = 0;
+        while done < n {
+            let k = self
+                .prefixes
+                .decode(&mut prefixes[..(n - done).min(BATCH)])?;
+            if k == 0 {
+                break;
+            }
+            for &p in &prefixes[..k] {
+                self.advance(p)?;
+                if self.last.len() != width {
+                    return Err(invalid(
+                        "FIXED_LEN_BYTE_ARRAY value length",
+                        "the column's type length",
+                        self.last.len() as u64,
+                    ));
+                }
+                out.extend_from_slice(&self.last);
+            }
+            done += k;
+        }
+        Ok(done)
+    }
+
+    /// Skips up to `n` values; returns how many.
+    pub fn skip(&mut self, n: usize) -> Result<usize> {
+        let mut prefixes = [0i32; BATCH];
+        let mut done = 0;
+        while done < n {
+            let k = self
+                .prefixes
+                .decode(&mut prefixes[..(n - done).min(BATCH)])?;
+            if k == 0 {
+                break;
+            }
+            for &p in &prefixes[..k] {
+                self.advance(p)?;
+            }
+            done += k;
+        }
+        Ok(done)
+    }
+}
+
+fn len_i32(len: usize) -> Result<i32> {
+    i32::try_from(len).map_err(|_| invalid("byte array length", "at most 2^31-1", len as u64))
+}
+
+/// Appends byte arrays DELTA_LENGTH_BYTE_ARRAY-encoded.
+pub fn encode_delta_length<'b, I: IntoIterator<Item = &'b [u8]>>(
+    values: I,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let mut lengths = DeltaBitPackEncoder::<i32>::new();
+    let mut data = Vec::new();
+    let mut batch = [0i32; BATCH];
+    let mut k = 0;
+    for v in values {
+        batch[k] = len_i32(v.len())?;
+        k += 1;
+        if k == BATCH {
+            lengths.put(&batch);
+            k = 0;
+        }
+        data.extend_from_slice(v);
+    }
+    lengths.put(&batch[..k]);
+    lengths.finish(out);
+    out.extend_from_slice(&data);
+    Ok(())
+}
+
+/// Appends byte arrays (or fixed-length byte arrays) DELTA_BYTE_ARRAY-encoded.
+pub fn encode_delta_byte_array<'b, I: IntoIterator<Item = &'b [u8]>>(
+    values: I,
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let mut prefixes = DeltaBitPackEncoder::<i32>::new();
+    let mut suffix_lengths = DeltaBitPackEncoder::<i32>::new();
+    let mut data = Vec::new();
+    let mut last: &[u8] = &[];
+    for v in values {
+        let common = last.iter().zip(v).take_while(|(a, b)| a == b).count();
+        prefixes.put(&[len_i32(common)?]);
+        let suffix = v.get(common..).unwrap_or(&[]);
+        suffix_lengths.put(&[len_i32(suffix.len())?]);
+        data.extend_from_slice(suffix);
+        last = v;
+    }
+    prefixes.finish(out);
+    suffix_lengths.finish(out);
+    out.extend_from_slice(&data);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::delta_binary_packed::DeltaBitPackDecoder;
+
+    #[test]
+    fn spec_lengths_hello_world() {
+        let mut buf = Vec::new();
+        encode_delta_length([&b"Hello"[..], b"World", b"Foobar", b"ABCDEF"], &mut buf).unwrap();
+        let mut lens = DeltaBitPackDecoder::<i32>::new(&buf).unwrap();
+        let mut l = Vec::new();
+        lens.decode_into(&mut l, 4).unwrap();
+        assert_eq!(l, [5, 5, 6, 6]);
+        assert_eq!(&buf[lens.bytes_consumed()..], b"HelloWorldFoobarABCDEF");
+    }
+
+    #[test]
+    fn spec_axis_axle() {
+        let mut buf = Vec::new();
+        encode_delta_byte_array([&b"axis"[..], b"axle", b"babble", b"babyhood"], &mut buf).unwrap();
+        let mut p = DeltaBitPackDecoder::<i32>::new(&buf).unwrap();
+        let mut l = Vec::new();
+        p.decode_into(&mut l, 4).unwrap();
+        assert_eq!(l, [0, 2, 0, 3]);
+        let rest = &buf[p.bytes_consumed()..];
+        let mut s = DeltaBitPackDecoder::<i32>::new(rest).unwrap();
+        let mut l = Vec::new();
+        s.decode_into(&mut l, 4).unwrap();
+        assert_eq!(l, [4, 2, 6, 5]);
+        assert_eq!(&rest[s.bytes_consumed()..], b"axislebabbleyhood");
+
+        let mut dec = DeltaByteArrayDecoder::new(&buf).unwrap();
+        let mut out = Vec::new();
+        assert!(dec.decode_fixed(&mut out, 4, 4).is_err());
+    }
+
+    #[test]
+    fn bad_prefix() {
+        // Prefix 3 on the first value, whose predecessor is empty.
+        let mut buf = Vec::new();
+        let mut p = DeltaBitPackEncoder::<i32>::new();
+        p.put(&[3]);
+        p.finish(&mut buf);
+        encode_delta_length([&b"x"[..]], &mut buf).unwrap();
+        let mut dec = DeltaByteArrayDecoder::new(&buf).unwrap();
+        let (mut o, mut v) = (Vec::<i32>::new(), Vec::new());
+        assert!(dec.decode(&mut o, &mut v, 1).is_err());
+    }
+}
