@@ -3,3 +3,172 @@
 //! This layer turns compressed page bodies into bytes of a declared size and
 //! back. It knows nothing of Thrift, pages, encodings or Arrow: callers pass
 //! the codec and the sizes they read from the metadata.
+//!
+//! # Use
+//!
+//! ```
+//! use pq_compress::{compress, Codec, Decompressor, Limits};
+//!
+//! // Upper layers map the Thrift `CompressionCodec` value.
+//! let codec = Codec::from_thrift(6)?; // ZSTD
+//!
+//! let page = b"a page of values, a page of values".repeat(100);
+//! let mut body = Vec::new();
+//! compress(codec, &page, &mut body, None)?;
+//!
+//! // One Decompressor and one output buffer per column reader.
+//! let mut dec = Decompressor::new(Limits::default());
+//! let mut out = Vec::new();
+//! dec.decompress(codec, &body, page.len(), &mut out)?;
+//! assert_eq!(out, page);
+//! # Ok::<(), pq_compress::Error>(())
+//! ```
+//!
+//! # Guarantees
+//!
+//! - Decompression produces exactly the declared size or fails with an error
+//!   naming both sizes ([`Error::SizeMismatch`]) or the declared size
+//!   ([`Error::OutputTooLarge`]).
+//! - The output buffer never grows past the declared size: every decoder
+//!   writes into a slice of that length (zstd and LZ4 block APIs that take
+//!   the output slice, streaming readers for gzip and the LZ4 frame format,
+//!   `BrotliDecompressStream` for brotli) and stops there, so decompression
+//!   bombs fail without allocating for their output.
+//! - A declared size above [`Limits::max_uncompressed_size`] (default
+//!   [`Limits::DEFAULT_MAX_UNCOMPRESSED_SIZE`], 1 GiB) is rejected before
+//!   allocating.
+//! - An empty body with a declared size of zero never reaches a codec.
+//! - No input panics; the library has no `unwrap`/`expect`.
+//!
+//! # Codecs
+//!
+//! | codec | Thrift | crate / feature | notes |
+//! |---|---|---|---|
+//! | UNCOMPRESSED | 0 | | body length must equal the declared size |
+//! | SNAPPY | 1 | `snap` / `snappy` | raw blocks; the length header is checked before decoding |
+//! | GZIP | 2 | `flate2` + `zlib-rs` / `gzip` | multi-member streams; zlib-wrapped data accepted as parquet-cpp does |
+//! | LZO | 3 | | [`Error::Unsupported`] |
+//! | BROTLI | 4 | `brotli` / `brotli` | |
+//! | LZ4 | 5 | `lz4_flex` / `lz4` | deprecated: Hadoop framing, then raw block, then LZ4 frame on read; writes Hadoop framing |
+//! | ZSTD | 6 | `zstd` (libzstd) / `zstd` | any number of frames |
+//! | LZ4_RAW | 7 | `lz4_flex` / `lz4` | one raw block |
+//!
+//! A codec whose feature is disabled gives [`Error::FeatureDisabled`] naming
+//! the feature to enable.
+//!
+//! ## LZ4 (deprecated) on write
+//!
+//! [`compress`] with [`Codec::Lz4`] writes a single Hadoop frame
+//! (`[size: u32 BE][compressed size: u32 BE][raw block]`), the layout
+//! parquet-mr and parquet-cpp write and every reader accepts. It exists for
+//! compatibility with readers that predate LZ4_RAW; prefer [`Codec::Lz4Raw`].
+//!
+//! # Why these crates
+//!
+//! Measured with `cargo bench -p pq-compress --bench codecs` on ~1 MiB of
+//! page-like data (PLAIN int64s, low-cardinality strings, random strings);
+//! figures in `BENCHMARKS.md`.
+//!
+//! - **zstd: `zstd` (libzstd bindings) over `ruzstd`.** libzstd decodes
+//!   several times faster than the pure-Rust `ruzstd`, offers the
+//!   single-shot `ZSTD_decompressDCtx` that writes into a caller slice and
+//!   refuses to overflow it (the bound we need, with no window buffer), and
+//!   a compressor at every level (ruzstd compresses at few levels only).
+//!   libzstd is the reference implementation, fuzzed continuously.
+//! - **LZ4: `lz4_flex` over `lz4` (C).** Pure Rust with the `safe-decode`
+//!   and `safe-encode` features (no `unsafe` in our path), block API taking
+//!   the output slice, and decode speed within reach of the C library (see
+//!   the benchmark); no C toolchain needed.
+//! - **Snappy: `snap`.** Pure Rust, the de facto Rust Snappy crate, block
+//!   API with the length header readable up front and output-slice decode.
+//! - **GZIP: `flate2` on `zlib-rs` over `miniz_oxide`.** `zlib-rs` is a
+//!   pure-Rust port of zlib-ng's optimised inflate and decodes faster than
+//!   `miniz_oxide` in the benchmark; `flate2` gives the multi-member gzip
+//!   reader.
+//! - **Brotli: `brotli`.** The pure-Rust port of Google's reference decoder
+//!   (`brotli-decompressor`), whose stream API decodes into a caller slice.
+//!
+//! # Features
+//!
+//! `snappy`, `gzip`, `zstd`, `brotli`, `lz4`: one per codec family, all on by
+//! default.
+
+mod codec;
+mod codecs;
+mod compress;
+mod decompress;
+mod error;
+
+pub use codec::Codec;
+pub use compress::compress;
+pub use decompress::{Decompressor, decompress};
+pub use error::{Error, Result};
+
+/// Resource limits for decompression.
+///
+/// ```
+/// use pq_compress::Limits;
+///
+/// let limits = Limits::default();
+/// assert_eq!(limits.max_uncompressed_size(), 1 << 30);
+/// let small = limits.with_max_uncompressed_size(64 << 20);
+/// assert_eq!(small.max_uncompressed_size(), 64 << 20);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub struct Limits {
+    max_uncompressed_size: usize,
+}
+
+impl Limits {
+    /// Default for [`Limits::max_uncompressed_size`]: 1 GiB, far above any
+    /// sane page (writers aim for about 1 MiB) and below what a 32-bit
+    /// `uncompressed_page_size` can claim.
+    ///
+    /// ```
+    /// assert_eq!(pq_compress::Limits::DEFAULT_MAX_UNCOMPRESSED_SIZE, 1 << 30);
+    /// ```
+    pub const DEFAULT_MAX_UNCOMPRESSED_SIZE: usize = 1 << 30;
+
+    /// Limits with the defaults.
+    ///
+    /// ```
+    /// assert_eq!(pq_compress::Limits::new(), pq_compress::Limits::default());
+    /// ```
+    pub const fn new() -> Self {
+        Limits {
+            max_uncompressed_size: Self::DEFAULT_MAX_UNCOMPRESSED_SIZE,
+        }
+    }
+
+    /// The largest declared uncompressed size accepted; larger ones are
+    /// rejected with [`Error::SizeLimitExceeded`] before allocating.
+    ///
+    /// ```
+    /// assert_eq!(pq_compress::Limits::new().max_uncompressed_size(), 1 << 30);
+    /// ```
+    pub const fn max_uncompressed_size(&self) -> usize {
+        self.max_uncompressed_size
+    }
+
+    /// Returns these limits with the maximum declared uncompressed size set.
+    ///
+    /// ```
+    /// use pq_compress::{decompress, Codec, Error, Limits};
+    ///
+    /// let limits = Limits::new().with_max_uncompressed_size(4);
+    /// let err = decompress(Codec::Uncompressed, b"12345", 5, &mut Vec::new(), &limits)
+    ///     .unwrap_err();
+    /// assert!(matches!(err, Error::SizeLimitExceeded { declared: 5, limit: 4 }));
+    /// ```
+    pub const fn with_max_uncompressed_size(mut self, max: usize) -> Self {
+        self.max_uncompressed_size = max;
+        self
+    }
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits::new()
+    }
+}
