@@ -13,9 +13,11 @@ extern crate std;
 extern crate alloc;
 
 pub mod bit_pack;
+pub mod byte_stream_split;
 pub mod delta_binary_packed;
 pub mod delta_byte_array;
 pub mod error;
+pub mod group_var_int;
 pub mod offsets;
 pub mod plain;
 pub mod rle;
