@@ -16,6 +16,7 @@ pub mod bit_pack;
 pub mod byte_stream_split;
 pub mod delta_binary_packed;
 pub mod delta_byte_array;
+pub mod dictionary;
 pub mod error;
 pub mod group_var_int;
 pub mod offsets;
