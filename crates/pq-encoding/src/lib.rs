@@ -12,6 +12,7 @@ extern crate std;
 
 extern crate alloc;
 
+pub mod alp;
 pub mod bit_pack;
 pub mod byte_stream_split;
 pub mod delta_binary_packed;
