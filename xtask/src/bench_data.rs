@@ -43,11 +43,36 @@ pub fn run(root: &Path, force: bool) -> crate::Result<()> {
         .set_writer_version(WriterVersion::PARQUET_2_0)
         .set_compression(Compression::ZSTD(ZstdLevel::default()))
         .build();
-    let tables: [(&str, WriterProperties, fn(usize, &mut Rng) -> RecordBatch, usize); 4] = [
-        ("lineitem_plain.parquet", plain, lineitem_batch, LINEITEM_ROWS),
-        ("lineitem_snappy_dict.parquet", snappy_dict.clone(), lineitem_batch, LINEITEM_ROWS),
-        ("lineitem_zstd_v2.parquet", zstd_v2, lineitem_batch, LINEITEM_ROWS),
-        ("nested_snappy_dict.parquet", snappy_dict, nested_batch, NESTED_ROWS),
+    let tables: [(
+        &str,
+        WriterProperties,
+        fn(usize, &mut Rng) -> RecordBatch,
+        usize,
+    ); 4] = [
+        (
+            "lineitem_plain.parquet",
+            plain,
+            lineitem_batch,
+            LINEITEM_ROWS,
+        ),
+        (
+            "lineitem_snappy_dict.parquet",
+            snappy_dict.clone(),
+            lineitem_batch,
+            LINEITEM_ROWS,
+        ),
+        (
+            "lineitem_zstd_v2.parquet",
+            zstd_v2,
+            lineitem_batch,
+            LINEITEM_ROWS,
+        ),
+        (
+            "nested_snappy_dict.parquet",
+            snappy_dict,
+            nested_batch,
+            NESTED_ROWS,
+        ),
     ];
     for (name, props, make, rows) in tables {
         let path = dir.join(name);
@@ -83,7 +108,12 @@ pub fn run(root: &Path, force: bool) -> crate::Result<()> {
 pub fn lineitem_batch(n: usize, r: &mut Rng) -> RecordBatch {
     const FLAGS: [&str; 3] = ["A", "N", "R"];
     const MODES: [&str; 7] = ["AIR", "FOB", "MAIL", "RAIL", "REG AIR", "SHIP", "TRUCK"];
-    const INSTRUCT: [&str; 4] = ["COLLECT COD", "DELIVER IN PERSON", "NONE", "TAKE BACK RETURN"];
+    const INSTRUCT: [&str; 4] = [
+        "COLLECT COD",
+        "DELIVER IN PERSON",
+        "NONE",
+        "TAKE BACK RETURN",
+    ];
     let mut orderkey = Vec::with_capacity(n);
     let mut key = (r.next() % 1_000_000) as i64 * 4;
     for _ in 0..n {
@@ -96,7 +126,9 @@ pub fn lineitem_batch(n: usize, r: &mut Rng) -> RecordBatch {
     let suppkey: Vec<i32> = (0..n).map(|_| 1 + r.below(10_000) as i32).collect();
     let linenumber: Vec<i32> = (0..n).map(|_| 1 + r.below(7) as i32).collect();
     let quantity: Vec<i128> = (0..n).map(|_| (1 + r.below(50) as i128) * 100).collect();
-    let price: Vec<i128> = (0..n).map(|_| 90_000 + r.below(10_000_000) as i128).collect();
+    let price: Vec<i128> = (0..n)
+        .map(|_| 90_000 + r.below(10_000_000) as i128)
+        .collect();
     let discount: Vec<i128> = (0..n).map(|_| r.below(11) as i128).collect();
     let shipdate: Vec<i32> = (0..n).map(|_| 8_036 + r.below(2_526) as i32).collect();
     let flag = StringArray::from_iter_values((0..n).map(|_| FLAGS[r.below(3) as usize]));
@@ -109,7 +141,13 @@ pub fn lineitem_batch(n: usize, r: &mut Rng) -> RecordBatch {
             .collect::<String>()
     }));
     let tax: Vec<Option<f64>> = (0..n)
-        .map(|_| if r.one_in(10) { None } else { Some(r.below(9) as f64 / 100.0) })
+        .map(|_| {
+            if r.one_in(10) {
+                None
+            } else {
+                Some(r.below(9) as f64 / 100.0)
+            }
+        })
         .collect();
     let dec = |v: Vec<i128>| -> ArrayRef {
         match Decimal128Array::from(v).with_precision_and_scale(15, 2) {
@@ -121,7 +159,11 @@ pub fn lineitem_batch(n: usize, r: &mut Rng) -> RecordBatch {
         ("l_orderkey", Arc::new(Int64Array::from(orderkey)), false),
         ("l_partkey", Arc::new(Int64Array::from(partkey)), false),
         ("l_suppkey", Arc::new(Int32Array::from(suppkey)), false),
-        ("l_linenumber", Arc::new(Int32Array::from(linenumber)), false),
+        (
+            "l_linenumber",
+            Arc::new(Int32Array::from(linenumber)),
+            false,
+        ),
         ("l_quantity", dec(quantity), false),
         ("l_extendedprice", dec(price), false),
         ("l_discount", dec(discount), false),
@@ -162,7 +204,9 @@ pub fn nested_batch(n: usize, r: &mut Rng) -> RecordBatch {
         } else {
             for _ in 0..r.below(4) {
                 let len = 1 + r.below(8) as usize;
-                let s: String = (0..len).map(|_| (b'a' + r.below(26) as u8) as char).collect();
+                let s: String = (0..len)
+                    .map(|_| (b'a' + r.below(26) as u8) as char)
+                    .collect();
                 strs.values().append_value(s);
             }
             strs.append(true);
@@ -173,7 +217,13 @@ pub fn nested_batch(n: usize, r: &mut Rng) -> RecordBatch {
         Field::new("name", DataType::Utf8, true),
     ]);
     let xs: Int32Array = (0..n)
-        .map(|_| if r.one_in(10) { None } else { Some(r.below(1000) as i32) })
+        .map(|_| {
+            if r.one_in(10) {
+                None
+            } else {
+                Some(r.below(1000) as i32)
+            }
+        })
         .collect();
     let names = StringArray::from_iter((0..n).map(|_| {
         if r.one_in(10) {

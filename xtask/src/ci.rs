@@ -14,21 +14,45 @@ pub fn run(root: &Path) -> crate::Result<()> {
     match std::env::var_os("PARQUET_TESTING_DIR") {
         Some(dir) => eprintln!("corpus: PARQUET_TESTING_DIR={}", Path::new(&dir).display()),
         None if in_ci => {
-            return Err("CI is set but PARQUET_TESTING_DIR is not: the corpus tests must run".into());
+            return Err(
+                "CI is set but PARQUET_TESTING_DIR is not: the corpus tests must run".into(),
+            );
         }
         None => eprintln!("corpus: PARQUET_TESTING_DIR not set, corpus tests will skip"),
     }
 
     let started = Instant::now();
-    step("rustfmt", || cargo(root, &["fmt", "--all", "--", "--check"], &[]))?;
-    step("clippy", || {
-        cargo(root, &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"], &[])
+    step("rustfmt", || {
+        cargo(root, &["fmt", "--all", "--", "--check"], &[])
     })?;
-    step("generated code and fixtures are fresh", || crate::gen_all(root, true))?;
+    step("clippy", || {
+        cargo(
+            root,
+            &[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ],
+            &[],
+        )
+    })?;
+    step("generated code and fixtures are fresh", || {
+        crate::gen_all(root, true)
+    })?;
     step("no_std build of pq-encoding", || {
         cargo(
             root,
-            &["build", "-p", "pq-encoding", "--no-default-features", "--target", NO_STD_TARGET],
+            &[
+                "build",
+                "-p",
+                "pq-encoding",
+                "--no-default-features",
+                "--target",
+                NO_STD_TARGET,
+            ],
             &[],
         )?;
         let manifest = root.join("crates/pq-encoding/no-std-check/Cargo.toml");
@@ -40,11 +64,16 @@ pub fn run(root: &Path) -> crate::Result<()> {
         }
         Ok(())
     })?;
-    step("tests (unit, property, conformance over the corpus)", || {
-        cargo(root, &["test", "--workspace"], &[])
-    })?;
+    step(
+        "tests (unit, property, conformance over the corpus)",
+        || cargo(root, &["test", "--workspace"], &[]),
+    )?;
     step("docs", || {
-        cargo(root, &["doc", "--workspace", "--no-deps"], &[("RUSTDOCFLAGS", "-D warnings")])
+        cargo(
+            root,
+            &["doc", "--workspace", "--no-deps"],
+            &[("RUSTDOCFLAGS", "-D warnings")],
+        )
     })?;
     eprintln!("\nxtask ci: all checks passed in {:.0?}", started.elapsed());
     Ok(())

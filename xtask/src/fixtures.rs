@@ -32,20 +32,50 @@ struct Fixture {
 }
 
 const FIXTURES: &[Fixture] = &[
-    Fixture { name: "sample.parquet", make: sample },
-    Fixture { name: "all_types_plain_v1.parquet", make: all_types_plain_v1 },
-    Fixture { name: "all_types_dict_snappy_v1.parquet", make: all_types_dict_snappy_v1 },
-    Fixture { name: "all_types_dict_zstd_v2.parquet", make: all_types_dict_zstd_v2 },
-    Fixture { name: "codec_uncompressed.parquet", make: || codec(Compression::UNCOMPRESSED) },
-    Fixture { name: "codec_snappy.parquet", make: || codec(Compression::SNAPPY) },
-    Fixture { name: "codec_gzip.parquet", make: || codec(Compression::GZIP(GzipLevel::default())) },
+    Fixture {
+        name: "sample.parquet",
+        make: sample,
+    },
+    Fixture {
+        name: "all_types_plain_v1.parquet",
+        make: all_types_plain_v1,
+    },
+    Fixture {
+        name: "all_types_dict_snappy_v1.parquet",
+        make: all_types_dict_snappy_v1,
+    },
+    Fixture {
+        name: "all_types_dict_zstd_v2.parquet",
+        make: all_types_dict_zstd_v2,
+    },
+    Fixture {
+        name: "codec_uncompressed.parquet",
+        make: || codec(Compression::UNCOMPRESSED),
+    },
+    Fixture {
+        name: "codec_snappy.parquet",
+        make: || codec(Compression::SNAPPY),
+    },
+    Fixture {
+        name: "codec_gzip.parquet",
+        make: || codec(Compression::GZIP(GzipLevel::default())),
+    },
     Fixture {
         name: "codec_brotli.parquet",
         make: || codec(Compression::BROTLI(BrotliLevel::default())),
     },
-    Fixture { name: "codec_lz4.parquet", make: || codec(Compression::LZ4) },
-    Fixture { name: "codec_lz4_raw.parquet", make: || codec(Compression::LZ4_RAW) },
-    Fixture { name: "codec_zstd.parquet", make: || codec(Compression::ZSTD(ZstdLevel::default())) },
+    Fixture {
+        name: "codec_lz4.parquet",
+        make: || codec(Compression::LZ4),
+    },
+    Fixture {
+        name: "codec_lz4_raw.parquet",
+        make: || codec(Compression::LZ4_RAW),
+    },
+    Fixture {
+        name: "codec_zstd.parquet",
+        make: || codec(Compression::ZSTD(ZstdLevel::default())),
+    },
     Fixture {
         name: "enc_delta_binary_packed_v1.parquet",
         make: || encoding(Encoding::DELTA_BINARY_PACKED, WriterVersion::PARQUET_1_0),
@@ -56,11 +86,21 @@ const FIXTURES: &[Fixture] = &[
     },
     Fixture {
         name: "enc_delta_length_byte_array_v1.parquet",
-        make: || encoding(Encoding::DELTA_LENGTH_BYTE_ARRAY, WriterVersion::PARQUET_1_0),
+        make: || {
+            encoding(
+                Encoding::DELTA_LENGTH_BYTE_ARRAY,
+                WriterVersion::PARQUET_1_0,
+            )
+        },
     },
     Fixture {
         name: "enc_delta_length_byte_array_v2.parquet",
-        make: || encoding(Encoding::DELTA_LENGTH_BYTE_ARRAY, WriterVersion::PARQUET_2_0),
+        make: || {
+            encoding(
+                Encoding::DELTA_LENGTH_BYTE_ARRAY,
+                WriterVersion::PARQUET_2_0,
+            )
+        },
     },
     Fixture {
         name: "enc_delta_byte_array_v1.parquet",
@@ -82,9 +122,18 @@ const FIXTURES: &[Fixture] = &[
         name: "enc_rle_boolean_v2.parquet",
         make: || encoding(Encoding::RLE, WriterVersion::PARQUET_2_0),
     },
-    Fixture { name: "nested_plain_v1.parquet", make: nested_plain_v1 },
-    Fixture { name: "nested_dict_snappy_v2.parquet", make: nested_dict_snappy_v2 },
-    Fixture { name: "many_pages.parquet", make: many_pages },
+    Fixture {
+        name: "nested_plain_v1.parquet",
+        make: nested_plain_v1,
+    },
+    Fixture {
+        name: "nested_dict_snappy_v2.parquet",
+        make: nested_dict_snappy_v2,
+    },
+    Fixture {
+        name: "many_pages.parquet",
+        make: many_pages,
+    },
 ];
 
 /// Write every fixture into `data/`, or with `check`, fail if any differs.
@@ -102,7 +151,8 @@ pub fn run(root: &Path, check: bool) -> crate::Result<()> {
         if check {
             stale.push(fixture.name);
         } else {
-            std::fs::write(&path, &bytes).map_err(|e| format!("writing {}: {e}", path.display()))?;
+            std::fs::write(&path, &bytes)
+                .map_err(|e| format!("writing {}: {e}", path.display()))?;
             eprintln!("wrote data/{} ({} bytes)", fixture.name, bytes.len());
         }
     }
@@ -112,7 +162,9 @@ pub fn run(root: &Path, check: bool) -> crate::Result<()> {
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         if name.ends_with(".parquet") && !FIXTURES.iter().any(|f| f.name == name) {
-            return Err(format!("data/{name} is not made by `cargo xtask gen`; remove it"));
+            return Err(format!(
+                "data/{name} is not made by `cargo xtask gen`; remove it"
+            ));
         }
     }
     if stale.is_empty() {
@@ -157,18 +209,114 @@ fn base_props() -> parquet::file::properties::WriterPropertiesBuilder {
 /// A friendly table for the README.
 fn sample() -> Vec<u8> {
     let cities = [
-        ("Tokyo", "Japan", 37_400_068_i64, 2194.07, true, 1457, &["megacity", "coastal"][..]),
-        ("Delhi", "India", 28_514_000, 1484.0, true, -300, &["megacity"][..]),
-        ("Shanghai", "China", 25_582_000, 6340.5, false, 751, &["coastal", "port"][..]),
-        ("São Paulo", "Brazil", 21_650_000, 1521.11, false, 1554, &[][..]),
-        ("Mexico City", "Mexico", 21_581_000, 1485.0, true, 1325, &["highland"][..]),
-        ("Cairo", "Egypt", 20_076_000, 3085.12, true, 969, &["river"][..]),
-        ("Mumbai", "India", 19_980_000, 603.4, false, 1507, &["coastal", "port"][..]),
-        ("Beijing", "China", 19_618_000, 16410.54, true, -1045, &[][..]),
-        ("Osaka", "Japan", 19_281_000, 225.21, false, 645, &["port"][..]),
-        ("New York", "United States", 18_819_000, 783.8, false, 1624, &["coastal", "port"][..]),
-        ("Lagos", "Nigeria", 13_463_000, 1171.28, false, 1472, &["coastal"][..]),
-        ("Zürich", "Switzerland", 421_878, 87.88, false, -15, &["lake"][..]),
+        (
+            "Tokyo",
+            "Japan",
+            37_400_068_i64,
+            2194.07,
+            true,
+            1457,
+            &["megacity", "coastal"][..],
+        ),
+        (
+            "Delhi",
+            "India",
+            28_514_000,
+            1484.0,
+            true,
+            -300,
+            &["megacity"][..],
+        ),
+        (
+            "Shanghai",
+            "China",
+            25_582_000,
+            6340.5,
+            false,
+            751,
+            &["coastal", "port"][..],
+        ),
+        (
+            "São Paulo",
+            "Brazil",
+            21_650_000,
+            1521.11,
+            false,
+            1554,
+            &[][..],
+        ),
+        (
+            "Mexico City",
+            "Mexico",
+            21_581_000,
+            1485.0,
+            true,
+            1325,
+            &["highland"][..],
+        ),
+        (
+            "Cairo",
+            "Egypt",
+            20_076_000,
+            3085.12,
+            true,
+            969,
+            &["river"][..],
+        ),
+        (
+            "Mumbai",
+            "India",
+            19_980_000,
+            603.4,
+            false,
+            1507,
+            &["coastal", "port"][..],
+        ),
+        (
+            "Beijing",
+            "China",
+            19_618_000,
+            16410.54,
+            true,
+            -1045,
+            &[][..],
+        ),
+        (
+            "Osaka",
+            "Japan",
+            19_281_000,
+            225.21,
+            false,
+            645,
+            &["port"][..],
+        ),
+        (
+            "New York",
+            "United States",
+            18_819_000,
+            783.8,
+            false,
+            1624,
+            &["coastal", "port"][..],
+        ),
+        (
+            "Lagos",
+            "Nigeria",
+            13_463_000,
+            1171.28,
+            false,
+            1472,
+            &["coastal"][..],
+        ),
+        (
+            "Zürich",
+            "Switzerland",
+            421_878,
+            87.88,
+            false,
+            -15,
+            &["lake"][..],
+        ),
     ];
     let mut tags = ListBuilder::new(StringBuilder::new());
     for (_, _, _, _, _, _, t) in &cities {
@@ -182,16 +330,37 @@ fn sample() -> Vec<u8> {
         .map(|c| if c.0 == "Lagos" { None } else { Some(c.5) })
         .collect();
     let b = batch(vec![
-        ("id", Arc::new(Int32Array::from_iter_values(1..=cities.len() as i32))),
-        ("city", Arc::new(StringArray::from_iter_values(cities.iter().map(|c| c.0)))),
-        ("country", Arc::new(StringArray::from_iter_values(cities.iter().map(|c| c.1)))),
-        ("population", Arc::new(Int64Array::from_iter_values(cities.iter().map(|c| c.2)))),
-        ("area_km2", Arc::new(Float64Array::from_iter_values(cities.iter().map(|c| c.3)))),
-        ("capital", Arc::new(BooleanArray::from_iter(cities.iter().map(|c| Some(c.4))))),
+        (
+            "id",
+            Arc::new(Int32Array::from_iter_values(1..=cities.len() as i32)),
+        ),
+        (
+            "city",
+            Arc::new(StringArray::from_iter_values(cities.iter().map(|c| c.0))),
+        ),
+        (
+            "country",
+            Arc::new(StringArray::from_iter_values(cities.iter().map(|c| c.1))),
+        ),
+        (
+            "population",
+            Arc::new(Int64Array::from_iter_values(cities.iter().map(|c| c.2))),
+        ),
+        (
+            "area_km2",
+            Arc::new(Float64Array::from_iter_values(cities.iter().map(|c| c.3))),
+        ),
+        (
+            "capital",
+            Arc::new(BooleanArray::from_iter(cities.iter().map(|c| Some(c.4)))),
+        ),
         ("founded", Arc::new(Int32Array::from(founded))),
         ("tags", Arc::new(tags.finish())),
     ]);
-    write(&[b], base_props().set_compression(Compression::SNAPPY).build())
+    write(
+        &[b],
+        base_props().set_compression(Compression::SNAPPY).build(),
+    )
 }
 
 /// Every flat Arrow type the arrow-rs writer maps, with nulls and edge values.
@@ -237,8 +406,12 @@ fn all_types_batch(rows: usize, seed: u64) -> RecordBatch {
     let fixed = opt(&mut r, n, 6, |r, _| r.bytes(16));
     let low_card = ["red", "green", "blue", "cyan", "magenta"];
     let dict_keys = opt(&mut r, n, 8, |r, _| r.below(low_card.len() as u64) as i32);
-    let dec9 = opt(&mut r, n, 6, |r, _| (r.next() % 1_000_000_000) as i128 - 500_000_000);
-    let dec18 = opt(&mut r, n, 6, |r, _| (r.next() % 1_000_000_000_000_000_000) as i128 - 1);
+    let dec9 = opt(&mut r, n, 6, |r, _| {
+        (r.next() % 1_000_000_000) as i128 - 500_000_000
+    });
+    let dec18 = opt(&mut r, n, 6, |r, _| {
+        (r.next() % 1_000_000_000_000_000_000) as i128 - 1
+    });
     let dec38 = opt(&mut r, n, 6, |r, i| match i {
         0 => 10_i128.pow(38) - 1,
         1 => -(10_i128.pow(38) - 1),
@@ -248,11 +421,13 @@ fn all_types_batch(rows: usize, seed: u64) -> RecordBatch {
         i256::from_i128(r.next() as i64 as i128).wrapping_mul(i256::from_i128(r.next() as i128))
     });
     let days = opt(&mut r, n, 7, |r, i| match i {
-        0 => -719_162, // 0001-01-01
+        0 => -719_162,  // 0001-01-01
         1 => 2_932_896, // 9999-12-31
         _ => (r.below(40_000) as i32) - 10_000,
     });
-    let millis = opt(&mut r, n, 7, |r, _| (r.below(4_000_000_000_000) as i64) - 1_000_000_000_000);
+    let millis = opt(&mut r, n, 7, |r, _| {
+        (r.below(4_000_000_000_000) as i64) - 1_000_000_000_000
+    });
     let nanos = opt(&mut r, n, 7, |r, _| r.next() as i64 / 4);
     let ym = opt(&mut r, n, 7, |r, _| r.below(2400) as i32 - 1200);
     let dt = opt(&mut r, n, 7, |r, _| {
@@ -266,31 +441,74 @@ fn all_types_batch(rows: usize, seed: u64) -> RecordBatch {
     #[allow(clippy::unwrap_used)]
     let columns: Vec<(&str, ArrayRef)> = vec![
         ("bool", Arc::new(BooleanArray::from(bools))),
-        ("int8", Arc::new(Int8Array::from_iter(i32s.iter().map(|v| v.map(|v| v as i8))))),
-        ("int16", Arc::new(Int16Array::from_iter(i32s.iter().map(|v| v.map(|v| v as i16))))),
+        (
+            "int8",
+            Arc::new(Int8Array::from_iter(
+                i32s.iter().map(|v| v.map(|v| v as i8)),
+            )),
+        ),
+        (
+            "int16",
+            Arc::new(Int16Array::from_iter(
+                i32s.iter().map(|v| v.map(|v| v as i16)),
+            )),
+        ),
         ("int32", Arc::new(Int32Array::from(i32s.clone()))),
         ("int64", Arc::new(Int64Array::from(i64s.clone()))),
-        ("uint8", Arc::new(UInt8Array::from_iter(i64s.iter().map(|v| v.map(|v| v as u8))))),
-        ("uint16", Arc::new(UInt16Array::from_iter(i64s.iter().map(|v| v.map(|v| v as u16))))),
-        ("uint32", Arc::new(UInt32Array::from_iter(i64s.iter().map(|v| v.map(|v| v as u32))))),
-        ("uint64", Arc::new(UInt64Array::from_iter(i64s.iter().map(|v| v.map(|v| v as u64))))),
+        (
+            "uint8",
+            Arc::new(UInt8Array::from_iter(
+                i64s.iter().map(|v| v.map(|v| v as u8)),
+            )),
+        ),
+        (
+            "uint16",
+            Arc::new(UInt16Array::from_iter(
+                i64s.iter().map(|v| v.map(|v| v as u16)),
+            )),
+        ),
+        (
+            "uint32",
+            Arc::new(UInt32Array::from_iter(
+                i64s.iter().map(|v| v.map(|v| v as u32)),
+            )),
+        ),
+        (
+            "uint64",
+            Arc::new(UInt64Array::from_iter(
+                i64s.iter().map(|v| v.map(|v| v as u64)),
+            )),
+        ),
         ("float16", Arc::new(Float16Array::from(f16s))),
         ("float32", Arc::new(Float32Array::from(f32s))),
         ("float64", Arc::new(Float64Array::from(f64s))),
         ("utf8", Arc::new(StringArray::from(strings.clone()))),
-        ("large_utf8", Arc::new(LargeStringArray::from(strings.clone()))),
-        ("utf8_view", Arc::new(StringViewArray::from(strings.clone()))),
+        (
+            "large_utf8",
+            Arc::new(LargeStringArray::from(strings.clone())),
+        ),
+        (
+            "utf8_view",
+            Arc::new(StringViewArray::from(strings.clone())),
+        ),
         (
             "binary",
-            Arc::new(BinaryArray::from_iter(binaries.iter().map(|v| v.as_deref()))),
+            Arc::new(BinaryArray::from_iter(
+                binaries.iter().map(|v| v.as_deref()),
+            )),
         ),
         (
             "large_binary",
-            Arc::new(LargeBinaryArray::from_iter(binaries.iter().map(|v| v.as_deref()))),
+            Arc::new(LargeBinaryArray::from_iter(
+                binaries.iter().map(|v| v.as_deref()),
+            )),
         ),
         (
             "fixed_binary16",
-            Arc::new(FixedSizeBinaryArray::try_from_sparse_iter_with_size(fixed.into_iter(), 16).unwrap()),
+            Arc::new(
+                FixedSizeBinaryArray::try_from_sparse_iter_with_size(fixed.into_iter(), 16)
+                    .unwrap(),
+            ),
         ),
         (
             "dict_utf8",
@@ -304,44 +522,71 @@ fn all_types_batch(rows: usize, seed: u64) -> RecordBatch {
         ),
         (
             "decimal_9_2",
-            Arc::new(Decimal128Array::from(dec9).with_precision_and_scale(9, 2).unwrap()),
+            Arc::new(
+                Decimal128Array::from(dec9)
+                    .with_precision_and_scale(9, 2)
+                    .unwrap(),
+            ),
         ),
         (
             "decimal_18_4",
-            Arc::new(Decimal128Array::from(dec18).with_precision_and_scale(18, 4).unwrap()),
+            Arc::new(
+                Decimal128Array::from(dec18)
+                    .with_precision_and_scale(18, 4)
+                    .unwrap(),
+            ),
         ),
         (
             "decimal_38_10",
-            Arc::new(Decimal128Array::from(dec38).with_precision_and_scale(38, 10).unwrap()),
+            Arc::new(
+                Decimal128Array::from(dec38)
+                    .with_precision_and_scale(38, 10)
+                    .unwrap(),
+            ),
         ),
         (
             "decimal256_76_5",
-            Arc::new(Decimal256Array::from(dec76).with_precision_and_scale(76, 5).unwrap()),
+            Arc::new(
+                Decimal256Array::from(dec76)
+                    .with_precision_and_scale(76, 5)
+                    .unwrap(),
+            ),
         ),
         ("date32", Arc::new(Date32Array::from(days.clone()))),
         (
             "date64",
-            Arc::new(Date64Array::from_iter(days.iter().map(|d| d.map(|d| d as i64 * 86_400_000)))),
+            Arc::new(Date64Array::from_iter(
+                days.iter().map(|d| d.map(|d| d as i64 * 86_400_000)),
+            )),
         ),
         (
             "time32_ms",
             Arc::new(Time32MillisecondArray::from_iter(
-                millis.iter().map(|m| m.map(|m| m.rem_euclid(86_400_000) as i32)),
+                millis
+                    .iter()
+                    .map(|m| m.map(|m| m.rem_euclid(86_400_000) as i32)),
             )),
         ),
         (
             "time64_us",
             Arc::new(Time64MicrosecondArray::from_iter(
-                nanos.iter().map(|v| v.map(|v| v.rem_euclid(86_400_000_000))),
+                nanos
+                    .iter()
+                    .map(|v| v.map(|v| v.rem_euclid(86_400_000_000))),
             )),
         ),
         (
             "time64_ns",
             Arc::new(Time64NanosecondArray::from_iter(
-                nanos.iter().map(|v| v.map(|v| v.rem_euclid(86_400_000_000_000))),
+                nanos
+                    .iter()
+                    .map(|v| v.map(|v| v.rem_euclid(86_400_000_000_000))),
             )),
         ),
-        ("ts_ms", Arc::new(TimestampMillisecondArray::from(millis.clone()))),
+        (
+            "ts_ms",
+            Arc::new(TimestampMillisecondArray::from(millis.clone())),
+        ),
         (
             "ts_us_utc",
             Arc::new(
@@ -452,11 +697,21 @@ fn encoding(enc: Encoding, version: WriterVersion) -> Vec<u8> {
                     _ => r.next() as i64 >> r.below(60),
                 }))),
             ),
-            ("sorted", Arc::new(Int64Array::from_iter_values((0..n as i64).map(|i| i * 1000)))),
-            ("constant", Arc::new(Int32Array::from_iter_values((0..n).map(|_| 42)))),
+            (
+                "sorted",
+                Arc::new(Int64Array::from_iter_values(
+                    (0..n as i64).map(|i| i * 1000),
+                )),
+            ),
+            (
+                "constant",
+                Arc::new(Int32Array::from_iter_values((0..n).map(|_| 42))),
+            ),
             (
                 "date32",
-                Arc::new(Date32Array::from(opt(&mut r, n, 9, |r, _| r.below(30_000) as i32))),
+                Arc::new(Date32Array::from(opt(&mut r, n, 9, |r, _| {
+                    r.below(30_000) as i32
+                }))),
             ),
             (
                 "uint64",
@@ -482,18 +737,24 @@ fn encoding(enc: Encoding, version: WriterVersion) -> Vec<u8> {
                 ),
                 (
                     "empty_strings",
-                    Arc::new(StringArray::from_iter_values((0..n).map(|i| if i % 3 == 0 { "" } else { "x" }))),
+                    Arc::new(StringArray::from_iter_values(
+                        (0..n).map(|i| if i % 3 == 0 { "" } else { "x" }),
+                    )),
                 ),
             ]
         }
         Encoding::BYTE_STREAM_SPLIT => vec![
             (
                 "float32",
-                Arc::new(Float32Array::from(opt(&mut r, n, 8, |r, _| r.next() as i32 as f32 / 7.0))),
+                Arc::new(Float32Array::from(opt(&mut r, n, 8, |r, _| {
+                    r.next() as i32 as f32 / 7.0
+                }))),
             ),
             (
                 "float64",
-                Arc::new(Float64Array::from(opt(&mut r, n, 8, |r, _| r.next() as i64 as f64 / 3.0))),
+                Arc::new(Float64Array::from(opt(&mut r, n, 8, |r, _| {
+                    r.next() as i64 as f64 / 3.0
+                }))),
             ),
             (
                 "int32",
@@ -516,17 +777,27 @@ fn encoding(enc: Encoding, version: WriterVersion) -> Vec<u8> {
             ),
         ],
         _ => vec![
-            ("bool", Arc::new(BooleanArray::from(opt(&mut r, n, 6, |r, i| i % 40 < 25 || r.one_in(5))))),
+            (
+                "bool",
+                Arc::new(BooleanArray::from(opt(&mut r, n, 6, |r, i| {
+                    i % 40 < 25 || r.one_in(5)
+                }))),
+            ),
             (
                 "bool_required",
-                Arc::new(BooleanArray::from_iter((0..n).map(|i| Some((i / 100) % 2 == 0)))),
+                Arc::new(BooleanArray::from_iter(
+                    (0..n).map(|i| Some((i / 100) % 2 == 0)),
+                )),
             ),
         ],
     };
     let fields: Vec<Field> = columns
         .iter()
         .map(|(name, a)| {
-            let nullable = !matches!(*name, "sorted" | "constant" | "empty_strings" | "bool_required");
+            let nullable = !matches!(
+                *name,
+                "sorted" | "constant" | "empty_strings" | "bool_required"
+            );
             Field::new(*name, a.data_type().clone(), nullable)
         })
         .collect();
@@ -605,7 +876,10 @@ fn nested_batch(rows: usize, seed: u64) -> RecordBatch {
                         if r.one_in(6) {
                             list_list.values().values().append_null();
                         } else {
-                            list_list.values().values().append_value(r.below(1000) as i32);
+                            list_list
+                                .values()
+                                .values()
+                                .append_value(r.below(1000) as i32);
                         }
                     }
                     list_list.values().append(true);
@@ -679,9 +953,15 @@ fn append_struct_row(s: &mut StructBuilder, r: &mut Rng, valid: bool) {
     if valid && !r.one_in(4) {
         let items = r.below(3);
         for _ in 0..items {
-            let inner = c.values().as_any_mut().downcast_mut::<StructBuilder>().unwrap();
+            let inner = c
+                .values()
+                .as_any_mut()
+                .downcast_mut::<StructBuilder>()
+                .unwrap();
             let present = !r.one_in(5);
-            let d = inner.field_builder::<arrow_array::builder::Float64Builder>(0).unwrap();
+            let d = inner
+                .field_builder::<arrow_array::builder::Float64Builder>(0)
+                .unwrap();
             if present && !r.one_in(4) {
                 d.append_value(r.below(10_000) as f64 / 10.0);
             } else {
@@ -726,12 +1006,27 @@ fn nested_dict_snappy_v2() -> Vec<u8> {
 fn many_pages() -> Vec<u8> {
     let mut r = Rng(99);
     let n = 20_000;
-    let ts: Vec<i64> = (0..n as i64).map(|i| 1_700_000_000_000 + i * 1000).collect();
+    let ts: Vec<i64> = (0..n as i64)
+        .map(|i| 1_700_000_000_000 + i * 1000)
+        .collect();
     let b = batch(vec![
         ("ts", Arc::new(TimestampMillisecondArray::from(ts))),
-        ("sensor", Arc::new(StringArray::from(opt(&mut r, n, 0, |r, _| format!("sensor-{}", r.below(40)))))),
-        ("reading", Arc::new(Float64Array::from(opt(&mut r, n, 20, |r, _| r.below(100_000) as f64 / 1000.0)))),
-        ("flag", Arc::new(BooleanArray::from(opt(&mut r, n, 30, |r, _| r.one_in(10))))),
+        (
+            "sensor",
+            Arc::new(StringArray::from(opt(&mut r, n, 0, |r, _| {
+                format!("sensor-{}", r.below(40))
+            }))),
+        ),
+        (
+            "reading",
+            Arc::new(Float64Array::from(opt(&mut r, n, 20, |r, _| {
+                r.below(100_000) as f64 / 1000.0
+            }))),
+        ),
+        (
+            "flag",
+            Arc::new(BooleanArray::from(opt(&mut r, n, 30, |r, _| r.one_in(10)))),
+        ),
     ]);
     write(
         &[b],
@@ -743,4 +1038,3 @@ fn many_pages() -> Vec<u8> {
             .build(),
     )
 }
-

@@ -34,7 +34,12 @@ impl Rng {
 }
 
 /// A column of `n` values from `f`, null where `nulls` says.
-pub fn opt<T>(rng: &mut Rng, n: usize, null_one_in: u64, mut f: impl FnMut(&mut Rng, usize) -> T) -> Vec<Option<T>> {
+pub fn opt<T>(
+    rng: &mut Rng,
+    n: usize,
+    null_one_in: u64,
+    mut f: impl FnMut(&mut Rng, usize) -> T,
+) -> Vec<Option<T>> {
     (0..n)
         .map(|i| {
             if null_one_in > 0 && rng.one_in(null_one_in) {
@@ -45,4 +50,3 @@ pub fn opt<T>(rng: &mut Rng, n: usize, null_one_in: u64, mut f: impl FnMut(&mut 
         })
         .collect()
 }
-
