@@ -53,7 +53,7 @@ impl<'a> ByteStreamSplitDecoder<'a> {
         if width == 0 {
             return Err(invalid("BYTE_STREAM_SPLIT width", "at least 1", 0));
         }
-        if data.len() % width != 0 {
+        if !data.len().is_multiple_of(width) {
             return Err(invalid(
                 "BYTE_STREAM_SPLIT data length",
                 "a multiple of the value width",

@@ -357,14 +357,18 @@ impl<T: DeltaInt> DeltaBitPackEncoder<T> {
     /// An encoder with other block geometry: `block_size` a positive
     /// multiple of 128, divided by `miniblocks` into multiples of 32.
     pub fn with_block_size(block_size: usize, miniblocks: usize) -> Result<Self> {
-        if block_size == 0 || block_size % 128 != 0 || block_size as u64 > MAX_BLOCK_SIZE {
+        if block_size == 0 || !block_size.is_multiple_of(128) || block_size as u64 > MAX_BLOCK_SIZE
+        {
             return Err(invalid(
                 "DELTA block size",
                 "a positive multiple of 128",
                 block_size as u64,
             ));
         }
-        if miniblocks == 0 || block_size % miniblocks != 0 || (block_size / miniblocks) % 32 != 0 {
+        if miniblocks == 0
+            || !block_size.is_multiple_of(miniblocks)
+            || !(block_size / miniblocks).is_multiple_of(32)
+        {
             return Err(invalid(
                 "DELTA miniblock count",
                 "a divisor leaving multiples of 32",

@@ -190,12 +190,12 @@ fn hash_bytes(b: &[u8]) -> u64 {
     for c in &mut chunks {
         h = (h.rotate_left(5)
             ^ u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
-        .wrapping_mul(0x51_7CC1_B727_220A_95);
+        .wrapping_mul(0x517C_C1B7_2722_0A95);
     }
     let mut tail = [0u8; 8];
     let rest = chunks.remainder();
     tail[..rest.len()].copy_from_slice(rest);
-    h = (h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(0x51_7CC1_B727_220A_95);
+    h = (h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(0x517C_C1B7_2722_0A95);
     mix(h)
 }
 

@@ -22,7 +22,7 @@ use crate::error::{Result, eof};
 /// Byte length (1..=8) needed for `v`.
 #[inline]
 fn byte_len(v: u64) -> usize {
-    (((64 - v.leading_zeros() as usize) + 7) / 8).max(1)
+    (64 - v.leading_zeros() as usize).div_ceil(8).max(1)
 }
 
 #[inline]

@@ -136,11 +136,9 @@ impl<'a> RleDecoder<'a> {
             // A final run may be cut short by its writer; only as many values
             // as the bytes hold are readable (asking for more is an error).
             let avail = if bytes > remaining {
-                if self.bit_width == 0 {
-                    values
-                } else {
-                    remaining * 8 / self.bit_width
-                }
+                (remaining * 8)
+                    .checked_div(self.bit_width)
+                    .unwrap_or(values)
             } else {
                 values
             };
