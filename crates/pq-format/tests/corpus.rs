@@ -2,15 +2,23 @@
 //! schema tree builds, decode → encode → decode is identical, and
 //! `bad_data/` errors cleanly.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use pq_format::{FileMetaData, FormatError, Limits, ParquetMetaData, ThriftDecode, ThriftEncode};
 
 #[test]
 fn every_plain_file_parses() {
-    let Some(root) = common::testing_dir() else { return };
+    let Some(root) = common::testing_dir() else {
+        return;
+    };
     let files = common::plain_files(&root);
-    assert!(files.len() > 50, "corpus looks incomplete: {} files", files.len());
+    assert!(
+        files.len() > 50,
+        "corpus looks incomplete: {} files",
+        files.len()
+    );
     for p in &files {
         let md = ParquetMetaData::read_path(p, &Limits::default())
             .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
@@ -18,7 +26,11 @@ fn every_plain_file_parses() {
         let bytes = bytes::Bytes::from(std::fs::read(p).unwrap());
         let md2 = ParquetMetaData::from_bytes(&bytes, &Limits::default()).unwrap();
         assert_eq!(md, md2, "{}", p.display());
-        assert!(md.schema.num_columns() > 0 || md.file.schema.len() == 1, "{}", p.display());
+        assert!(
+            md.schema.num_columns() > 0 || md.file.schema.len() == 1,
+            "{}",
+            p.display()
+        );
         for col in md.schema.columns() {
             assert_eq!(col.path.len(), col.path_nodes.len());
             assert!(!col.path.is_empty());
@@ -28,7 +40,9 @@ fn every_plain_file_parses() {
 
 #[test]
 fn encrypted_files_are_refused() {
-    let Some(root) = common::testing_dir() else { return };
+    let Some(root) = common::testing_dir() else {
+        return;
+    };
     let files: Vec<_> = common::files(&root.join("data"))
         .into_iter()
         .filter(|p| common::is_parquet(p) && common::is_encrypted(p))
@@ -36,9 +50,14 @@ fn encrypted_files_are_refused() {
     assert!(files.len() >= 10);
     for p in &files {
         let err = ParquetMetaData::read_path(p, &Limits::default()).unwrap_err();
-        assert!(matches!(err, FormatError::Encrypted { .. }), "{}: {err}", p.display());
         assert!(
-            err.to_string().contains("encrypted Parquet files are not supported"),
+            matches!(err, FormatError::Encrypted { .. }),
+            "{}: {err}",
+            p.display()
+        );
+        assert!(
+            err.to_string()
+                .contains("encrypted Parquet files are not supported"),
             "{}: {err}",
             p.display()
         );
@@ -47,7 +66,9 @@ fn encrypted_files_are_refused() {
 
 #[test]
 fn decode_encode_decode_is_identical() {
-    let Some(root) = common::testing_dir() else { return };
+    let Some(root) = common::testing_dir() else {
+        return;
+    };
     for p in common::plain_files(&root) {
         let file = std::fs::read(&p).unwrap();
         let footer = common::footer_bytes(&file);
@@ -62,13 +83,19 @@ fn decode_encode_decode_is_identical() {
 
 #[test]
 fn bad_data_reads_or_errors_cleanly() {
-    let Some(root) = common::testing_dir() else { return };
+    let Some(root) = common::testing_dir() else {
+        return;
+    };
     for p in common::files(&root.join("bad_data")) {
         if !common::is_parquet(&p) {
             continue;
         }
         match ParquetMetaData::read_path(&p, &Limits::default()) {
-            Ok(md) => eprintln!("{}: footer reads ({} columns)", p.display(), md.schema.num_columns()),
+            Ok(md) => eprintln!(
+                "{}: footer reads ({} columns)",
+                p.display(),
+                md.schema.num_columns()
+            ),
             Err(e) => eprintln!("{}: {e}", p.display()),
         }
     }
@@ -76,7 +103,9 @@ fn bad_data_reads_or_errors_cleanly() {
 
 #[test]
 fn parquet_1481_names_the_bad_physical_type() {
-    let Some(root) = common::testing_dir() else { return };
+    let Some(root) = common::testing_dir() else {
+        return;
+    };
     let p = root.join("bad_data/PARQUET-1481.parquet");
     let err = ParquetMetaData::read_path(&p, &Limits::default()).unwrap_err();
     let msg = err.to_string();
@@ -94,10 +123,24 @@ fn file_errors_are_clear() {
     assert!(e.to_string().contains("XXXX"), "{e}");
     let e = pq_format::read_metadata_from_bytes(b"ABCD\0\0\0\0\0\0\0\0PAR1", &limits).unwrap_err();
     assert!(e.to_string().contains("bad magic at the start"), "{e}");
-    let e = pq_format::read_metadata_from_bytes(b"PAR1\0\0\0\0\x10\0\0\0PAR1", &limits).unwrap_err();
-    assert!(matches!(e, FormatError::MetadataBeyondFile { len: 16, available: 4 }), "{e}");
+    let e =
+        pq_format::read_metadata_from_bytes(b"PAR1\0\0\0\0\x10\0\0\0PAR1", &limits).unwrap_err();
+    assert!(
+        matches!(
+            e,
+            FormatError::MetadataBeyondFile {
+                len: 16,
+                available: 4
+            }
+        ),
+        "{e}"
+    );
     let e = pq_format::read_metadata_from_bytes(b"PARE\0\0\0\0\0\0\0\0PARE", &limits).unwrap_err();
-    assert!(e.to_string().contains("encrypted Parquet files are not supported"), "{e}");
+    assert!(
+        e.to_string()
+            .contains("encrypted Parquet files are not supported"),
+        "{e}"
+    );
     // Malformed Thrift reports the file offset.
     let e = pq_format::read_metadata_from_bytes(b"PAR1\x15\x02\x19\x4c\x04\0\0\0PAR1", &limits)
         .unwrap_err();
@@ -105,7 +148,10 @@ fn file_errors_are_clear() {
         FormatError::Thrift { offset, .. } => assert!((4..=8).contains(&offset), "{offset}"),
         e => panic!("{e}"),
     }
-    let small = Limits { max_metadata_size: 2, ..Limits::default() };
+    let small = Limits {
+        max_metadata_size: 2,
+        ..Limits::default()
+    };
     let e = pq_format::read_metadata_from_bytes(b"PAR1\0\0\0\0\x04\0\0\0PAR1", &small).unwrap_err();
     assert!(matches!(e, FormatError::MetadataTooLarge { .. }), "{e}");
 }
@@ -129,10 +175,15 @@ fn read_seek_reads_only_the_footer() {
             self.inner.seek(pos)
         }
     }
-    let Some(root) = common::testing_dir() else { return };
+    let Some(root) = common::testing_dir() else {
+        return;
+    };
     let file = std::fs::read(root.join("data/alltypes_tiny_pages.parquet")).unwrap();
     let footer_len = common::footer_bytes(&file).len() as u64;
-    let mut r = Counting { inner: Cursor::new(&file), read: 0 };
+    let mut r = Counting {
+        inner: Cursor::new(&file),
+        read: 0,
+    };
     pq_format::read_metadata(&mut r, &Limits::default()).unwrap();
     assert_eq!(r.read, footer_len + 8 + 4);
     assert!(r.read < file.len() as u64 / 2);

@@ -1,5 +1,7 @@
 //! The committed generated code matches the IDL: `cargo xtask gen --check`.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::Path;
 use std::process::Command;
 

@@ -1,5 +1,5 @@
 //! Helpers shared by the corpus tests.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 
@@ -9,7 +9,11 @@ pub fn testing_dir() -> Option<PathBuf> {
     match std::env::var_os("PARQUET_TESTING_DIR") {
         Some(d) => {
             let d = PathBuf::from(d);
-            assert!(d.join("data").is_dir(), "PARQUET_TESTING_DIR={} has no data/", d.display());
+            assert!(
+                d.join("data").is_dir(),
+                "PARQUET_TESTING_DIR={} has no data/",
+                d.display()
+            );
             Some(d)
         }
         None => {
@@ -24,7 +28,10 @@ pub fn testing_dir() -> Option<PathBuf> {
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
     entries.sort();
     for p in entries {
         if p.is_dir() {
