@@ -227,6 +227,9 @@ pub fn encode_with_vector_size<T: AlpFloat>(
 /// ```
 pub fn encode<T: AlpFloat>(values: &[T], out: &mut Vec<u8>) {
     // 10 is always a valid size; lengths over i32 fall back to chunks that fit.
+    if values.is_empty() {
+        let _ = encode_with_vector_size(values, 10, out);
+    }
     for chunk in values.chunks(i32::MAX as usize) {
         let _ = encode_with_vector_size(chunk, 10, out);
     }

@@ -135,7 +135,8 @@ impl<'a> ByteStreamSplitDecoder<'a> {
         out.resize(at + n * self.width, 0);
         for k in 0..self.width {
             let s = self.stream(k, n);
-            for (dst, &b) in out[at + k..].iter_mut().step_by(self.width).zip(s) {
+            let dst = out.get_mut(at + k..).unwrap_or(&mut []);
+            for (dst, &b) in dst.iter_mut().step_by(self.width).zip(s) {
                 *dst = b;
             }
         }

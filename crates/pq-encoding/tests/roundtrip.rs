@@ -1,0 +1,302 @@
+//! Round-trip property tests for every encoding and type, and random bytes
+//! into every decoder (errors allowed, panics not).
+
+use pq_encoding::{alp, bit_pack, byte_stream_split as bss, delta_binary_packed as dbp, delta_byte_array as dba};
+use pq_encoding::{dictionary, group_var_int as gvi, plain, rle};
+use proptest::prelude::*;
+
+fn cfg() -> ProptestConfig {
+    ProptestConfig { cases: 48, ..ProptestConfig::default() }
+}
+
+fn edge_i64() -> impl Strategy<Value = i64> {
+    prop_oneof![Just(i64::MIN), Just(i64::MAX), Just(0), Just(-1), any::<i64>(), -1000i64..1000]
+}
+fn edge_i32() -> impl Strategy<Value = i32> {
+    prop_oneof![Just(i32::MIN), Just(i32::MAX), Just(0), Just(-1), any::<i32>(), -1000i32..1000]
+}
+/// Lengths around block boundaries (128-value blocks, 32-value miniblocks).
+fn len() -> impl Strategy<Value = usize> {
+    prop_oneof![0usize..3, 126usize..131, 255usize..258, 0usize..700]
+}
+fn vec_i64() -> impl Strategy<Value = Vec<i64>> {
+    len().prop_flat_map(|n| prop_oneof![prop::collection::vec(edge_i64(), n), edge_i64().prop_map(move |v| vec![v; n])])
+}
+fn vec_i32() -> impl Strategy<Value = Vec<i32>> {
+    len().prop_flat_map(|n| prop_oneof![prop::collection::vec(edge_i32(), n), edge_i32().prop_map(move |v| vec![v; n])])
+}
+fn f64s() -> impl Strategy<Value = Vec<f64>> {
+    let v = prop_oneof![
+        any::<u64>().prop_map(f64::from_bits),
+        (-100000i64..100000).prop_map(|i| i as f64 / 100.0),
+        Just(f64::NAN),
+        Just(f64::from_bits(0x7FF0_0000_0000_0001)),
+        Just(-0.0),
+        Just(f64::INFINITY),
+        Just(f64::MIN_POSITIVE),
+    ];
+    len().prop_flat_map(move |n| prop::collection::vec(v.clone(), n))
+}
+fn f32s() -> impl Strategy<Value = Vec<f32>> {
+    let v = prop_oneof![
+        any::<u32>().prop_map(f32::from_bits),
+        (-100000i32..100000).prop_map(|i| i as f32 / 100.0),
+        Just(f32::NAN),
+        Just(-0.0f32),
+        Just(f32::NEG_INFINITY),
+    ];
+    len().prop_flat_map(move |n| prop::collection::vec(v.clone(), n))
+}
+fn byte_arrays() -> impl Strategy<Value = Vec<Vec<u8>>> {
+    prop::collection::vec(prop::collection::vec(prop_oneof![Just(b'a'), Just(b'b'), any::<u8>()], 0..12), 0..200)
+}
+
+fn bits64(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+fn bits32(v: &[f32]) -> Vec<u32> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+proptest! {
+    #![proptest_config(cfg())]
+
+    #[test]
+    fn plain_fixed(a in vec_i32(), b in vec_i64(), c in f64s(), d in f32s()) {
+        fn rt<T: plain::FixedWidth>(v: &[T]) -> Vec<T> {
+            let mut buf = Vec::new();
+            plain::encode(v, &mut buf);
+            let mut out = Vec::new();
+            plain::PlainDecoder::<T>::new(&buf).decode_into(&mut out, v.len()).unwrap();
+            out
+        }
+        prop_assert_eq!(rt(&a), a.clone());
+        prop_assert_eq!(rt(&b), b.clone());
+        prop_assert_eq!(bits64(&rt(&c)), bits64(&c));
+        prop_assert_eq!(bits32(&rt(&d)), bits32(&d));
+        let i96: Vec<[u32; 3]> = b.iter().map(|&x| [x as u32, (x >> 32) as u32, x as u32 ^ 7]).collect();
+        prop_assert_eq!(rt(&i96), i96);
+    }
+
+    #[test]
+    fn plain_bool_and_bytes(bools in prop::collection::vec(any::<bool>(), 0..300), arrays in byte_arrays()) {
+        let mut buf = Vec::new();
+        plain::encode_bool(&bools, &mut buf);
+        let mut out = vec![false; bools.len()];
+        prop_assert_eq!(plain::BooleanDecoder::new(&buf).decode(&mut out).unwrap(), bools.len());
+        prop_assert_eq!(out, bools);
+        let mut buf = Vec::new();
+        plain::encode_byte_array(arrays.iter().map(|v| v.as_slice()), &mut buf);
+        let (mut o, mut v) = (Vec::<i64>::new(), Vec::new());
+        prop_assert_eq!(plain::ByteArrayDecoder::new(&buf).decode(&mut o, &mut v, usize::MAX).unwrap(), arrays.len());
+        prop_assert_eq!(v, arrays.concat());
+        let flat: Vec<u8> = arrays.iter().flat_map(|a| { let mut x = a.clone(); x.resize(5, 0); x }).collect();
+        let mut out = Vec::new();
+        plain::FixedLenDecoder::new(&flat, 5).unwrap().decode(&mut out, arrays.len()).unwrap();
+        prop_assert_eq!(out, flat);
+    }
+
+    #[test]
+    fn rle_hybrid(width in 0u8..=32, raw in prop::collection::vec(any::<u32>(), 0..600), runs in any::<bool>(), skip in 0usize..100) {
+        let mask = bit_pack::mask64(width.into()) as u32;
+        let vals: Vec<u32> = if runs { raw.iter().map(|v| (v % 3) & mask).flat_map(|v| vec![v; (v as usize) * 5 + 1]).collect() } else { raw.iter().map(|v| v & mask).collect() };
+        let mut buf = Vec::new();
+        rle::encode(&vals, width, &mut buf);
+        let mut out: Vec<u32> = Vec::new();
+        rle::RleDecoder::new(&buf, width).unwrap().decode_into(&mut out, vals.len()).unwrap();
+        prop_assert_eq!(&out, &vals);
+        let mut dec = rle::RleDecoder::new(&buf, width).unwrap();
+        let k = dec.skip(skip.min(vals.len())).unwrap();
+        let mut rest = vec![0i64; vals.len() - k];
+        prop_assert_eq!(dec.decode(&mut rest).unwrap(), rest.len());
+        prop_assert!(rest.iter().zip(&vals[k..]).all(|(&a, &b)| a == i64::from(b)));
+        let mut msb = Vec::new();
+        bit_pack::pack_msb(&vals, width.into(), &mut msb);
+        let mut back = vec![0u32; vals.len()];
+        bit_pack::unpack_msb(&msb, width.into(), &mut back).unwrap();
+        prop_assert_eq!(back, vals);
+    }
+
+    #[test]
+    fn delta_ints(a in vec_i32(), b in vec_i64(), geometry in 0usize..3) {
+        let (bs, mb) = [(128, 4), (128, 1), (256, 2)][geometry];
+        let mut buf = Vec::new();
+        let mut enc = dbp::DeltaBitPackEncoder::<i32>::with_block_size(bs, mb).unwrap();
+        enc.put(&a);
+        enc.finish(&mut buf);
+        let mut dec = dbp::DeltaBitPackDecoder::<i32>::new(&buf).unwrap();
+        let mut out = Vec::new();
+        dec.decode_into(&mut out, a.len()).unwrap();
+        prop_assert_eq!(out, a.clone());
+        prop_assert_eq!(dec.bytes_consumed(), buf.len());
+        prop_assert_eq!(dbp::DeltaBitPackDecoder::<i32>::new(&buf).unwrap().skip_to_end().unwrap(), buf.len());
+        let mut buf = Vec::new();
+        dbp::encode(&b, &mut buf);
+        let mut dec = dbp::DeltaBitPackDecoder::<i64>::new(&buf).unwrap();
+        let k = b.len() / 3;
+        prop_assert_eq!(dec.skip(k).unwrap(), k);
+        let mut out = Vec::new();
+        dec.decode_into(&mut out, b.len() - k).unwrap();
+        prop_assert_eq!(&out[..], &b[k..]);
+    }
+
+    #[test]
+    fn delta_byte_arrays(arrays in byte_arrays()) {
+        let refs: Vec<&[u8]> = arrays.iter().map(|v| v.as_slice()).collect();
+        let mut buf = Vec::new();
+        dba::encode_delta_length(refs.iter().copied(), &mut buf).unwrap();
+        let (mut o, mut v) = (Vec::<i32>::new(), Vec::new());
+        prop_assert_eq!(dba::DeltaLengthDecoder::new(&buf).unwrap().decode(&mut o, &mut v, usize::MAX).unwrap(), arrays.len());
+        prop_assert_eq!(&v, &arrays.concat());
+        let mut buf = Vec::new();
+        dba::encode_delta_byte_array(refs.iter().copied(), &mut buf).unwrap();
+        let (mut o, mut v) = (Vec::<i64>::new(), Vec::new());
+        let mut dec = dba::DeltaByteArrayDecoder::new(&buf).unwrap();
+        let k = arrays.len() / 2;
+        prop_assert_eq!(dec.skip(k).unwrap(), k);
+        dec.decode(&mut o, &mut v, usize::MAX).unwrap();
+        prop_assert_eq!(&v, &arrays[k..].concat());
+        // Fixed length.
+        let fixed: Vec<Vec<u8>> = arrays.iter().map(|a| { let mut x = a.clone(); x.resize(6, b'z'); x }).collect();
+        let mut buf = Vec::new();
+        dba::encode_delta_byte_array(fixed.iter().map(|v| v.as_slice()), &mut buf).unwrap();
+        let mut out = Vec::new();
+        dba::DeltaByteArrayDecoder::new(&buf).unwrap().decode_fixed(&mut out, 6, usize::MAX).unwrap();
+        prop_assert_eq!(out, fixed.concat());
+    }
+
+    #[test]
+    fn byte_stream_split(a in vec_i32(), b in vec_i64(), c in f64s(), d in f32s(), w in 1usize..20) {
+        fn rt<T: plain::FixedWidth>(v: &[T]) -> Vec<T> {
+            let mut buf = Vec::new();
+            bss::encode(v, &mut buf);
+            let mut out = vec![T::default(); v.len()];
+            let mut dec = bss::ByteStreamSplitDecoder::new(&buf, T::SIZE).unwrap();
+            let h = v.len() / 2;
+            assert_eq!(dec.decode(&mut out[..h]).unwrap(), h);
+            assert_eq!(dec.decode(&mut out[h..]).unwrap(), v.len() - h);
+            out
+        }
+        prop_assert_eq!(rt(&a), a.clone());
+        prop_assert_eq!(rt(&b), b.clone());
+        prop_assert_eq!(bits64(&rt(&c)), bits64(&c));
+        prop_assert_eq!(bits32(&rt(&d)), bits32(&d));
+        let flat: Vec<u8> = b.iter().flat_map(|x| x.to_le_bytes()).take(w * (b.len() * 8 / w)).collect();
+        let mut buf = Vec::new();
+        bss::encode_bytes(&flat, w, &mut buf);
+        let mut out = Vec::new();
+        bss::ByteStreamSplitDecoder::new(&buf, w).unwrap().decode_bytes(&mut out, usize::MAX).unwrap();
+        prop_assert_eq!(out, flat);
+    }
+
+    #[test]
+    fn group_var_int(a in vec_i32(), b in vec_i64()) {
+        let mut buf = Vec::new();
+        gvi::encode_i32(&a, &mut buf);
+        let mut out = vec![0; a.len().div_ceil(4) * 4];
+        prop_assert_eq!(gvi::GroupVarIntDecoder32::new(&buf).decode(&mut out).unwrap(), out.len());
+        prop_assert_eq!(&out[..a.len()], &a[..]);
+        prop_assert!(out[a.len()..].iter().all(|&x| x == 0));
+        let mut buf = Vec::new();
+        gvi::encode_i64(&b, &mut buf);
+        let mut out = vec![0; b.len().div_ceil(5) * 5];
+        prop_assert_eq!(gvi::GroupVarIntDecoder64::new(&buf).decode(&mut out).unwrap(), out.len());
+        prop_assert_eq!(&out[..b.len()], &b[..]);
+    }
+
+    #[test]
+    fn alp_floats(c in f64s(), d in f32s(), log in 3u8..=11) {
+        let mut buf = Vec::new();
+        alp::encode_with_vector_size(&c, log, &mut buf).unwrap();
+        let mut out = Vec::new();
+        alp::AlpDecoder::<f64>::new(&buf).unwrap().decode_into(&mut out, c.len()).unwrap();
+        prop_assert_eq!(bits64(&out), bits64(&c));
+        let mut buf = Vec::new();
+        alp::encode(&d, &mut buf);
+        let mut dec = alp::AlpDecoder::<f32>::new(&buf).unwrap();
+        let k = d.len() / 3;
+        prop_assert_eq!(dec.skip(k).unwrap(), k);
+        let mut out = Vec::new();
+        dec.decode_into(&mut out, d.len() - k).unwrap();
+        prop_assert_eq!(bits32(&out), bits32(&d[k..]));
+    }
+
+    #[test]
+    fn dictionary(a in vec_i64(), arrays in byte_arrays()) {
+        let small: Vec<i64> = a.iter().map(|x| x % 17).collect();
+        let mut enc = dictionary::DictEncoder::<i64>::new(dictionary::DictLimits::default());
+        prop_assert_eq!(enc.put(&small), small.len());
+        let (mut dict, mut page) = (Vec::new(), Vec::new());
+        enc.write_dict(&mut dict);
+        enc.write_indices(&mut page);
+        let mut d = Vec::new();
+        plain::PlainDecoder::<i64>::new(&dict).decode_into(&mut d, enc.num_entries()).unwrap();
+        let mut idx = Vec::new();
+        dictionary::indices_decoder(&page).unwrap().decode_into(&mut idx, small.len()).unwrap();
+        let mut out = Vec::new();
+        dictionary::gather(&d, &idx, &mut out).unwrap();
+        prop_assert_eq!(out, small);
+
+        let mut enc = dictionary::ByteArrayDictEncoder::new(dictionary::DictLimits::default());
+        prop_assert_eq!(enc.put_all(arrays.iter().map(|v| v.as_slice())), arrays.len());
+        let (mut dict, mut page) = (Vec::new(), Vec::new());
+        enc.write_dict(&mut dict);
+        enc.write_indices(&mut page);
+        let (mut doff, mut dval) = (Vec::<i32>::new(), Vec::new());
+        plain::ByteArrayDecoder::new(&dict).decode(&mut doff, &mut dval, usize::MAX).unwrap();
+        let mut idx = Vec::new();
+        dictionary::indices_decoder(&page).unwrap().decode_into(&mut idx, arrays.len()).unwrap();
+        let (mut o, mut v) = (Vec::<i32>::new(), Vec::new());
+        dictionary::gather_byte_array(&doff, &dval, &idx, &mut o, &mut v).unwrap();
+        prop_assert_eq!(v, arrays.concat());
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Random (and lightly structured) bytes into every decoder: an error
+    /// or a result, never a panic, and never a runaway allocation.
+    #[test]
+    fn fuzz_decoders(data in prop::collection::vec(any::<u8>(), 0..200), w in 0u8..40, n in 0usize..2000) {
+        let _ = rle::RleDecoder::new(&data, w).and_then(|mut d| d.decode_into(&mut Vec::<u32>::new(), n));
+        let _ = rle::RleDecoder::new(&data, w).and_then(|mut d| d.skip(n));
+        let _ = rle::RleDecoder::new_length_prefixed(&data, w).and_then(|(mut d, _)| d.decode(&mut vec![0i16; n.min(300)]));
+        let _ = dictionary::indices_decoder(&data).and_then(|mut d| d.decode(&mut vec![0u32; n.min(300)]));
+        let _ = bit_pack::unpack_msb(&data, w.into(), &mut vec![0u32; n.min(300)]);
+        let _ = plain::ByteArrayDecoder::new(&data).decode(&mut Vec::<i32>::new(), &mut Vec::new(), n);
+        let _ = plain::PlainDecoder::<[u32; 3]>::new(&data).decode_into(&mut Vec::new(), n);
+        let _ = plain::BooleanDecoder::new(&data).decode(&mut vec![false; n.min(300)]);
+        let _ = plain::FixedLenDecoder::new(&data, w.into()).and_then(|mut d| d.decode(&mut Vec::new(), n));
+        let _ = dbp::DeltaBitPackDecoder::<i32>::new(&data).and_then(|mut d| d.decode(&mut vec![0; n.min(300)]));
+        let _ = dbp::DeltaBitPackDecoder::<i64>::new(&data).and_then(|mut d| d.skip(n));
+        let _ = dbp::DeltaBitPackDecoder::<i64>::new(&data).and_then(|d| d.skip_to_end());
+        let _ = dba::DeltaLengthDecoder::new(&data).and_then(|mut d| d.decode(&mut Vec::<i64>::new(), &mut Vec::new(), n));
+        let _ = dba::DeltaByteArrayDecoder::new(&data).and_then(|mut d| d.decode(&mut Vec::<i32>::new(), &mut Vec::new(), n));
+        let _ = dba::DeltaByteArrayDecoder::new(&data).and_then(|mut d| d.decode_fixed(&mut Vec::new(), w.into(), n));
+        let _ = bss::ByteStreamSplitDecoder::new(&data, w.into()).and_then(|mut d| d.decode_bytes(&mut Vec::new(), n));
+        let _ = bss::ByteStreamSplitDecoder::new(&data, 8).and_then(|mut d| d.decode(&mut vec![0f64; n.min(300)]));
+        let _ = gvi::GroupVarIntDecoder32::new(&data).decode(&mut vec![0; n.min(300)]);
+        let _ = gvi::GroupVarIntDecoder64::new(&data).decode(&mut vec![0; n.min(300)]);
+        let _ = alp::AlpDecoder::<f64>::new(&data).and_then(|mut d| d.decode_into(&mut Vec::new(), n.min(d.remaining())));
+        let _ = alp::AlpDecoder::<f32>::new(&data).and_then(|mut d| d.skip(n));
+        let idx: Vec<u32> = data.iter().map(|&b| u32::from(b)).collect();
+        let _ = dictionary::gather(&[1i32, 2, 3], &idx, &mut Vec::new());
+        let _ = dictionary::gather_byte_array(&[0i32, 1, 3], b"abc", &idx, &mut Vec::<i64>::new(), &mut Vec::new());
+    }
+
+    /// Valid DELTA headers followed by random block bytes.
+    #[test]
+    fn fuzz_delta_blocks(body in prop::collection::vec(any::<u8>(), 0..300), count in 0u64..5000, mb in prop_oneof![Just(1u8), Just(2), Just(4)]) {
+        let mut data = vec![0x80, 0x01, mb];
+        pq_encoding::varint::write_uleb128(&mut data, count);
+        data.push(0);
+        data.extend_from_slice(&body);
+        let _ = dbp::DeltaBitPackDecoder::<i32>::new(&data).and_then(|mut d| d.skip(count as usize));
+        let _ = dba::DeltaByteArrayDecoder::new(&data).and_then(|mut d| d.decode(&mut Vec::<i32>::new(), &mut Vec::new(), count as usize));
+        let mut alp_page = vec![0, 0, 3];
+        alp_page.extend_from_slice(&(count as i32).to_le_bytes());
+        alp_page.extend_from_slice(&body);
+        let _ = alp::AlpDecoder::<f64>::new(&alp_page).and_then(|mut d| d.decode_into(&mut Vec::new(), d.remaining()));
+    }
+}
