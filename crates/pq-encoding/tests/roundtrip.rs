@@ -1,29 +1,58 @@
 //! Round-trip property tests for every encoding and type, and random bytes
 //! into every decoder (errors allowed, panics not).
 
-use pq_encoding::{alp, bit_pack, byte_stream_split as bss, delta_binary_packed as dbp, delta_byte_array as dba};
+use pq_encoding::{
+    alp, bit_pack, byte_stream_split as bss, delta_binary_packed as dbp, delta_byte_array as dba,
+};
 use pq_encoding::{dictionary, group_var_int as gvi, plain, rle};
 use proptest::prelude::*;
 
 fn cfg() -> ProptestConfig {
-    ProptestConfig { cases: 48, ..ProptestConfig::default() }
+    ProptestConfig {
+        cases: 48,
+        ..ProptestConfig::default()
+    }
 }
 
 fn edge_i64() -> impl Strategy<Value = i64> {
-    prop_oneof![Just(i64::MIN), Just(i64::MAX), Just(0), Just(-1), any::<i64>(), -1000i64..1000]
+    prop_oneof![
+        Just(i64::MIN),
+        Just(i64::MAX),
+        Just(0),
+        Just(-1),
+        any::<i64>(),
+        -1000i64..1000
+    ]
 }
 fn edge_i32() -> impl Strategy<Value = i32> {
-    prop_oneof![Just(i32::MIN), Just(i32::MAX), Just(0), Just(-1), any::<i32>(), -1000i32..1000]
+    prop_oneof![
+        Just(i32::MIN),
+        Just(i32::MAX),
+        Just(0),
+        Just(-1),
+        any::<i32>(),
+        -1000i32..1000
+    ]
 }
 /// Lengths around block boundaries (128-value blocks, 32-value miniblocks).
 fn len() -> impl Strategy<Value = usize> {
     prop_oneof![0usize..3, 126usize..131, 255usize..258, 0usize..700]
 }
 fn vec_i64() -> impl Strategy<Value = Vec<i64>> {
-    len().prop_flat_map(|n| prop_oneof![prop::collection::vec(edge_i64(), n), edge_i64().prop_map(move |v| vec![v; n])])
+    len().prop_flat_map(|n| {
+        prop_oneof![
+            prop::collection::vec(edge_i64(), n),
+            edge_i64().prop_map(move |v| vec![v; n])
+        ]
+    })
 }
 fn vec_i32() -> impl Strategy<Value = Vec<i32>> {
-    len().prop_flat_map(|n| prop_oneof![prop::collection::vec(edge_i32(), n), edge_i32().prop_map(move |v| vec![v; n])])
+    len().prop_flat_map(|n| {
+        prop_oneof![
+            prop::collection::vec(edge_i32(), n),
+            edge_i32().prop_map(move |v| vec![v; n])
+        ]
+    })
 }
 fn f64s() -> impl Strategy<Value = Vec<f64>> {
     let v = prop_oneof![
@@ -48,7 +77,10 @@ fn f32s() -> impl Strategy<Value = Vec<f32>> {
     len().prop_flat_map(move |n| prop::collection::vec(v.clone(), n))
 }
 fn byte_arrays() -> impl Strategy<Value = Vec<Vec<u8>>> {
-    prop::collection::vec(prop::collection::vec(prop_oneof![Just(b'a'), Just(b'b'), any::<u8>()], 0..12), 0..200)
+    prop::collection::vec(
+        prop::collection::vec(prop_oneof![Just(b'a'), Just(b'b'), any::<u8>()], 0..12),
+        0..200,
+    )
 }
 
 fn bits64(v: &[f64]) -> Vec<u64> {
