@@ -6,6 +6,7 @@
 //! default `std` feature only adds `std::error::Error` impls and runtime CPU
 //! feature detection.
 #![no_std]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used))]
 
 #[cfg(feature = "std")]
 extern crate std;

@@ -6,6 +6,8 @@
 //! Corpus files are read from `$PARQUET_TESTING_DIR/data`; when that is
 //! unset the corpus tests print a notice and pass, unless `CI` is set.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -485,13 +487,13 @@ fn arrow_rs_writer_pages() {
         if let Some(enc) = enc {
             // Apply each encoding only to the columns whose type supports it.
             for col in ["a", "b", "c", "d", "e", "f", "g"] {
-                let ok = match (enc, col) {
-                    (Encoding::BYTE_STREAM_SPLIT, "a" | "b" | "c" | "e" | "g") => true,
-                    (Encoding::DELTA_BINARY_PACKED, "a" | "b") => true,
-                    (Encoding::DELTA_BYTE_ARRAY, "d" | "e") => true,
-                    (Encoding::DELTA_LENGTH_BYTE_ARRAY, "d") => true,
-                    _ => false,
-                };
+                let ok = matches!(
+                    (enc, col),
+                    (Encoding::BYTE_STREAM_SPLIT, "a" | "b" | "c" | "e" | "g")
+                        | (Encoding::DELTA_BINARY_PACKED, "a" | "b")
+                        | (Encoding::DELTA_BYTE_ARRAY, "d" | "e")
+                        | (Encoding::DELTA_LENGTH_BYTE_ARRAY, "d")
+                );
                 if ok {
                     props = props.set_column_encoding(col.into(), enc);
                 }

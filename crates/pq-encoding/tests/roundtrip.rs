@@ -1,6 +1,8 @@
 //! Round-trip property tests for every encoding and type, and random bytes
 //! into every decoder (errors allowed, panics not).
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use pq_encoding::{
     alp, bit_pack, byte_stream_split as bss, delta_binary_packed as dbp, delta_byte_array as dba,
 };
