@@ -1,0 +1,470 @@
+//! Iterating the pages of one column chunk.
+
+use bytes::Bytes;
+use pq_compress::{Codec, Decompressor};
+use pq_format::{Encoding, PageHeader, PageType, ThriftDecode};
+
+use crate::error::{Error, ErrorKind, Location, Result};
+use crate::levels::{LevelEncoding, Levels};
+use crate::page::{DataPage, DictionaryPage, Page};
+
+/// What the page reader needs to know about the chunk, from the metadata.
+#[derive(Debug, Clone)]
+pub struct ChunkContext {
+    /// The chunk's codec.
+    pub codec: Codec,
+    /// `num_values` of the column chunk: the pages must hold exactly this many.
+    pub num_values: u64,
+    /// The column's max definition level.
+    pub max_def_level: i16,
+    /// The column's max repetition level.
+    pub max_rep_level: i16,
+    /// The absolute file offset of the chunk's first byte, for error locations.
+    pub file_offset: u64,
+    /// The column's dotted path, for error locations.
+    pub column: String,
+}
+
+/// Options of the page reader. The defaults are safe for untrusted files.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct PageOptions {
+    /// Verify page CRC32 checksums where the header has one. Off by default,
+    /// as in other readers: it costs a pass over every page.
+    pub verify_checksums: bool,
+    /// Limits on decompressed page sizes.
+    pub compress_limits: pq_compress::Limits,
+    /// Limits on page header decoding.
+    pub format_limits: pq_format::Limits,
+}
+
+impl PageOptions {
+    /// Options with checksum verification on or off.
+    pub fn with_verify_checksums(mut self, verify: bool) -> Self {
+        self.verify_checksums = verify;
+        self
+    }
+}
+
+/// Reads the pages of one column chunk held in memory.
+///
+/// Uncompressed page bodies are slices of the chunk's `Bytes`, without
+/// copying; compressed ones are decompressed one page at a time into a buffer
+/// that is reused once the previous page has been dropped.
+#[derive(Debug)]
+pub struct PageReader {
+    chunk: Bytes,
+    pos: usize,
+    ctx: ChunkContext,
+    options: PageOptions,
+    decompressor: Decompressor,
+    /// The previous page's decompressed buffer, reclaimed when unshared.
+    spare: Option<Bytes>,
+    values_seen: u64,
+    page_index: usize,
+    seen_data_page: bool,
+}
+
+impl PageReader {
+    /// A reader over `chunk`, the bytes of one column chunk.
+    pub fn new(chunk: Bytes, ctx: ChunkContext, options: &PageOptions) -> Self {
+        PageReader {
+            chunk,
+            pos: 0,
+            decompressor: Decompressor::new(options.compress_limits),
+            options: options.clone(),
+            ctx,
+            spare: None,
+            values_seen: 0,
+            page_index: 0,
+            seen_data_page: false,
+        }
+    }
+
+    /// The chunk context this reader was made with.
+    pub fn context(&self) -> &ChunkContext {
+        &self.ctx
+    }
+
+    fn location(&self, page: Option<usize>, pos: usize) -> Location {
+        Location {
+            column: self.ctx.column.clone(),
+            page,
+            offset: self.ctx.file_offset + pos as u64,
+        }
+    }
+
+    fn err(&self, pos: usize, kind: ErrorKind) -> Error {
+        Error {
+            kind,
+            location: self.location(Some(self.page_index), pos),
+        }
+    }
+
+    /// The next page, or `None` after the last one.
+    ///
+    /// Index pages and page types this reader does not know are skipped.
+    /// Reading stops once the pages have held the chunk's `num_values`, so
+    /// bytes after the last page (old writers padded the chunk range) are
+    /// never parsed.
+    pub fn next_page(&mut self) -> Result<Option<Page>> {
+        loop {
+            // Once the chunk's values are read, stop: bytes after the last
+            // page (padding, or a chunk of no values whose offsets point
+            // nowhere useful) are never parsed, as in other readers.
+            if self.values_seen >= self.ctx.num_values {
+                return Ok(None);
+            }
+            if self.pos >= self.chunk.len() {
+                if self.values_seen != self.ctx.num_values {
+                    return Err(self.err(
+                        self.pos,
+                        ErrorKind::ValueCount {
+                            expected: self.ctx.num_values,
+                            found: self.values_seen,
+                        },
+                    ));
+                }
+                return Ok(None);
+            }
+            if let Some(page) = self.read_page()? {
+                return Ok(Some(page));
+            }
+        }
+    }
+
+    /// Reads one page; `None` for a page that is skipped.
+    fn read_page(&mut self) -> Result<Option<Page>> {
+        let header_pos = self.pos;
+        let rest = self.chunk.get(header_pos..).unwrap_or_default();
+        let (header, header_len) = PageHeader::decode_prefix(rest, &self.options.format_limits)
+            .map_err(|e| self.err(header_pos, ErrorKind::Header(e)))?;
+        let body_start = header_pos + header_len;
+        let compressed = usize::try_from(header.compressed_page_size).map_err(|_| {
+            self.err(
+                header_pos,
+                ErrorKind::InvalidHeader(format!(
+                    "negative compressed_page_size {}",
+                    header.compressed_page_size
+                )),
+            )
+        })?;
+        let uncompressed = usize::try_from(header.uncompressed_page_size).map_err(|_| {
+            self.err(
+                header_pos,
+                ErrorKind::InvalidHeader(format!(
+                    "negative uncompressed_page_size {}",
+                    header.uncompressed_page_size
+                )),
+            )
+        })?;
+        let remaining = self.chunk.len().saturating_sub(body_start);
+        if compressed > remaining {
+            return Err(self.err(
+                header_pos,
+                ErrorKind::BodyPastChunk {
+                    needed: compressed as u64,
+                    remaining: remaining as u64,
+                },
+            ));
+        }
+        let body = self.chunk.slice(body_start..body_start + compressed);
+        self.pos = body_start + compressed;
+
+        if let (true, Some(crc)) = (self.options.verify_checksums, header.crc) {
+            let actual = crc32fast::hash(&body);
+            // The header stores the CRC as a signed i32 of the same bits.
+            let expected = crc as u32;
+            if actual != expected {
+                return Err(self.err(header_pos, ErrorKind::Checksum { expected, actual }));
+            }
+        }
+
+        let index = self.page_index;
+        let file_offset = self.ctx.file_offset + header_pos as u64;
+        let page = match header.type_ {
+            PageType::DICTIONARY_PAGE => {
+                let Some(dict) = &header.dictionary_page_header else {
+                    return Err(self.err(
+                        header_pos,
+                        ErrorKind::InvalidHeader(
+                            "dictionary page without dictionary_page_header".into(),
+                        ),
+                    ));
+                };
+                if self.seen_data_page {
+                    return Err(self.err(
+                        header_pos,
+                        ErrorKind::InvalidHeader("dictionary page after a data page".into()),
+                    ));
+                }
+                let num_values = self.header_count(header_pos, "num_values", dict.num_values)?;
+                let buf = self.decompress(header_pos, &body, uncompressed)?;
+                Page::Dictionary(DictionaryPage {
+                    buf,
+                    num_values,
+                    encoding: dict.encoding,
+                    is_sorted: dict.is_sorted.unwrap_or(false),
+                    index,
+                    file_offset,
+                })
+            }
+            PageType::DATA_PAGE => {
+                let Some(h) = &header.data_page_header else {
+                    return Err(self.err(
+                        header_pos,
+                        ErrorKind::InvalidHeader("data page without data_page_header".into()),
+                    ));
+                };
+                let num_values = self.header_count(header_pos, "num_values", h.num_values)?;
+                self.add_values(header_pos, num_values)?;
+                let buf = self.decompress(header_pos, &body, uncompressed)?;
+                let mut rest = buf;
+                let rep_levels = self.split_v1_levels(
+                    header_pos,
+                    &mut rest,
+                    h.repetition_level_encoding,
+                    self.ctx.max_rep_level,
+                    num_values,
+                )?;
+                let def_levels = self.split_v1_levels(
+                    header_pos,
+                    &mut rest,
+                    h.definition_level_encoding,
+                    self.ctx.max_def_level,
+                    num_values,
+                )?;
+                Page::Data(DataPage {
+                    num_values,
+                    num_nulls: h
+                        .statistics
+                        .as_ref()
+                        .and_then(|s| s.null_count)
+                        .and_then(|n| usize::try_from(n).ok()),
+                    num_rows: None,
+                    encoding: h.encoding,
+                    rep_levels,
+                    def_levels,
+                    values: rest,
+                    index,
+                    file_offset,
+                    is_v2: false,
+                })
+            }
+            PageType::DATA_PAGE_V2 => {
+                let Some(h) = &header.data_page_header_v2 else {
+                    return Err(self.err(
+                        header_pos,
+                        ErrorKind::InvalidHeader("data page v2 without data_page_header_v2".into()),
+                    ));
+                };
+                let num_values = self.header_count(header_pos, "num_values", h.num_values)?;
+                let num_nulls = self.header_count(header_pos, "num_nulls", h.num_nulls)?;
+                let num_rows = self.header_count(header_pos, "num_rows", h.num_rows)?;
+                let rep_len = self.header_count(
+                    header_pos,
+                    "repetition_levels_byte_length",
+                    h.repetition_levels_byte_length,
+                )?;
+                let def_len = self.header_count(
+                    header_pos,
+                    "definition_levels_byte_length",
+                    h.definition_levels_byte_length,
+                )?;
+                let levels_len = rep_len.saturating_add(def_len);
+                if levels_len > body.len() || levels_len > uncompressed {
+                    return Err(self.err(
+                        header_pos,
+                        ErrorKind::InvalidHeader(format!(
+                            "level byte lengths ({rep_len} + {def_len}) exceed the page ({} bytes)",
+                            body.len().min(uncompressed)
+                        )),
+                    ));
+                }
+                if num_nulls > num_values {
+                    return Err(self.err(
+                        header_pos,
+                        ErrorKind::InvalidHeader(format!(
+                            "num_nulls {num_nulls} exceeds num_values {num_values}"
+                        )),
+                    ));
+                }
+                self.add_values(header_pos, num_values)?;
+                let rep_bytes = body.slice(..rep_len);
+                let def_bytes = body.slice(rep_len..levels_len);
+                let values_compressed = body.slice(levels_len..);
+                let values_uncompressed = uncompressed - levels_len;
+                let values = if h.is_compressed.unwrap_or(true) {
+                    self.decompress(header_pos, &values_compressed, values_uncompressed)?
+                } else {
+                    if values_compressed.len() != values_uncompressed {
+                        return Err(self.err(
+                            header_pos,
+                            ErrorKind::InvalidHeader(format!(
+                                "uncompressed v2 page holds {} value bytes, header says {}",
+                                values_compressed.len(),
+                                values_uncompressed
+                            )),
+                        ));
+                    }
+                    values_compressed
+                };
+                Page::Data(DataPage {
+                    num_values,
+                    num_nulls: Some(num_nulls),
+                    num_rows: Some(num_rows),
+                    encoding: h.encoding,
+                    rep_levels: Levels::new(
+                        rep_bytes,
+                        LevelEncoding::Rle,
+                        self.ctx.max_rep_level,
+                        num_values,
+                    ),
+                    def_levels: Levels::new(
+                        def_bytes,
+                        LevelEncoding::Rle,
+                        self.ctx.max_def_level,
+                        num_values,
+                    ),
+                    values,
+                    index,
+                    file_offset,
+                    is_v2: true,
+                })
+            }
+            // Index pages are not used by any writer; unknown page types come
+            // from newer writers. Both are skipped whole.
+            _ => {
+                self.page_index += 1;
+                return Ok(None);
+            }
+        };
+        if matches!(page, Page::Data(_)) {
+            self.seen_data_page = true;
+        }
+        self.page_index += 1;
+        Ok(Some(page))
+    }
+
+    fn header_count(&self, pos: usize, field: &str, value: i32) -> Result<usize> {
+        usize::try_from(value).map_err(|_| {
+            self.err(
+                pos,
+                ErrorKind::InvalidHeader(format!("negative {field} {value}")),
+            )
+        })
+    }
+
+    fn add_values(&mut self, pos: usize, n: usize) -> Result<()> {
+        let total = self.values_seen.saturating_add(n as u64);
+        if total > self.ctx.num_values {
+            return Err(self.err(
+                pos,
+                ErrorKind::ValueCount {
+                    expected: self.ctx.num_values,
+                    found: total,
+                },
+            ));
+        }
+        self.values_seen = total;
+        Ok(())
+    }
+
+    /// Decompresses `body` to exactly `size` bytes; uncompressed chunks are
+    /// sliced without copying.
+    fn decompress(&mut self, pos: usize, body: &Bytes, size: usize) -> Result<Bytes> {
+        if self.ctx.codec == Codec::Uncompressed {
+            if body.len() != size {
+                return Err(self.err(
+                    pos,
+                    ErrorKind::InvalidHeader(format!(
+                        "uncompressed page body is {} bytes, header says {size}",
+                        body.len()
+                    )),
+                ));
+            }
+            return Ok(body.clone());
+        }
+        // Reuse the previous page's buffer if nobody holds it any more.
+        let mut buf = match self.spare.take().map(Bytes::try_into_mut) {
+            Some(Ok(m)) => Vec::from(m),
+            _ => Vec::new(),
+        };
+        if let Err(e) = self
+            .decompressor
+            .decompress(self.ctx.codec, body, size, &mut buf)
+        {
+            return Err(self.err(pos, ErrorKind::Decompress(e)));
+        }
+        let bytes = Bytes::from(buf);
+        self.spare = Some(bytes.clone());
+        Ok(bytes)
+    }
+
+    /// Splits the length-prefixed (RLE) or bit-packed levels off the front of
+    /// a v1 page body.
+    fn split_v1_levels(
+        &self,
+        pos: usize,
+        rest: &mut Bytes,
+        encoding: Encoding,
+        max_level: i16,
+        num_values: usize,
+    ) -> Result<Levels> {
+        if max_level == 0 {
+            return Ok(Levels::new(Bytes::new(), LevelEncoding::Rle, 0, num_values));
+        }
+        let (level_encoding, len, skip) = if encoding == Encoding::BIT_PACKED {
+            let width = usize::from(crate::levels::bit_width(max_level));
+            let len = num_values.saturating_mul(width).div_ceil(8);
+            (LevelEncoding::BitPacked, len, 0)
+        } else if encoding == Encoding::RLE {
+            let Some(prefix) = rest.get(..4) else {
+                return Err(self.err(
+                    pos,
+                    ErrorKind::InvalidHeader(
+                        "levels' length prefix past the end of the page".into(),
+                    ),
+                ));
+            };
+            let mut le = [0u8; 4];
+            le.copy_from_slice(prefix);
+            (LevelEncoding::Rle, u32::from_le_bytes(le) as usize, 4)
+        } else {
+            return Err(self.err(
+                pos,
+                ErrorKind::InvalidHeader(format!("unsupported level encoding {encoding:?}")),
+            ));
+        };
+        let end = skip + len;
+        if end > rest.len() {
+            return Err(self.err(
+                pos,
+                ErrorKind::InvalidHeader(format!(
+                    "levels of {len} bytes run past the end of the page ({} bytes remain)",
+                    rest.len().saturating_sub(skip)
+                )),
+            ));
+        }
+        let levels = rest.slice(skip..end);
+        *rest = rest.slice(end..);
+        Ok(Levels::new(levels, level_encoding, max_level, num_values))
+    }
+}
+
+impl Iterator for PageReader {
+    type Item = Result<Page>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        match self.next_page() {
+            Ok(Some(page)) => Some(Ok(page)),
+            Ok(None) => None,
+            Err(e) => {
+                // After an error the position is unreliable: stop.
+                self.pos = self.chunk.len();
+                self.values_seen = self.ctx.num_values;
+                Some(Err(e))
+            }
+        }
+    }
+}
