@@ -1,7 +1,7 @@
 //! Every page of every column chunk of every readable file: the corpus and
+//! the project's fixtures.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-//! the project's fixtures.
 
 mod common;
 

@@ -1,0 +1,313 @@
+//! Hand-built column chunks: every header check of the page reader.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use bytes::Bytes;
+use pq_compress::Codec;
+use pq_format::{
+    DataPageHeader, DataPageHeaderV2, DictionaryPageHeader, Encoding, PageHeader, PageType,
+    ThriftEncode,
+};
+use pq_page::{ChunkContext, ErrorKind, LevelEncoding, Page, PageOptions, PageReader};
+
+fn ctx(num_values: u64, max_def: i16) -> ChunkContext {
+    ChunkContext {
+        codec: Codec::Uncompressed,
+        num_values,
+        max_def_level: max_def,
+        max_rep_level: 0,
+        file_offset: 1000,
+        column: "a.b".into(),
+    }
+}
+
+fn v1_header(num_values: i32, body_len: usize) -> PageHeader {
+    PageHeader {
+        type_: PageType::DATA_PAGE,
+        uncompressed_page_size: body_len as i32,
+        compressed_page_size: body_len as i32,
+        data_page_header: Some(DataPageHeader {
+            num_values,
+            encoding: Encoding::PLAIN,
+            definition_level_encoding: Encoding::RLE,
+            repetition_level_encoding: Encoding::RLE,
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn page(header: &PageHeader, body: &[u8]) -> Vec<u8> {
+    let mut out = header.encode();
+    out.extend_from_slice(body);
+    out
+}
+
+/// A v1 page of `n` required INT32 values.
+fn required_page(n: i32) -> Vec<u8> {
+    let body: Vec<u8> = (0..n).flat_map(|v| v.to_le_bytes()).collect();
+    page(&v1_header(n, body.len()), &body)
+}
+
+fn read_all(
+    chunk: Vec<u8>,
+    ctx: ChunkContext,
+    options: &PageOptions,
+) -> Result<Vec<Page>, pq_page::Error> {
+    PageReader::new(Bytes::from(chunk), ctx, options).collect()
+}
+
+fn kind(chunk: Vec<u8>, ctx: ChunkContext) -> ErrorKind {
+    read_all(chunk, ctx, &PageOptions::default())
+        .unwrap_err()
+        .kind
+}
+
+#[test]
+fn well_formed_pages_read() {
+    let mut chunk = required_page(3);
+    chunk.extend(required_page(2));
+    let pages = read_all(chunk, ctx(5, 0), &PageOptions::default()).unwrap();
+    assert_eq!(pages.len(), 2);
+    let Page::Data(p) = &pages[1] else { panic!() };
+    assert_eq!(p.num_values, 2);
+    assert_eq!(p.index, 1);
+    assert_eq!(&p.values[..], &[0, 0, 0, 0, 1, 0, 0, 0]);
+}
+
+#[test]
+fn body_past_the_chunk() {
+    let mut chunk = required_page(3);
+    chunk.truncate(chunk.len() - 1);
+    let err = read_all(chunk, ctx(3, 0), &PageOptions::default()).unwrap_err();
+    assert!(matches!(
+        err.kind,
+        ErrorKind::BodyPastChunk {
+            needed: 12,
+            remaining: 11
+        }
+    ));
+    // The location names the column, the page and the file offset.
+    assert_eq!(
+        err.to_string().split(':').next().unwrap(),
+        "column 'a.b', page 0 at file offset 1000"
+    );
+}
+
+#[test]
+fn negative_sizes_and_counts() {
+    let mut h = v1_header(3, 12);
+    h.compressed_page_size = -1;
+    assert!(
+        matches!(kind(page(&h, &[0; 12]), ctx(3, 0)), ErrorKind::InvalidHeader(m) if m.contains("negative compressed_page_size"))
+    );
+    let mut h = v1_header(3, 12);
+    h.uncompressed_page_size = -5;
+    assert!(
+        matches!(kind(page(&h, &[0; 12]), ctx(3, 0)), ErrorKind::InvalidHeader(m) if m.contains("negative uncompressed_page_size"))
+    );
+    let h = v1_header(-3, 12);
+    assert!(
+        matches!(kind(page(&h, &[0; 12]), ctx(3, 0)), ErrorKind::InvalidHeader(m) if m.contains("negative num_values"))
+    );
+}
+
+#[test]
+fn value_counts_must_match_the_chunk() {
+    // More values in the pages than the chunk declares.
+    let mut chunk = required_page(3);
+    chunk.extend(required_page(3));
+    assert!(matches!(
+        kind(chunk, ctx(4, 0)),
+        ErrorKind::ValueCount {
+            expected: 4,
+            found: 6
+        }
+    ));
+    // Fewer: the chunk ends first.
+    assert!(matches!(
+        kind(required_page(3), ctx(4, 0)),
+        ErrorKind::ValueCount {
+            expected: 4,
+            found: 3
+        }
+    ));
+}
+
+#[test]
+fn truncated_header() {
+    let chunk = required_page(3);
+    let err = kind(chunk[..3].to_vec(), ctx(3, 0));
+    assert!(matches!(err, ErrorKind::Header(_)), "{err}");
+}
+
+#[test]
+fn index_and_unknown_pages_are_skipped() {
+    let index = PageHeader {
+        type_: PageType::INDEX_PAGE,
+        uncompressed_page_size: 4,
+        compressed_page_size: 4,
+        ..Default::default()
+    };
+    let unknown = PageHeader {
+        type_: PageType(17),
+        uncompressed_page_size: 2,
+        compressed_page_size: 2,
+        ..Default::default()
+    };
+    let mut chunk = page(&index, &[9; 4]);
+    chunk.extend(page(&unknown, &[9; 2]));
+    chunk.extend(required_page(2));
+    let pages = read_all(chunk, ctx(2, 0), &PageOptions::default()).unwrap();
+    assert_eq!(pages.len(), 1);
+}
+
+#[test]
+fn dictionary_after_data_is_an_error() {
+    let dict = PageHeader {
+        type_: PageType::DICTIONARY_PAGE,
+        uncompressed_page_size: 4,
+        compressed_page_size: 4,
+        dictionary_page_header: Some(DictionaryPageHeader {
+            num_values: 1,
+            encoding: Encoding::PLAIN,
+            is_sorted: None,
+        }),
+        ..Default::default()
+    };
+    let mut chunk = required_page(1);
+    chunk.extend(page(&dict, &[1, 0, 0, 0]));
+    chunk.extend(required_page(1));
+    let err = kind(chunk, ctx(2, 0));
+    assert!(
+        matches!(err, ErrorKind::InvalidHeader(ref m) if m.contains("after a data page")),
+        "{err}"
+    );
+}
+
+#[test]
+fn v1_levels() {
+    // Optional column, 4 levels [1, 0, 1, 1] as an RLE bit-packed run, two... three values.
+    let mut levels = Vec::new();
+    pq_encoding::rle::encode(&[1u32, 0, 1, 1], 1, &mut levels);
+    let mut body = (levels.len() as u32).to_le_bytes().to_vec();
+    body.extend(&levels);
+    body.extend([7u8; 12]);
+    let chunk = page(&v1_header(4, body.len()), &body);
+    let pages = read_all(chunk.clone(), ctx(4, 1), &PageOptions::default()).unwrap();
+    let Page::Data(p) = &pages[0] else { panic!() };
+    let mut out = Vec::new();
+    p.def_levels.decode_into(&mut out).unwrap();
+    assert_eq!(out, [1, 0, 1, 1]);
+    assert_eq!(p.values.len(), 12);
+
+    // A length prefix past the end of the page.
+    let mut bad = body.clone();
+    bad[0] = 200;
+    let err = kind(page(&v1_header(4, bad.len()), &bad), ctx(4, 1));
+    assert!(
+        matches!(err, ErrorKind::InvalidHeader(ref m) if m.contains("levels of 200 bytes")),
+        "{err}"
+    );
+
+    // A level above the column's max level is caught when decoding: max
+    // level 2 takes 2 bits, which can also hold a 3.
+    let wrong = pq_page::Levels::new(Bytes::from(levels_with(&[3, 0])), LevelEncoding::Rle, 2, 2);
+    let err = wrong.decode_into(&mut out).unwrap_err();
+    assert!(err.to_string().contains("max level"), "{err}");
+}
+
+fn levels_with(values: &[u32]) -> Vec<u8> {
+    let mut out = Vec::new();
+    pq_encoding::rle::encode(values, 2, &mut out);
+    out
+}
+
+#[test]
+fn bit_packed_levels() {
+    // Deprecated MSB-first levels, width 2 for max level 3: 0 1 2 3.
+    let levels = pq_page::Levels::new(
+        Bytes::from_static(&[0b0001_1011]),
+        LevelEncoding::BitPacked,
+        3,
+        4,
+    );
+    let mut out = Vec::new();
+    levels.decode_into(&mut out).unwrap();
+    assert_eq!(out, [0, 1, 2, 3]);
+    // Decoding in pieces gives the same.
+    let mut dec = levels.decoder().unwrap();
+    let mut a = [0i16; 3];
+    let mut b = [0i16; 3];
+    assert_eq!(dec.decode(&mut a).unwrap(), 3);
+    assert_eq!(dec.decode(&mut b).unwrap(), 1);
+    assert_eq!((a, b[0]), ([0, 1, 2], 3));
+}
+
+#[test]
+fn v2_level_lengths_within_the_page() {
+    let h = PageHeader {
+        type_: PageType::DATA_PAGE_V2,
+        uncompressed_page_size: 8,
+        compressed_page_size: 8,
+        data_page_header_v2: Some(DataPageHeaderV2 {
+            num_values: 2,
+            num_nulls: 0,
+            num_rows: 2,
+            encoding: Encoding::PLAIN,
+            definition_levels_byte_length: 6,
+            repetition_levels_byte_length: 6,
+            is_compressed: Some(false),
+            statistics: None,
+        }),
+        ..Default::default()
+    };
+    let err = kind(page(&h, &[0; 8]), ctx(2, 1));
+    assert!(
+        matches!(err, ErrorKind::InvalidHeader(ref m) if m.contains("level byte lengths")),
+        "{err}"
+    );
+}
+
+#[test]
+fn checksums() {
+    let body: Vec<u8> = (0..3i32).flat_map(|v| v.to_le_bytes()).collect();
+    let mut h = v1_header(3, body.len());
+    h.crc = Some(crc32fast::hash(&body) as i32);
+    let verify = PageOptions::default().with_verify_checksums(true);
+    read_all(page(&h, &body), ctx(3, 0), &verify).unwrap();
+    h.crc = Some(h.crc.unwrap() ^ 1);
+    let err = read_all(page(&h, &body), ctx(3, 0), &verify).unwrap_err();
+    assert!(matches!(err.kind, ErrorKind::Checksum { .. }));
+    // Off by default.
+    read_all(page(&h, &body), ctx(3, 0), &PageOptions::default()).unwrap();
+}
+
+#[test]
+fn compressed_pages_decompress() {
+    let body: Vec<u8> = (0..100i32).flat_map(|v| v.to_le_bytes()).collect();
+    let mut compressed = Vec::new();
+    pq_compress::compress(Codec::Snappy, &body, &mut compressed, None).unwrap();
+    let mut h = v1_header(100, body.len());
+    h.compressed_page_size = compressed.len() as i32;
+    let mut chunk = page(&h, &compressed);
+    chunk.extend(page(&h, &compressed));
+    let mut c = ctx(200, 0);
+    c.codec = Codec::Snappy;
+    let pages = read_all(chunk.clone(), c.clone(), &PageOptions::default()).unwrap();
+    for p in pages {
+        let Page::Data(p) = p else { panic!() };
+        assert_eq!(&p.values[..], &body[..]);
+    }
+    // A wrong declared size is an error, not a short page.
+    let mut h2 = h.clone();
+    h2.uncompressed_page_size += 1;
+    let err = kind(
+        page(&h2, &compressed),
+        ChunkContext {
+            num_values: 100,
+            ..c
+        },
+    );
+    assert!(matches!(err, ErrorKind::Decompress(_)), "{err}");
+}
