@@ -7,6 +7,8 @@
 //! slice and needs no window buffer). Everything runs in one `#[test]` so no other
 //! test thread allocates meanwhile.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: failures should panic
+
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -102,14 +104,25 @@ fn check(name: &str, codec: Codec, body: &[u8]) {
     assert!(
         matches!(
             err,
-            Error::OutputTooLarge { declared: DECLARED, .. }
-                | Error::SizeMismatch { declared: DECLARED, .. }
+            Error::OutputTooLarge {
+                declared: DECLARED,
+                ..
+            } | Error::SizeMismatch {
+                declared: DECLARED,
+                ..
+            }
         ),
         "{name}: {err}"
     );
     let bound = DECLARED + decoder_state_allowance(codec, body);
-    println!("{name}: {} byte bomb, peak heap {peak} bytes (bound {bound}): {err}", body.len());
-    assert!(peak <= bound, "{name}: allocated {peak} bytes, bound {bound}");
+    println!(
+        "{name}: {} byte bomb, peak heap {peak} bytes (bound {bound}): {err}",
+        body.len()
+    );
+    assert!(
+        peak <= bound,
+        "{name}: allocated {peak} bytes, bound {bound}"
+    );
 }
 
 #[test]
@@ -145,9 +158,8 @@ fn bombs_fail_within_the_declared_size() {
             check(codec.name(), codec, &body);
         } else {
             let mut out = Vec::new();
-            let (r, peak) = peak_during(|| {
-                decompress(codec, &body, DECLARED, &mut out, &Limits::default())
-            });
+            let (r, peak) =
+                peak_during(|| decompress(codec, &body, DECLARED, &mut out, &Limits::default()));
             assert!(matches!(r, Err(Error::SizeMismatch { .. })), "{r:?}");
             assert!(peak <= DECLARED, "snappy allocated {peak}");
         }
@@ -159,7 +171,11 @@ fn bombs_fail_within_the_declared_size() {
         let mut enc = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
         enc.include_contentsize(false).unwrap();
         enc.write_all(&zeros).unwrap();
-        check("zstd without content size", Codec::Zstd, &enc.finish().unwrap());
+        check(
+            "zstd without content size",
+            Codec::Zstd,
+            &enc.finish().unwrap(),
+        );
     }
     #[cfg(feature = "lz4")]
     {

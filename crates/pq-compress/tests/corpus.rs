@@ -6,6 +6,8 @@
 //! files are parsed with just enough Thrift compact protocol to find each
 //! column chunk's codec and walk its page headers.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: failures should panic
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -98,7 +100,9 @@ impl Reader<'_> {
             8 => {
                 let len = usize::try_from(self.varint()?).map_err(|e| e.to_string())?;
                 let end = self.pos.checked_add(len).ok_or("thrift: overflow")?;
-                self.buf.get(self.pos..end).ok_or("thrift: binary past end")?;
+                self.buf
+                    .get(self.pos..end)
+                    .ok_or("thrift: binary past end")?;
                 self.pos = end;
                 Value::Other
             }
@@ -309,7 +313,9 @@ fn whole_corpus() {
         let file = std::fs::read(&path).unwrap();
         let Ok(pages) = pages(&file) else { continue };
         for (i, page) in pages.iter().enumerate() {
-            let Ok(codec) = Codec::from_thrift(page.codec) else { continue };
+            let Ok(codec) = Codec::from_thrift(page.codec) else {
+                continue;
+            };
             if !codec.is_available() {
                 continue;
             }
@@ -332,7 +338,12 @@ fn whole_corpus() {
         println!("failed: {f}");
     }
     // Files in the corpus that are corrupt on purpose.
-    let expected_bad = ["ARROW-GH-", "ARROW-RS-GH-", "fixed_length_byte_array", "PARQUET-1481"];
+    let expected_bad = [
+        "ARROW-GH-",
+        "ARROW-RS-GH-",
+        "fixed_length_byte_array",
+        "PARQUET-1481",
+    ];
     let unexpected: Vec<_> = failures
         .iter()
         .filter(|f| !expected_bad.iter().any(|b| f.starts_with(b)))

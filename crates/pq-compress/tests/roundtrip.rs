@@ -1,6 +1,8 @@
 //! Round trips per codec and level, exact-size enforcement, fallbacks and
 //! robustness against arbitrary input.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)] // test code: failures should panic
+
 use pq_compress::{Codec, Decompressor, Error, Limits, compress, decompress};
 use proptest::prelude::*;
 
@@ -14,7 +16,13 @@ fn levels(codec: Codec) -> Vec<Option<i32>> {
         None => vec![None],
         // zstd's most negative levels are equivalent; cap the slow top level.
         Some(((min, max), default)) if codec == Codec::Zstd => {
-            vec![None, Some(min.max(-7)), Some(0), Some(default), Some(max.min(19))]
+            vec![
+                None,
+                Some(min.max(-7)),
+                Some(0),
+                Some(default),
+                Some(max.min(19)),
+            ]
         }
         Some(((min, max), default)) => vec![None, Some(min), Some(default), Some(max)],
     }
@@ -92,7 +100,9 @@ proptest! {
 }
 
 fn sample() -> Vec<u8> {
-    (0..10_000u32).flat_map(|i| (i % 97).to_le_bytes()).collect()
+    (0..10_000u32)
+        .flat_map(|i| (i % 97).to_le_bytes())
+        .collect()
 }
 
 #[test]
@@ -110,12 +120,17 @@ fn output_shorter_or_longer_than_declared_is_an_error() {
             "{codec}: {err}"
         );
         let msg = err.to_string();
-        assert!(msg.contains(&n.to_string()) && msg.contains(&(n + 1).to_string()), "{msg}");
+        assert!(
+            msg.contains(&n.to_string()) && msg.contains(&(n + 1).to_string()),
+            "{msg}"
+        );
 
         let err = decompress(codec, &body, n - 1, &mut out, &Limits::default()).unwrap_err();
         match err {
             Error::OutputTooLarge { declared, .. } => assert_eq!(declared, n - 1, "{codec}"),
-            Error::SizeMismatch { declared, actual, .. } => {
+            Error::SizeMismatch {
+                declared, actual, ..
+            } => {
                 assert_eq!((declared, actual), (n - 1, n), "{codec}")
             }
             other => panic!("{codec}: unexpected {other}"),
@@ -185,7 +200,14 @@ mod gzip {
         }
         let expected = parts.concat();
         let mut out = Vec::new();
-        decompress(Codec::Gzip, &body, expected.len(), &mut out, &Limits::default()).unwrap();
+        decompress(
+            Codec::Gzip,
+            &body,
+            expected.len(),
+            &mut out,
+            &Limits::default(),
+        )
+        .unwrap();
         assert_eq!(out, expected);
     }
 
@@ -205,8 +227,8 @@ mod gzip {
         let mut body = Vec::new();
         compress(Codec::Gzip, b"hello", &mut body, None).unwrap();
         body.extend_from_slice(b"junk");
-        let err = decompress(Codec::Gzip, &body, 5, &mut Vec::new(), &Limits::default())
-            .unwrap_err();
+        let err =
+            decompress(Codec::Gzip, &body, 5, &mut Vec::new(), &Limits::default()).unwrap_err();
         assert!(matches!(err, Error::Corrupt { .. }), "{err}");
     }
 }
@@ -235,7 +257,10 @@ mod lz4 {
         let data = sample();
         let mut body = Vec::new();
         compress(Codec::Lz4, &data, &mut body, None).unwrap();
-        assert_eq!(&body[..4], &u32::try_from(data.len()).unwrap().to_be_bytes());
+        assert_eq!(
+            &body[..4],
+            &u32::try_from(data.len()).unwrap().to_be_bytes()
+        );
         assert_eq!(
             u32::from_be_bytes(body[4..8].try_into().unwrap()) as usize,
             body.len() - 8
@@ -277,8 +302,14 @@ mod lz4 {
         let mut out = Vec::new();
         decompress(Codec::Lz4, &body, data.len(), &mut out, &Limits::default()).unwrap();
         assert_eq!(out, data);
-        let err =
-            decompress(Codec::Lz4, &body, data.len() - 1, &mut out, &Limits::default()).unwrap_err();
+        let err = decompress(
+            Codec::Lz4,
+            &body,
+            data.len() - 1,
+            &mut out,
+            &Limits::default(),
+        )
+        .unwrap_err();
         assert!(matches!(err, Error::OutputTooLarge { .. }), "{err}");
     }
 }
