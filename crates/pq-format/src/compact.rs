@@ -643,6 +643,12 @@ impl CompactWriter {
         self.buf.push(b);
     }
 
+    /// Append raw bytes (no length prefix).
+    #[inline]
+    pub fn write_raw(&mut self, bytes: &[u8]) {
+        self.buf.extend_from_slice(bytes);
+    }
+
     /// Write an unsigned LEB128 varint.
     #[inline]
     pub fn write_varint(&mut self, mut v: u64) {

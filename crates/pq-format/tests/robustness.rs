@@ -1,0 +1,444 @@
+//! Hostile input: truncated and corrupted footers, unknown fields of every
+//! type, deep nesting and oversized lengths. Errors, never panics.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use pq_format::compact::ct;
+use pq_format::{
+    CompactWriter, DecodeErrorKind, FileMetaData, KeyValue, Limits, LogicalType, ParquetMetaData,
+    ThriftDecode, ThriftEncode,
+};
+
+/// A small deterministic generator (xorshift64*).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// Footers of every plaintext corpus file and of `bad_data/` whose footer
+/// length fits.
+fn corpus_footers() -> Vec<(String, Vec<u8>)> {
+    let Some(root) = common::testing_dir() else {
+        return Vec::new();
+    };
+    let mut files = common::plain_files(&root);
+    files.extend(
+        common::files(&root.join("bad_data"))
+            .into_iter()
+            .filter(|p| common::is_parquet(p)),
+    );
+    files
+        .into_iter()
+        .filter_map(|p| {
+            let file = std::fs::read(&p).unwrap();
+            let meta = pq_format::read_metadata_from_bytes(&file, &Limits::default()).ok()?;
+            let _ = meta;
+            Some((
+                p.display().to_string(),
+                common::footer_bytes(&file).to_vec(),
+            ))
+        })
+        .collect()
+}
+
+/// Whatever decodes must also survive the rest of the pipeline.
+fn exercise(bytes: &[u8]) -> bool {
+    match FileMetaData::decode(bytes) {
+        Ok(md) => {
+            let _ = ParquetMetaData::new(md.clone(), &Limits::default());
+            // Compare encodings rather than values: a corrupted double may be
+            // a NaN, which is not equal to itself.
+            let encoded = md.encode();
+            let again = FileMetaData::decode(&encoded).unwrap();
+            assert_eq!(again.encode(), encoded);
+            true
+        }
+        Err(e) => {
+            assert!(
+                e.offset <= bytes.len(),
+                "offset {} beyond {}",
+                e.offset,
+                bytes.len()
+            );
+            let _ = e.to_string();
+            false
+        }
+    }
+}
+
+/// Footers up to this size are truncated at every offset. Larger ones (a
+/// fifth of the corpus, up to 37 KB) at every offset of their first 1 KiB
+/// and last 256 bytes and at 500 seeded random offsets: the test is
+/// quadratic in the footer size and runs in debug builds.
+const EXHAUSTIVE_TRUNCATION_LIMIT: usize = 2048;
+
+#[test]
+fn truncated_footers_error_at_every_offset() {
+    let footers = corpus_footers();
+    // Two workers.
+    let (a, b): (Vec<_>, Vec<_>) = footers.iter().enumerate().partition(|(i, _)| i % 2 == 0);
+    std::thread::scope(|s| {
+        for part in [a, b] {
+            s.spawn(move || {
+                for (i, (name, footer)) in part {
+                    let n = footer.len();
+                    let offsets: Vec<usize> = if n <= EXHAUSTIVE_TRUNCATION_LIMIT {
+                        (0..n).collect()
+                    } else {
+                        let mut rng = Rng(0x7255_0000 + i as u64);
+                        (0..1024)
+                            .chain(n - 256..n)
+                            .chain((0..500).map(|_| rng.below(n)))
+                            .collect()
+                    };
+                    for end in offsets {
+                        assert!(
+                            !exercise(&footer[..end]),
+                            "{name}: prefix of {end} bytes decoded"
+                        );
+                    }
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn corrupted_footers_never_panic() {
+    let mut rng = Rng(0x5eed_1234_abcd_0001);
+    for (_name, footer) in corpus_footers() {
+        if footer.is_empty() {
+            continue;
+        }
+        for _ in 0..300 {
+            let mut b = footer.clone();
+            for _ in 0..1 + rng.below(4) {
+                let i = rng.below(b.len());
+                b[i] ^= 1 << rng.below(8);
+                if rng.below(4) == 0 {
+                    b[i] = rng.next() as u8;
+                }
+            }
+            exercise(&b);
+        }
+    }
+}
+
+#[test]
+fn random_bytes_never_panic() {
+    let mut rng = Rng(42);
+    for len in 0..2000 {
+        let b: Vec<u8> = (0..len % 300).map(|_| rng.next() as u8).collect();
+        exercise(&b);
+        let _ = pq_format::PageHeader::decode(&b);
+        let _ = pq_format::ColumnIndex::decode(&b);
+        let _ = pq_format::OffsetIndex::decode(&b);
+        let _ = pq_format::BloomFilterHeader::decode(&b);
+    }
+}
+
+#[test]
+fn corrupted_files_never_panic() {
+    // Whole-file paths too: magic and length damage.
+    let Some(root) = common::testing_dir() else {
+        return;
+    };
+    let file = std::fs::read(root.join("data/alltypes_plain.parquet")).unwrap();
+    let mut rng = Rng(7);
+    for _ in 0..2000 {
+        let mut b = file.clone();
+        let tail = b.len() - rng.below(40.min(b.len())) - 1;
+        b[tail] = rng.next() as u8;
+        let _ = ParquetMetaData::from_bytes(&b, &Limits::default());
+        let _ = ParquetMetaData::read(&mut std::io::Cursor::new(&b), &Limits::default());
+    }
+    for len in 0..file.len().min(64) {
+        let _ = ParquetMetaData::from_bytes(&file[file.len() - len..], &Limits::default());
+    }
+}
+
+/// Writes one unknown field of every wire type, ids from 100 up.
+fn write_unknown_fields(w: &mut CompactWriter, last: &mut i16) {
+    w.write_bool_field(100, true, last);
+    w.write_bool_field(101, false, last);
+    w.write_field_header(ct::BYTE, 102, last);
+    w.write_i8(-5);
+    w.write_field_header(ct::I16, 103, last);
+    w.write_i16(-300);
+    w.write_field_header(ct::I32, 104, last);
+    w.write_i32(1 << 20);
+    w.write_field_header(ct::I64, 105, last);
+    w.write_i64(-1 << 40);
+    w.write_field_header(ct::DOUBLE, 106, last);
+    w.write_double(2.5);
+    w.write_field_header(ct::BINARY, 107, last);
+    w.write_binary(b"\xff\x00 not utf8");
+    // list<i32>
+    w.write_field_header(ct::LIST, 108, last);
+    w.write_list(&[1i32, 2, 3]);
+    // list<bool>
+    w.write_field_header(ct::LIST, 109, last);
+    w.write_list(&[true, false, true]);
+    // set<binary> (long form header)
+    w.write_field_header(ct::SET, 110, last);
+    w.write_list_header(ct::BINARY, 20);
+    for i in 0..20u8 {
+        w.write_binary(&[i; 3]);
+    }
+    // map<i32, string>
+    w.write_field_header(ct::MAP, 111, last);
+    w.write_varint(2);
+    w.write_byte((ct::I32 << 4) | ct::BINARY);
+    w.write_i32(1);
+    w.write_string("one");
+    w.write_i32(2);
+    w.write_string("two");
+    // empty map
+    w.write_field_header(ct::MAP, 112, last);
+    w.write_varint(0);
+    // map<bool, list<i64>>
+    w.write_field_header(ct::MAP, 113, last);
+    w.write_varint(1);
+    w.write_byte((ct::BOOL_TRUE << 4) | ct::LIST);
+    w.write_bool_elem(true);
+    w.write_list(&[7i64, 8]);
+    // nested struct containing a list of structs and a struct
+    w.write_field_header(ct::STRUCT, 114, last);
+    let mut inner_last = 0;
+    w.write_field_header(ct::LIST, 1, &mut inner_last);
+    w.write_list(&[KeyValue {
+        key: "x".into(),
+        value: None,
+    }]);
+    w.write_field_header(ct::STRUCT, 2, &mut inner_last);
+    KeyValue {
+        key: "y".into(),
+        value: Some("z".into()),
+    }
+    .write_to(w);
+    w.write_bool_field(3, true, &mut inner_last);
+    w.write_stop();
+    // uuid
+    w.write_field_header(ct::UUID, 115, last);
+    for i in 0..16 {
+        w.write_byte(i);
+    }
+    // a large negative field id, long-form header
+    w.write_field_header(ct::I32, -7, last);
+    w.write_i32(9);
+}
+
+#[test]
+fn unknown_fields_of_every_type_are_skipped() {
+    let mut w = CompactWriter::new();
+    let mut last = 0;
+    w.write_field_header(ct::BINARY, 1, &mut last);
+    w.write_string("key");
+    write_unknown_fields(&mut w, &mut last);
+    // A known field after the unknown ones (field id goes backwards).
+    w.write_field_header(ct::BINARY, 2, &mut last);
+    w.write_string("value");
+    w.write_stop();
+    let bytes = w.into_inner();
+    let (kv, used) = KeyValue::decode_prefix(&bytes, &Limits::default()).unwrap();
+    assert_eq!(used, bytes.len());
+    assert_eq!(
+        kv,
+        KeyValue {
+            key: "key".into(),
+            value: Some("value".into())
+        }
+    );
+}
+
+#[test]
+fn known_field_with_unexpected_wire_type_is_skipped() {
+    let mut w = CompactWriter::new();
+    let mut last = 0;
+    w.write_field_header(ct::BINARY, 1, &mut last);
+    w.write_string("key");
+    w.write_field_header(ct::I32, 2, &mut last); // value should be a string
+    w.write_i32(5);
+    w.write_stop();
+    let kv = KeyValue::decode(&w.into_inner()).unwrap();
+    assert_eq!(kv.value, None);
+}
+
+#[test]
+fn unknown_union_variants_are_kept_by_id() {
+    let mut w = CompactWriter::new();
+    let mut last = 0;
+    w.write_field_header(ct::STRUCT, 42, &mut last);
+    let mut l2 = 0;
+    write_unknown_fields(&mut w, &mut l2);
+    w.write_stop();
+    w.write_stop();
+    let lt = LogicalType::decode(&w.into_inner()).unwrap();
+    assert_eq!(lt, LogicalType::Unrecognized(42));
+    assert_eq!(LogicalType::decode(&lt.encode()).unwrap(), lt);
+}
+
+#[test]
+fn missing_required_field_names_struct_and_field() {
+    let mut w = CompactWriter::new();
+    let mut last = 0;
+    w.write_field_header(ct::BINARY, 2, &mut last);
+    w.write_string("v");
+    w.write_stop();
+    let e = KeyValue::decode(&w.into_inner()).unwrap_err();
+    assert_eq!(
+        e.kind,
+        DecodeErrorKind::MissingField {
+            structure: "KeyValue",
+            field: "key"
+        }
+    );
+    assert!(e.to_string().contains("KeyValue.key"), "{e}");
+}
+
+fn nested_structs(depth: usize) -> Vec<u8> {
+    // KeyValue { key, 99: { 1: { 1: ... } } }
+    let mut b = vec![0x18, 1, b'k'];
+    b.extend_from_slice(&[0x0c, 0xc6, 0x01]); // struct field 99 (long form)
+    for _ in 0..depth {
+        b.push(0x1c); // struct field 1
+    }
+    b.extend(std::iter::repeat_n(0u8, depth + 2));
+    b
+}
+
+#[test]
+fn nesting_beyond_the_limit_errors() {
+    let ok = nested_structs(50);
+    assert!(KeyValue::decode(&ok).is_ok());
+    let deep = nested_structs(10_000);
+    let e = KeyValue::decode(&deep).unwrap_err();
+    assert_eq!(
+        e.kind,
+        DecodeErrorKind::TooDeep(Limits::default().max_nesting_depth)
+    );
+    let strict = Limits {
+        max_nesting_depth: 10,
+        ..Limits::default()
+    };
+    let e = KeyValue::decode_prefix(&ok, &strict).unwrap_err();
+    assert_eq!(e.kind, DecodeErrorKind::TooDeep(10));
+    // Deep lists of lists are limited too.
+    let mut b = vec![0x18, 1, b'k', 0x09, 0xc6, 0x01];
+    for _ in 0..10_000 {
+        b.push(0x19); // list of one list
+    }
+    let e = KeyValue::decode(&b).unwrap_err();
+    assert!(matches!(e.kind, DecodeErrorKind::TooDeep(_)), "{e}");
+}
+
+#[test]
+fn oversized_lengths_error_before_allocating() {
+    // FileMetaData { version: 1, schema: list<struct> of 2^31-1 elements }
+    let mut w = CompactWriter::new();
+    let mut last = 0;
+    w.write_field_header(ct::I32, 1, &mut last);
+    w.write_i32(1);
+    w.write_field_header(ct::LIST, 2, &mut last);
+    w.write_list_header(ct::STRUCT, i32::MAX as usize);
+    w.write_byte(0);
+    let e = FileMetaData::decode(&w.into_inner()).unwrap_err();
+    assert!(
+        matches!(
+            e.kind,
+            DecodeErrorKind::LimitExceeded { .. } | DecodeErrorKind::LengthBeyondInput { .. }
+        ),
+        "{e}"
+    );
+    // A count under the list limit but beyond the bytes.
+    let mut w = CompactWriter::new();
+    let mut last = 0;
+    w.write_field_header(ct::LIST, 2, &mut last);
+    w.write_list_header(ct::STRUCT, 1_000_000);
+    let bytes = w.into_inner();
+    let e = FileMetaData::decode(&bytes).unwrap_err();
+    assert_eq!(
+        e.kind,
+        DecodeErrorKind::LengthBeyondInput {
+            declared: 1_000_000,
+            remaining: 0
+        }
+    );
+    assert_eq!(e.offset, bytes.len());
+    // Doubles need 8 bytes each.
+    let mut w = CompactWriter::new();
+    let mut last = 0;
+    w.write_field_header(ct::LIST, 99, &mut last);
+    w.write_list_header(ct::DOUBLE, 100);
+    w.write_raw(&[0; 100]);
+    let e = KeyValue::decode(&w.into_inner()).unwrap_err();
+    assert!(
+        matches!(e.kind, DecodeErrorKind::LengthBeyondInput { .. }),
+        "{e}"
+    );
+    // A huge binary length.
+    let mut w = CompactWriter::new();
+    let mut last = 0;
+    w.write_field_header(ct::BINARY, 1, &mut last);
+    w.write_varint(u64::MAX >> 1);
+    let e = KeyValue::decode(&w.into_inner()).unwrap_err();
+    assert!(
+        matches!(e.kind, DecodeErrorKind::LimitExceeded { .. }),
+        "{e}"
+    );
+    // Over the configured list limit.
+    let small = Limits {
+        max_list_len: 2,
+        ..Limits::default()
+    };
+    let md = FileMetaData {
+        schema: vec![Default::default(); 3],
+        ..Default::default()
+    };
+    let e = FileMetaData::decode_prefix(&md.encode(), &small).unwrap_err();
+    assert!(
+        matches!(
+            e.kind,
+            DecodeErrorKind::LimitExceeded {
+                what: "list length",
+                ..
+            }
+        ),
+        "{e}"
+    );
+}
+
+#[test]
+fn malformed_varints_and_types() {
+    // An 11-byte varint.
+    let mut b = vec![0x15];
+    b.extend_from_slice(&[0xff; 10]);
+    b.push(0x01);
+    let e = FileMetaData::decode(&b).unwrap_err();
+    assert!(matches!(e.kind, DecodeErrorKind::VarintTooLong), "{e}");
+    // An i32 that does not fit.
+    let b = [0x15, 0xff, 0xff, 0xff, 0xff, 0x7f];
+    let e = FileMetaData::decode(&b).unwrap_err();
+    assert!(matches!(e.kind, DecodeErrorKind::VarintTooLong), "{e}");
+    // Wire type 14 does not exist.
+    let b = [0x1e, 0x00];
+    let e = FileMetaData::decode(&b).unwrap_err();
+    assert_eq!(e.kind, DecodeErrorKind::InvalidType(14));
+    assert_eq!(e.offset, 0);
+    // Invalid UTF-8 in a string field.
+    let b = [0x18, 0x02, 0xff, 0xfe, 0x00];
+    let e = KeyValue::decode(&b).unwrap_err();
+    assert_eq!(e.kind, DecodeErrorKind::InvalidUtf8);
+    assert_eq!(e.offset, 1);
+}

@@ -1,0 +1,175 @@
+//! The schema tree: levels, paths, and malformed trees.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use pq_format::{
+    FieldRepetitionType as R, FormatError, Limits, LogicalType, SchemaDescriptor, SchemaElement,
+    StringType, Type,
+};
+
+fn group(name: &str, rep: Option<R>, n: i32) -> SchemaElement {
+    SchemaElement {
+        name: name.into(),
+        repetition_type: rep,
+        num_children: Some(n),
+        ..Default::default()
+    }
+}
+
+fn leaf(name: &str, rep: R, t: Type) -> SchemaElement {
+    SchemaElement {
+        name: name.into(),
+        repetition_type: Some(rep),
+        type_: Some(t),
+        ..Default::default()
+    }
+}
+
+fn build(e: &[SchemaElement]) -> Result<SchemaDescriptor, String> {
+    SchemaDescriptor::new(e, &Limits::default()).map_err(|e| {
+        assert!(matches!(e, FormatError::Schema(_)), "{e}");
+        e.to_string()
+    })
+}
+
+#[test]
+fn levels_paths_and_ancestors() {
+    // message m { required int32 a; optional group b (LIST) { repeated group list { optional binary element (STRING); } } required group c { } }
+    let mut s = vec![
+        group("m", None, 3),
+        leaf("a", R::REQUIRED, Type::INT32),
+        group("b", Some(R::OPTIONAL), 1),
+        group("list", Some(R::REPEATED), 1),
+        leaf("element", R::OPTIONAL, Type::BYTE_ARRAY),
+        group("c", Some(R::REQUIRED), 0),
+    ];
+    s[4].logical_type = Some(LogicalType::String(StringType {}));
+    let schema = build(&s).unwrap();
+    assert_eq!(schema.num_columns(), 2);
+    let a = &schema.columns()[0];
+    assert_eq!(
+        (a.path_string().as_str(), a.max_def_level, a.max_rep_level),
+        ("a", 0, 0)
+    );
+    let e = &schema.columns()[1];
+    assert_eq!(e.path, ["b", "list", "element"]);
+    assert_eq!((e.max_def_level, e.max_rep_level), (3, 1));
+    assert_eq!(e.logical_type, Some(LogicalType::String(StringType {})));
+    assert_eq!(
+        schema.path_repetitions(e),
+        [R::OPTIONAL, R::REPEATED, R::OPTIONAL]
+    );
+    let root = schema.root();
+    assert_eq!(root.children().len(), 3);
+    let c = schema.node(root.children()[2]).unwrap();
+    assert!(c.is_group() && c.children().is_empty());
+    assert_eq!(schema.node(e.node).unwrap().parent, Some(e.path_nodes[1]));
+}
+
+#[test]
+fn malformed_trees_are_errors() {
+    let cases: Vec<(Vec<SchemaElement>, &str)> = vec![
+        (vec![], "empty"),
+        (vec![leaf("m", R::REQUIRED, Type::INT32)], "root"),
+        (vec![group("m", None, -1)], "-1 children"),
+        (
+            vec![group("m", None, 2), leaf("a", R::REQUIRED, Type::INT32)],
+            "missing 1 children",
+        ),
+        (
+            vec![
+                group("m", None, 1),
+                group("g", Some(R::REQUIRED), 5),
+                leaf("a", R::REQUIRED, Type::INT32),
+            ],
+            "declares 5 children",
+        ),
+        (
+            vec![
+                group("m", None, 1),
+                leaf("a", R::REQUIRED, Type::INT32),
+                leaf("b", R::REQUIRED, Type::INT32),
+            ],
+            "outside the tree",
+        ),
+        (
+            vec![
+                group("m", None, 1),
+                SchemaElement {
+                    name: "a".into(),
+                    repetition_type: Some(R::REQUIRED),
+                    ..Default::default()
+                },
+            ],
+            "leaf without a physical type",
+        ),
+        (
+            vec![group("m", None, 1), group("g", Some(R::REQUIRED), -3)],
+            "negative number of children",
+        ),
+        (
+            vec![
+                group("m", None, 1),
+                leaf("f", R::REQUIRED, Type::FIXED_LEN_BYTE_ARRAY),
+            ],
+            "without a type_length",
+        ),
+        (
+            vec![group("m", None, 1), leaf("x", R::REQUIRED, Type(-7))],
+            "unknown physical type value -7",
+        ),
+        (
+            vec![group("m", None, 1), leaf("x", R(9), Type::INT32)],
+            "unknown repetition type value 9",
+        ),
+        (
+            vec![
+                group("m", None, 1),
+                SchemaElement {
+                    name: "x".into(),
+                    type_: Some(Type::INT32),
+                    ..Default::default()
+                },
+            ],
+            "no repetition type",
+        ),
+    ];
+    for (elements, expected) in cases {
+        let err = build(&elements).unwrap_err();
+        assert!(err.contains(expected), "expected {expected:?} in {err:?}");
+    }
+}
+
+#[test]
+fn depth_is_limited() {
+    let depth = 1000;
+    let mut s = vec![group("m", None, 1)];
+    for i in 0..depth {
+        s.push(group(&format!("g{i}"), Some(R::OPTIONAL), 1));
+    }
+    s.push(leaf("x", R::OPTIONAL, Type::INT32));
+    let err = build(&s).unwrap_err();
+    assert!(err.contains("deeper than the limit of 128"), "{err}");
+    let limits = Limits {
+        max_schema_depth: 2000,
+        ..Limits::default()
+    };
+    let schema = SchemaDescriptor::new(&s, &limits).unwrap();
+    assert_eq!(schema.columns()[0].max_def_level, depth as i16 + 1);
+    assert_eq!(schema.columns()[0].path.len(), depth + 1);
+}
+
+#[test]
+fn row_group_column_count_must_match() {
+    let md = pq_format::FileMetaData {
+        schema: vec![group("m", None, 1), leaf("a", R::REQUIRED, Type::INT32)],
+        row_groups: vec![Default::default()],
+        ..Default::default()
+    };
+    let err = pq_format::ParquetMetaData::new(md, &Limits::default()).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("0 column chunks but the schema has 1"),
+        "{err}"
+    );
+}
