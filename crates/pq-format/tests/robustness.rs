@@ -311,9 +311,7 @@ fn nested_structs(depth: usize) -> Vec<u8> {
     // KeyValue { key, 99: { 1: { 1: ... } } }
     let mut b = vec![0x18, 1, b'k'];
     b.extend_from_slice(&[0x0c, 0xc6, 0x01]); // struct field 99 (long form)
-    for _ in 0..depth {
-        b.push(0x1c); // struct field 1
-    }
+    b.extend(std::iter::repeat_n(0x1c, depth)); // struct field 1
     b.extend(std::iter::repeat_n(0u8, depth + 2));
     b
 }
@@ -336,9 +334,7 @@ fn nesting_beyond_the_limit_errors() {
     assert_eq!(e.kind, DecodeErrorKind::TooDeep(10));
     // Deep lists of lists are limited too.
     let mut b = vec![0x18, 1, b'k', 0x09, 0xc6, 0x01];
-    for _ in 0..10_000 {
-        b.push(0x19); // list of one list
-    }
+    b.extend(std::iter::repeat_n(0x19, 10_000)); // list of one list
     let e = KeyValue::decode(&b).unwrap_err();
     assert!(matches!(e.kind, DecodeErrorKind::TooDeep(_)), "{e}");
 }
