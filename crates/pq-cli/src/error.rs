@@ -1,0 +1,38 @@
+//! The command's errors: one line each, naming the file and what is wrong.
+
+use std::fmt;
+
+/// What ends a command with an error.
+#[derive(Debug)]
+pub enum CliError {
+    /// A message for the user, already naming the file and the place.
+    Message(String),
+    /// Standard output was closed by its reader: stop quietly.
+    BrokenPipe,
+}
+
+impl CliError {
+    /// An error about `file`.
+    pub fn file(file: &std::path::Path, what: impl fmt::Display) -> Self {
+        CliError::Message(format!("{}: {what}", file.display()))
+    }
+}
+
+impl fmt::Display for CliError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CliError::Message(m) => f.write_str(m),
+            CliError::BrokenPipe => f.write_str("broken pipe"),
+        }
+    }
+}
+
+impl From<std::io::Error> for CliError {
+    fn from(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            CliError::BrokenPipe
+        } else {
+            CliError::Message(format!("writing output: {e}"))
+        }
+    }
+}
