@@ -18,6 +18,7 @@ use crate::{Codec, Error, Result};
 /// ```
 /// use pq_compress::{compress, decompress, Codec, Error, Limits};
 ///
+/// # if !Codec::Brotli.is_available() { return Ok(()); }
 /// let data = vec![7u8; 4096];
 /// let mut out = b"header".to_vec();
 /// compress(Codec::Brotli, &data, &mut out, Some(5))?;
