@@ -42,3 +42,9 @@ pub fn corpus_dir() -> Option<PathBuf> {
         }
     }
 }
+
+/// The README's examples, run as doctests so they cannot rot. (`tests/data`
+/// links to `../data`, so the README's paths work from this crate too.)
+#[doc = include_str!("../../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeExamples;
