@@ -3,3 +3,53 @@
 //! The layer users call: it maps Parquet schemas to Arrow schemas, assembles
 //! records from levels and values, and writes batches back to Parquet. It is
 //! the only layer that knows Arrow.
+//!
+//! # Reading
+//!
+//! ```
+//! # fn main() -> Result<(), pq_arrow::Error> {
+//! use pq_arrow::ParquetReader;
+//! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+//! let reader = ParquetReader::open(path)?;
+//! let first = reader.arrow_schema().field(0).name().clone();
+//! let batches: Vec<_> = reader
+//!     .with_columns([first.as_str()])
+//!     .with_batch_size(8192)
+//!     .build()?
+//!     .collect::<Result<_, _>>()?;
+//! assert_eq!(batches[0].num_columns(), 1);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! [`ParquetReader`] opens a path ([`ParquetReader::open`]), any
+//! `Read + Seek` ([`ParquetReader::from_reader`]) or `bytes::Bytes`
+//! ([`ParquetReader::from_bytes`]); only the footer is read then. Columns
+//! (by name, top-level index, dotted path or leaf index), row groups, batch
+//! size, row offset and limit are chosen on it, and
+//! [`ParquetReader::build`] gives an `Iterator<Item = Result<RecordBatch>>`
+//! that reads one row group of the projected column chunks at a time.
+//! [`read_parquet`] reads a whole file in one call.
+//!
+//! # Types
+//!
+//! The Arrow types are those of the arrow-rs `parquet` crate, including its
+//! use of the `ARROW:schema` footer entry (an Arrow IPC schema message in
+//! base64) written by Arrow writers, so that Arrow types come back as
+//! written. Decoding that entry is why this crate depends on `arrow-ipc`
+//! (the IPC flatbuffer schema) and `base64`.
+//!
+//! # Errors
+//!
+//! [`Error`] wraps the lower layers' errors and says where each happened
+//! ([`Location`]: file offset, row group, column path, page, row).
+
+mod assemble;
+mod column;
+mod convert;
+mod error;
+mod reader;
+pub mod schema;
+
+pub use error::{Error, Location, Result};
+pub use reader::{ParquetReader, ParquetRecordBatchReader, ReadSeek, read_parquet};

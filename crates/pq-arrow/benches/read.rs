@@ -1,0 +1,2 @@
+//! Read benchmark (filled in later).
+fn main() {}

@@ -1,0 +1,355 @@
+//! Record assembly: from the levels and leaf arrays of the columns to
+//! nested Arrow arrays (List, LargeList, Map, Struct at any depth).
+//!
+//! Every leaf array has one slot per level entry of its column. A node at
+//! repetition level `r` has one slot per level entry whose repetition level
+//! is at most `r`. A list walks the levels of its first leaf: an entry at
+//! its own repetition level adds an element, a lower one starts a new list,
+//! a higher one belongs to a nested list; entries whose definition level is
+//! below the list's element level are empty or null lists and their child
+//! slots are dropped.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::{Array, ArrayRef, GenericListArray, MapArray, StructArray, make_array};
+use arrow_buffer::{BooleanBuffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_data::transform::MutableArrayData;
+use arrow_schema::{DataType, Fields};
+
+use crate::column::LeafData;
+use crate::error::{Location, Result, arrow_err, data_err, unsupported};
+use crate::schema::{FieldKind, FieldNode};
+
+/// The leaves of one row group, by leaf column index.
+pub(crate) type Leaves = HashMap<usize, LeafData>;
+
+fn first_leaf(node: &FieldNode) -> Option<usize> {
+    match &node.kind {
+        FieldKind::Leaf { column_index } => Some(*column_index),
+        FieldKind::Group(c) => c.first().and_then(first_leaf),
+    }
+}
+
+/// Levels of the first leaf under `node`.
+fn levels<'a>(node: &FieldNode, leaves: &'a Leaves) -> (Option<&'a [i16]>, Option<&'a [i16]>) {
+    match first_leaf(node).and_then(|i| leaves.get(&i)) {
+        Some(l) => (l.def.as_deref(), l.rep.as_deref()),
+        None => (None, None),
+    }
+}
+
+/// Builds the array of `node`, `at` naming the field for errors.
+pub(crate) fn build(node: &FieldNode, leaves: &Leaves, at: &Location) -> Result<ArrayRef> {
+    match &node.kind {
+        FieldKind::Leaf { column_index } => match leaves.get(column_index) {
+            Some(l) => Ok(l.array.clone()),
+            None => Err(data_err(
+                at,
+                format!("leaf column {column_index} was not read"),
+            )),
+        },
+        FieldKind::Group(children) => match &node.arrow_type {
+            DataType::Struct(fields) => build_struct(node, fields, children, leaves, at),
+            DataType::List(_)
+            | DataType::LargeList(_)
+            | DataType::FixedSizeList(_, _)
+            | DataType::Map(_, _) => build_list(node, children, leaves, at),
+            other => Err(unsupported(
+                at,
+                format!("reading nested data as Arrow {other}"),
+            )),
+        },
+    }
+}
+
+/// The validity of a struct (or any node) at its own granularity.
+fn node_nulls(node: &FieldNode, leaves: &Leaves) -> Option<NullBuffer> {
+    if node.def_level == 0 {
+        return None;
+    }
+    let (def, rep) = levels(node, leaves);
+    let def = def?;
+    let buf = match rep {
+        Some(rep) => {
+            let valid: Vec<bool> = def
+                .iter()
+                .zip(rep)
+                .filter(|(_, r)| **r <= node.rep_level)
+                .map(|(d, _)| *d >= node.def_level)
+                .collect();
+            BooleanBuffer::from(valid)
+        }
+        None => BooleanBuffer::collect_bool(def.len(), |i| {
+            def.get(i).is_some_and(|d| *d >= node.def_level)
+        }),
+    };
+    let nulls = NullBuffer::new(buf);
+    (nulls.null_count() > 0).then_some(nulls)
+}
+
+fn build_struct(
+    node: &FieldNode,
+    fields: &Fields,
+    children: &[FieldNode],
+    leaves: &Leaves,
+    at: &Location,
+) -> Result<ArrayRef> {
+    let arrays = children
+        .iter()
+        .zip(fields.iter())
+        .map(|(c, f)| build(c, leaves, &child_at(at, f.name())))
+        .collect::<Result<Vec<_>>>()?;
+    // A required struct below an optional one still gets the validity its
+    // levels give, so that its required children's undefined slots are
+    // covered; the parent's validity masks these slots anyway.
+    let nulls = node_nulls(node, leaves);
+    let len = arrays.first().map(|a| a.len()).unwrap_or(0);
+    if let Some(n) = &nulls
+        && n.len() != len
+    {
+        return Err(data_err(
+            at,
+            format!(
+                "struct validity has {} entries but its children {len}",
+                n.len()
+            ),
+        ));
+    }
+    StructArray::try_new(fields.clone(), arrays, nulls)
+        .map(|a| Arc::new(a) as ArrayRef)
+        .map_err(|e| arrow_err(at, e))
+}
+
+fn child_at(at: &Location, name: &str) -> Location {
+    let mut at = at.clone();
+    at.column = Some(match at.column {
+        Some(c) if !c.is_empty() => format!("{c}.{name}"),
+        _ => name.to_string(),
+    });
+    at
+}
+
+/// Offsets, validity and the child slots to keep, from the levels.
+struct ListShape {
+    offsets: Vec<usize>,
+    validity: Option<Vec<bool>>,
+    /// Ranges of child slots kept, in order.
+    keep: Vec<(usize, usize)>,
+    child_len: usize,
+}
+
+fn list_shape(node: &FieldNode, def: &[i16], rep: &[i16], at: &Location) -> Result<ListShape> {
+    let rep_level = node.rep_level;
+    let def_level = node.def_level;
+    let mut offsets = Vec::with_capacity(rep.len() + 1);
+    let mut validity = node.nullable.then(|| Vec::with_capacity(rep.len()));
+    let mut keep: Vec<(usize, usize)> = Vec::new();
+    let mut cur = 0usize; // elements kept so far
+    let mut child_idx = 0usize; // child slots seen so far
+    let mut run_start: Option<usize> = None;
+    for (d, r) in def.iter().zip(rep) {
+        if *r > rep_level {
+            if *d < def_level {
+                return Err(data_err(
+                    at,
+                    "repetition level too large for the definition level",
+                ));
+            }
+            continue;
+        }
+        if *r == rep_level {
+            cur += 1;
+            child_idx += 1;
+            continue;
+        }
+        offsets.push(cur);
+        if *d >= def_level {
+            run_start.get_or_insert(child_idx);
+            cur += 1;
+            if let Some(v) = validity.as_mut() {
+                v.push(true);
+            }
+        } else {
+            if let Some(s) = run_start.take() {
+                keep.push((s, child_idx));
+            }
+            if let Some(v) = validity.as_mut() {
+                v.push(*d + 1 == def_level);
+            }
+        }
+        child_idx += 1;
+        if *d < def_level {
+            // This child slot is an empty or null list: dropped.
+        }
+    }
+    if let Some(s) = run_start.take() {
+        keep.push((s, child_idx));
+    }
+    offsets.push(cur);
+    Ok(ListShape {
+        offsets,
+        validity,
+        keep,
+        child_len: child_idx,
+    })
+}
+
+fn filter(
+    child: &ArrayRef,
+    keep: &[(usize, usize)],
+    total: usize,
+    at: &Location,
+) -> Result<ArrayRef> {
+    if keep.len() == 1 && keep.first() == Some(&(0, child.len())) {
+        return Ok(child.clone());
+    }
+    let data = child.to_data();
+    let mut m = MutableArrayData::new(vec![&data], false, total);
+    for (s, e) in keep {
+        m.try_extend(0, *s, *e).map_err(|e| arrow_err(at, e))?;
+    }
+    Ok(make_array(m.freeze()))
+}
+
+fn build_list(
+    node: &FieldNode,
+    children: &[FieldNode],
+    leaves: &Leaves,
+    at: &Location,
+) -> Result<ArrayRef> {
+    let (def, rep) = levels(node, leaves);
+    let (Some(def), Some(rep)) = (def, rep) else {
+        return Err(data_err(at, "a list column without levels"));
+    };
+    let shape = list_shape(node, def, rep, at)?;
+    let kept = shape.offsets.last().copied().unwrap_or(0);
+    let nulls = shape
+        .validity
+        .map(|v| NullBuffer::new(BooleanBuffer::from(v)))
+        .filter(|n| n.null_count() > 0);
+    match &node.arrow_type {
+        DataType::List(field) | DataType::LargeList(field) => {
+            let Some(child) = children.first() else {
+                return Err(data_err(at, "a list without element"));
+            };
+            let values = build(child, leaves, &child_at(at, field.name()))?;
+            if values.len() != shape.child_len {
+                return Err(data_err(
+                    at,
+                    format!(
+                        "the list's levels give {} elements but its child has {}",
+                        shape.child_len,
+                        values.len()
+                    ),
+                ));
+            }
+            let values = filter(&values, &shape.keep, kept, at)?;
+            if matches!(node.arrow_type, DataType::LargeList(_)) {
+                let o: Vec<i64> = shape.offsets.iter().map(|&x| x as i64).collect();
+                let a = GenericListArray::<i64>::try_new(
+                    field.clone(),
+                    OffsetBuffer::new(ScalarBuffer::from(o)),
+                    values,
+                    nulls,
+                )
+                .map_err(|e| arrow_err(at, e))?;
+                Ok(Arc::new(a))
+            } else {
+                let o = shape
+                    .offsets
+                    .iter()
+                    .map(|&x| i32::try_from(x))
+                    .collect::<std::result::Result<Vec<i32>, _>>()
+                    .map_err(|_| data_err(at, "list offsets overflow i32"))?;
+                let a = GenericListArray::<i32>::try_new(
+                    field.clone(),
+                    OffsetBuffer::new(ScalarBuffer::from(o)),
+                    values,
+                    nulls,
+                )
+                .map_err(|e| arrow_err(at, e))?;
+                Ok(Arc::new(a))
+            }
+        }
+        DataType::FixedSizeList(field, size) => {
+            let Some(child) = children.first() else {
+                return Err(data_err(at, "a list without element"));
+            };
+            let values = build(child, leaves, &child_at(at, field.name()))?;
+            if values.len() != shape.child_len {
+                return Err(data_err(
+                    at,
+                    format!(
+                        "the list's levels give {} elements but its child has {}",
+                        shape.child_len,
+                        values.len()
+                    ),
+                ));
+            }
+            let values = filter(&values, &shape.keep, kept, at)?;
+            let size_u = usize::try_from(*size).unwrap_or(0);
+            let data = values.to_data();
+            let n_lists = shape.offsets.len().saturating_sub(1);
+            let mut m = MutableArrayData::new(vec![&data], true, n_lists * size_u);
+            for (i, w) in shape.offsets.windows(2).enumerate() {
+                let (s, e) = (w[0], w[1]);
+                let valid = nulls.as_ref().is_none_or(|n| n.is_valid(i));
+                if e - s == size_u {
+                    m.try_extend(0, s, e).map_err(|e| arrow_err(at, e))?;
+                } else if e == s && !valid {
+                    m.try_extend_nulls(size_u).map_err(|e| arrow_err(at, e))?;
+                } else {
+                    return Err(data_err(
+                        &at.clone().at_row(i),
+                        format!("a list of {} elements in a FixedSizeList({size})", e - s),
+                    ));
+                }
+            }
+            let values = make_array(m.freeze());
+            let a = arrow_array::FixedSizeListArray::try_new(field.clone(), *size, values, nulls)
+                .map_err(|e| arrow_err(at, e))?;
+            Ok(Arc::new(a))
+        }
+        DataType::Map(entries, _) => {
+            let DataType::Struct(fields) = entries.data_type() else {
+                return Err(data_err(at, "map entries are not a struct"));
+            };
+            let mut arrays = Vec::with_capacity(children.len());
+            for (c, f) in children.iter().zip(fields.iter()) {
+                let a = build(c, leaves, &child_at(at, f.name()))?;
+                if a.len() != shape.child_len {
+                    return Err(data_err(
+                        at,
+                        format!(
+                            "the map's levels give {} entries but its {} has {}",
+                            shape.child_len,
+                            f.name(),
+                            a.len()
+                        ),
+                    ));
+                }
+                arrays.push(filter(&a, &shape.keep, kept, at)?);
+            }
+            let entries_arr =
+                StructArray::try_new(fields.clone(), arrays, None).map_err(|e| arrow_err(at, e))?;
+            let o = shape
+                .offsets
+                .iter()
+                .map(|&x| i32::try_from(x))
+                .collect::<std::result::Result<Vec<i32>, _>>()
+                .map_err(|_| data_err(at, "map offsets overflow i32"))?;
+            let sorted = matches!(node.arrow_type, DataType::Map(_, true));
+            let a = MapArray::try_new(
+                entries.clone(),
+                OffsetBuffer::new(ScalarBuffer::from(o)),
+                entries_arr,
+                nulls,
+                sorted,
+            )
+            .map_err(|e| arrow_err(at, e))?;
+            Ok(Arc::new(a))
+        }
+        other => Err(unsupported(at, format!("list type {other}"))),
+    }
+}

@@ -1,0 +1,360 @@
+//! Dense (non-null) values of one column chunk in their physical layout,
+//! decoded page by page from every value encoding.
+
+use pq_encoding::byte_stream_split::ByteStreamSplitDecoder;
+use pq_encoding::delta_binary_packed::DeltaBitPackDecoder;
+use pq_encoding::delta_byte_array::{DeltaByteArrayDecoder, DeltaLengthDecoder};
+use pq_encoding::dictionary::{gather, gather_byte_array, gather_fixed, indices_decoder};
+use pq_encoding::plain::{BooleanDecoder, ByteArrayDecoder, FixedLenDecoder, PlainDecoder};
+use pq_encoding::rle::RleDecoder;
+use pq_format::Encoding;
+
+use crate::error::{Location, Result, enc_err, unsupported};
+
+/// Offsets of a byte-array buffer, 32- or 64-bit as the Arrow type needs.
+#[derive(Debug)]
+pub(crate) enum Offsets {
+    /// `i32` offsets (Utf8, Binary).
+    I32(Vec<i32>),
+    /// `i64` offsets (LargeUtf8, LargeBinary).
+    I64(Vec<i64>),
+}
+
+impl Offsets {
+    pub(crate) fn count(&self) -> usize {
+        match self {
+            Offsets::I32(o) => o.len().saturating_sub(1),
+            Offsets::I64(o) => o.len().saturating_sub(1),
+        }
+    }
+}
+
+/// Decoded non-null values.
+#[derive(Debug)]
+pub(crate) enum Dense {
+    /// BOOLEAN.
+    Bool(Vec<bool>),
+    /// INT32.
+    I32(Vec<i32>),
+    /// INT64.
+    I64(Vec<i64>),
+    /// INT96 as three little-endian words.
+    I96(Vec<[u32; 3]>),
+    /// FLOAT.
+    F32(Vec<f32>),
+    /// DOUBLE.
+    F64(Vec<f64>),
+    /// BYTE_ARRAY in Arrow layout.
+    Bytes {
+        /// `len + 1` offsets.
+        offsets: Offsets,
+        /// Concatenated values.
+        values: Vec<u8>,
+    },
+    /// FIXED_LEN_BYTE_ARRAY, `width` bytes each.
+    Fixed {
+        /// Bytes per value.
+        width: usize,
+        /// Concatenated values.
+        data: Vec<u8>,
+    },
+}
+
+impl Dense {
+    /// Number of values.
+    pub(crate) fn len(&self) -> usize {
+        match self {
+            Dense::Bool(v) => v.len(),
+            Dense::I32(v) => v.len(),
+            Dense::I64(v) => v.len(),
+            Dense::I96(v) => v.len(),
+            Dense::F32(v) => v.len(),
+            Dense::F64(v) => v.len(),
+            Dense::Bytes { offsets, .. } => offsets.count(),
+            Dense::Fixed { width, data } => data.len().checked_div(*width).unwrap_or(0),
+        }
+    }
+
+    /// An empty buffer like `self`.
+    pub(crate) fn empty_like(&self) -> Dense {
+        match self {
+            Dense::Bool(_) => Dense::Bool(Vec::new()),
+            Dense::I32(_) => Dense::I32(Vec::new()),
+            Dense::I64(_) => Dense::I64(Vec::new()),
+            Dense::I96(_) => Dense::I96(Vec::new()),
+            Dense::F32(_) => Dense::F32(Vec::new()),
+            Dense::F64(_) => Dense::F64(Vec::new()),
+            Dense::Bytes { offsets, .. } => Dense::Bytes {
+                offsets: match offsets {
+                    Offsets::I32(_) => Offsets::I32(Vec::new()),
+                    Offsets::I64(_) => Offsets::I64(Vec::new()),
+                },
+                values: Vec::new(),
+            },
+            Dense::Fixed { width, .. } => Dense::Fixed {
+                width: *width,
+                data: Vec::new(),
+            },
+        }
+    }
+
+    fn reserve(&mut self, n: usize) {
+        match self {
+            Dense::Bool(v) => v.reserve(n),
+            Dense::I32(v) => v.reserve(n),
+            Dense::I64(v) => v.reserve(n),
+            Dense::I96(v) => v.reserve(n),
+            Dense::F32(v) => v.reserve(n),
+            Dense::F64(v) => v.reserve(n),
+            Dense::Bytes { offsets, .. } => match offsets {
+                Offsets::I32(o) => o.reserve(n + 1),
+                Offsets::I64(o) => o.reserve(n + 1),
+            },
+            Dense::Fixed { width, data } => data.reserve(n.saturating_mul(*width)),
+        }
+    }
+}
+
+fn short(at: &Location, what: &'static str, expected: usize, found: usize) -> crate::error::Error {
+    enc_err(
+        at,
+        pq_encoding::Error::NotEnoughValues {
+            what,
+            expected,
+            found,
+        },
+    )
+}
+
+/// Decodes `n` PLAIN values (a dictionary page or a PLAIN data page).
+pub(crate) fn decode_plain(out: &mut Dense, data: &[u8], n: usize, at: &Location) -> Result<()> {
+    let e = |err| enc_err(at, err);
+    match out {
+        Dense::Bool(v) => {
+            let start = v.len();
+            v.resize(start + n, false);
+            let got = BooleanDecoder::new(data)
+                .decode(v.get_mut(start..).unwrap_or_default())
+                .map_err(e)?;
+            if got < n {
+                return Err(short(at, "PLAIN booleans", n, got));
+            }
+        }
+        Dense::I32(v) => PlainDecoder::<i32>::new(data)
+            .decode_into(v, n)
+            .map_err(e)?,
+        Dense::I64(v) => PlainDecoder::<i64>::new(data)
+            .decode_into(v, n)
+            .map_err(e)?,
+        Dense::I96(v) => PlainDecoder::<[u32; 3]>::new(data)
+            .decode_into(v, n)
+            .map_err(e)?,
+        Dense::F32(v) => PlainDecoder::<f32>::new(data)
+            .decode_into(v, n)
+            .map_err(e)?,
+        Dense::F64(v) => PlainDecoder::<f64>::new(data)
+            .decode_into(v, n)
+            .map_err(e)?,
+        Dense::Bytes { offsets, values } => {
+            let mut dec = ByteArrayDecoder::new(data);
+            // A page claims `n` values; bound the reservation by its size.
+            values.reserve(data.len().saturating_sub(4 * n.min(data.len() / 4)));
+            let got = match offsets {
+                Offsets::I32(o) => dec.decode(o, values, n),
+                Offsets::I64(o) => dec.decode(o, values, n),
+            }
+            .map_err(e)?;
+            if got < n {
+                return Err(short(at, "PLAIN byte arrays", n, got));
+            }
+        }
+        Dense::Fixed { width, data: buf } => {
+            let got = FixedLenDecoder::new(data, *width)
+                .map_err(e)?
+                .decode(buf, n)
+                .map_err(e)?;
+            if got < n {
+                return Err(short(at, "PLAIN fixed-length byte arrays", n, got));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Decodes `n` values of one data page in `encoding`, gathering from `dict`
+/// for the dictionary encodings.
+pub(crate) fn decode_values(
+    out: &mut Dense,
+    dict: Option<&Dense>,
+    encoding: Encoding,
+    data: &[u8],
+    n: usize,
+    indices: &mut Vec<u32>,
+    at: &Location,
+) -> Result<()> {
+    let e = |err| enc_err(at, err);
+    if n == 0 {
+        return Ok(());
+    }
+    match encoding {
+        Encoding::PLAIN => decode_plain(out, data, n, at),
+        Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY => {
+            let Some(dict) = dict else {
+                return Err(crate::error::data_err(
+                    at,
+                    "a dictionary-encoded page without a dictionary page",
+                ));
+            };
+            indices.clear();
+            indices_decoder(data)
+                .map_err(e)?
+                .decode_into(indices, n)
+                .map_err(e)?;
+            gather_dense(out, dict, indices, at)
+        }
+        Encoding::RLE => match out {
+            Dense::Bool(v) => {
+                let (mut dec, _) = RleDecoder::new_length_prefixed(data, 1).map_err(e)?;
+                dec.decode_into(v, n).map_err(e)
+            }
+            _ => Err(unsupported(at, "RLE encoding of non-boolean values")),
+        },
+        Encoding::DELTA_BINARY_PACKED => match out {
+            Dense::I32(v) => DeltaBitPackDecoder::<i32>::new(data)
+                .map_err(e)?
+                .decode_into(v, n)
+                .map_err(e),
+            Dense::I64(v) => DeltaBitPackDecoder::<i64>::new(data)
+                .map_err(e)?
+                .decode_into(v, n)
+                .map_err(e),
+            _ => Err(unsupported(
+                at,
+                "DELTA_BINARY_PACKED encoding of a type other than INT32 and INT64",
+            )),
+        },
+        Encoding::DELTA_LENGTH_BYTE_ARRAY => match out {
+            Dense::Bytes { offsets, values } => {
+                let mut dec = DeltaLengthDecoder::new(data).map_err(e)?;
+                let got = match offsets {
+                    Offsets::I32(o) => dec.decode(o, values, n),
+                    Offsets::I64(o) => dec.decode(o, values, n),
+                }
+                .map_err(e)?;
+                if got < n {
+                    return Err(short(at, "DELTA_LENGTH_BYTE_ARRAY values", n, got));
+                }
+                Ok(())
+            }
+            _ => Err(unsupported(
+                at,
+                "DELTA_LENGTH_BYTE_ARRAY encoding of a type other than BYTE_ARRAY",
+            )),
+        },
+        Encoding::DELTA_BYTE_ARRAY => {
+            let mut dec = DeltaByteArrayDecoder::new(data).map_err(e)?;
+            let got = match out {
+                Dense::Bytes { offsets, values } => match offsets {
+                    Offsets::I32(o) => dec.decode(o, values, n),
+                    Offsets::I64(o) => dec.decode(o, values, n),
+                }
+                .map_err(e)?,
+                Dense::Fixed { width, data: buf } => dec.decode_fixed(buf, *width, n).map_err(e)?,
+                _ => {
+                    return Err(unsupported(
+                        at,
+                        "DELTA_BYTE_ARRAY encoding of a non-byte-array type",
+                    ));
+                }
+            };
+            if got < n {
+                return Err(short(at, "DELTA_BYTE_ARRAY values", n, got));
+            }
+            Ok(())
+        }
+        Encoding::BYTE_STREAM_SPLIT => {
+            fn fixed<T: pq_encoding::plain::FixedWidth + Default + Copy>(
+                v: &mut Vec<T>,
+                data: &[u8],
+                n: usize,
+                at: &Location,
+            ) -> Result<()> {
+                let mut dec = ByteStreamSplitDecoder::new(data, std::mem::size_of::<T>())
+                    .map_err(|err| enc_err(at, err))?;
+                let start = v.len();
+                v.resize(start + n, T::default());
+                let got = dec
+                    .decode(v.get_mut(start..).unwrap_or_default())
+                    .map_err(|err| enc_err(at, err))?;
+                if got < n {
+                    return Err(short(at, "BYTE_STREAM_SPLIT values", n, got));
+                }
+                Ok(())
+            }
+            match out {
+                Dense::I32(v) => fixed(v, data, n, at),
+                Dense::I64(v) => fixed(v, data, n, at),
+                Dense::F32(v) => fixed(v, data, n, at),
+                Dense::F64(v) => fixed(v, data, n, at),
+                Dense::Fixed { width, data: buf } => {
+                    let mut dec = ByteStreamSplitDecoder::new(data, *width).map_err(e)?;
+                    let got = dec.decode_bytes(buf, n).map_err(e)?;
+                    if got < n {
+                        return Err(short(at, "BYTE_STREAM_SPLIT values", n, got));
+                    }
+                    Ok(())
+                }
+                _ => Err(unsupported(
+                    at,
+                    "BYTE_STREAM_SPLIT encoding of BOOLEAN, INT96 or BYTE_ARRAY",
+                )),
+            }
+        }
+        other => Err(unsupported(at, format!("value encoding {}", other.0))),
+    }
+}
+
+pub(crate) fn gather_dense(
+    out: &mut Dense,
+    dict: &Dense,
+    idx: &[u32],
+    at: &Location,
+) -> Result<()> {
+    let e = |err| enc_err(at, err);
+    out.reserve(idx.len());
+    match (out, dict) {
+        (Dense::Bool(o), Dense::Bool(d)) => gather(d, idx, o).map_err(e),
+        (Dense::I32(o), Dense::I32(d)) => gather(d, idx, o).map_err(e),
+        (Dense::I64(o), Dense::I64(d)) => gather(d, idx, o).map_err(e),
+        (Dense::I96(o), Dense::I96(d)) => gather(d, idx, o).map_err(e),
+        (Dense::F32(o), Dense::F32(d)) => gather(d, idx, o).map_err(e),
+        (Dense::F64(o), Dense::F64(d)) => gather(d, idx, o).map_err(e),
+        (
+            Dense::Bytes { offsets, values },
+            Dense::Bytes {
+                offsets: doff,
+                values: dval,
+            },
+        ) => match (offsets, doff) {
+            (Offsets::I32(o), Offsets::I32(d)) => {
+                gather_byte_array(d, dval, idx, o, values).map_err(e)
+            }
+            (Offsets::I64(o), Offsets::I64(d)) => {
+                gather_byte_array(d, dval, idx, o, values).map_err(e)
+            }
+            (Offsets::I32(o), Offsets::I64(d)) => {
+                gather_byte_array(d, dval, idx, o, values).map_err(e)
+            }
+            (Offsets::I64(o), Offsets::I32(d)) => {
+                gather_byte_array(d, dval, idx, o, values).map_err(e)
+            }
+        },
+        (Dense::Fixed { width, data }, Dense::Fixed { data: d, .. }) => {
+            gather_fixed(d, *width, idx, data).map_err(e)
+        }
+        _ => Err(crate::error::data_err(
+            at,
+            "the dictionary's type differs from the column's",
+        )),
+    }
+}

@@ -1,0 +1,481 @@
+//! From dense physical values plus a validity bitmap to an Arrow array of
+//! the field's type: INT96 timestamps, decimals from every physical type,
+//! FLOAT16, intervals, unsigned integers, dates, times and timestamps.
+
+use std::sync::Arc;
+
+use arrow_array::types::*;
+use arrow_array::*;
+use arrow_buffer::{
+    BooleanBuffer, Buffer, IntervalDayTime, NullBuffer, OffsetBuffer, ScalarBuffer, i256,
+};
+use arrow_data::ArrayData;
+use arrow_schema::{DataType, IntervalUnit, TimeUnit};
+
+use crate::column::values::{Dense, Offsets};
+use crate::error::{Location, Result, arrow_err, data_err, unsupported};
+
+const JULIAN_DAY_OF_EPOCH: i64 = 2_440_588;
+
+/// Spreads dense values over `nulls.len()` slots: slot `i` gets the next
+/// dense value when valid, `T::default()` when null.
+fn spread<T: Copy + Default>(dense: Vec<T>, nulls: Option<&NullBuffer>) -> Vec<T> {
+    let Some(nulls) = nulls else { return dense };
+    if nulls.null_count() == 0 {
+        return dense;
+    }
+    let mut out = vec![T::default(); nulls.len()];
+    for (i, v) in nulls.valid_indices().zip(dense) {
+        if let Some(slot) = out.get_mut(i) {
+            *slot = v;
+        }
+    }
+    out
+}
+
+fn spread_fixed(data: Vec<u8>, width: usize, nulls: Option<&NullBuffer>) -> Vec<u8> {
+    let Some(nulls) = nulls else { return data };
+    if nulls.null_count() == 0 || width == 0 {
+        return data;
+    }
+    let mut out = vec![0u8; nulls.len() * width];
+    for (i, v) in nulls.valid_indices().zip(data.chunks_exact(width)) {
+        if let Some(slot) = out.get_mut(i * width..(i + 1) * width) {
+            slot.copy_from_slice(v);
+        }
+    }
+    out
+}
+
+fn spread_offsets<O: Copy + Default>(dense: Vec<O>, nulls: Option<&NullBuffer>) -> Vec<O> {
+    let Some(nulls) = nulls else { return dense };
+    if nulls.null_count() == 0 {
+        return dense;
+    }
+    // Null slots repeat the previous end offset: no value bytes move.
+    let mut out = Vec::with_capacity(nulls.len() + 1);
+    let mut it = dense.into_iter();
+    let mut last = it.next().unwrap_or_default();
+    out.push(last);
+    for valid in nulls.iter() {
+        if valid {
+            last = it.next().unwrap_or(last);
+        }
+        out.push(last);
+    }
+    out
+}
+
+fn prim<T: ArrowPrimitiveType>(
+    values: Vec<T::Native>,
+    nulls: Option<NullBuffer>,
+    at: &Location,
+) -> Result<PrimitiveArray<T>> {
+    PrimitiveArray::<T>::try_new(ScalarBuffer::from(values), nulls).map_err(|e| arrow_err(at, e))
+}
+
+fn map_prim<S: Copy, T: ArrowPrimitiveType>(
+    values: Vec<S>,
+    nulls: Option<NullBuffer>,
+    f: impl Fn(S) -> T::Native,
+    at: &Location,
+) -> Result<ArrayRef> {
+    let v: Vec<T::Native> = values.into_iter().map(f).collect();
+    Ok(Arc::new(prim::<T>(v, nulls, at)?))
+}
+
+fn tz_prim<T: ArrowPrimitiveType>(
+    values: Vec<T::Native>,
+    nulls: Option<NullBuffer>,
+    dt: &DataType,
+    at: &Location,
+) -> Result<ArrayRef> {
+    let a = prim::<T>(values, nulls, at)?;
+    let data = a.into_data().into_builder().data_type(dt.clone());
+    Ok(make_array(data.build().map_err(|e| arrow_err(at, e))?))
+}
+
+fn decimal<T: DecimalType>(a: PrimitiveArray<T>, p: u8, s: i8, at: &Location) -> Result<ArrayRef> {
+    Ok(Arc::new(
+        a.with_precision_and_scale(p, s)
+            .map_err(|e| arrow_err(at, e))?,
+    ))
+}
+
+/// Big-endian two's complement bytes to i128 (sign-extended).
+fn be_i128(b: &[u8]) -> i128 {
+    let mut buf = if b.first().is_some_and(|x| x & 0x80 != 0) {
+        [0xffu8; 16]
+    } else {
+        [0u8; 16]
+    };
+    let n = b.len().min(16);
+    let src = b.get(b.len() - n..).unwrap_or_default();
+    if let Some(dst) = buf.get_mut(16 - n..) {
+        dst.copy_from_slice(src);
+    }
+    i128::from_be_bytes(buf)
+}
+
+fn be_i256(b: &[u8]) -> i256 {
+    let mut buf = if b.first().is_some_and(|x| x & 0x80 != 0) {
+        [0xffu8; 32]
+    } else {
+        [0u8; 32]
+    };
+    let n = b.len().min(32);
+    let src = b.get(b.len() - n..).unwrap_or_default();
+    if let Some(dst) = buf.get_mut(32 - n..) {
+        dst.copy_from_slice(src);
+    }
+    i256::from_be_bytes(buf)
+}
+
+fn int96_to(v: [u32; 3], unit: TimeUnit) -> i64 {
+    let nanos = ((v[1] as i64) << 32) | v[0] as i64;
+    // The Julian day is unsigned, as pyarrow reads it.
+    let day = v[2] as i64 - JULIAN_DAY_OF_EPOCH;
+    match unit {
+        TimeUnit::Second => day.wrapping_mul(86_400).wrapping_add(nanos / 1_000_000_000),
+        TimeUnit::Millisecond => day.wrapping_mul(86_400_000).wrapping_add(nanos / 1_000_000),
+        TimeUnit::Microsecond => day.wrapping_mul(86_400_000_000).wrapping_add(nanos / 1_000),
+        TimeUnit::Nanosecond => day.wrapping_mul(86_400_000_000_000).wrapping_add(nanos),
+    }
+}
+
+/// Builds the Arrow array of type `dt` from `dense` values and `nulls`
+/// (`None`: all `len` slots valid).
+pub(crate) fn to_arrow(
+    dense: Dense,
+    nulls: Option<NullBuffer>,
+    len: usize,
+    dt: &DataType,
+    at: &Location,
+) -> Result<ArrayRef> {
+    let nulls = nulls.filter(|n| n.null_count() > 0);
+    let n = nulls.as_ref();
+    let bad = || {
+        unsupported(
+            at,
+            format!("reading a column of this physical type as Arrow {dt}"),
+        )
+    };
+    if let DataType::Null = dt {
+        return Ok(Arc::new(NullArray::new(len)));
+    }
+    match dense {
+        Dense::Bool(v) => match dt {
+            DataType::Boolean => {
+                let v = spread(v, n);
+                Ok(Arc::new(BooleanArray::new(BooleanBuffer::from(v), nulls)))
+            }
+            _ => Err(bad()),
+        },
+        Dense::I32(v) => {
+            let v = spread(v, n);
+            match dt {
+                DataType::Int32 => Ok(Arc::new(prim::<Int32Type>(v, nulls, at)?)),
+                DataType::Int8 => map_prim::<_, Int8Type>(v, nulls, |x| x as i8, at),
+                DataType::Int16 => map_prim::<_, Int16Type>(v, nulls, |x| x as i16, at),
+                DataType::UInt8 => map_prim::<_, UInt8Type>(v, nulls, |x| x as u8, at),
+                DataType::UInt16 => map_prim::<_, UInt16Type>(v, nulls, |x| x as u16, at),
+                DataType::UInt32 => map_prim::<_, UInt32Type>(v, nulls, |x| x as u32, at),
+                DataType::Int64 => map_prim::<_, Int64Type>(v, nulls, |x| x as i64, at),
+                DataType::UInt64 => map_prim::<_, UInt64Type>(v, nulls, |x| x as u32 as u64, at),
+                DataType::Date32 => Ok(Arc::new(prim::<Date32Type>(v, nulls, at)?)),
+                DataType::Date64 => {
+                    map_prim::<_, Date64Type>(v, nulls, |x| x as i64 * 86_400_000, at)
+                }
+                DataType::Time32(TimeUnit::Millisecond) => {
+                    Ok(Arc::new(prim::<Time32MillisecondType>(v, nulls, at)?))
+                }
+                DataType::Time32(TimeUnit::Second) => {
+                    Ok(Arc::new(prim::<Time32SecondType>(v, nulls, at)?))
+                }
+                DataType::Timestamp(_, _) => {
+                    let v: Vec<i64> = v.into_iter().map(i64::from).collect();
+                    tz_prim::<Int64Type>(v, nulls, dt, at)
+                }
+                DataType::Decimal32(p, s) => {
+                    decimal(prim::<Decimal32Type>(v, nulls, at)?, *p, *s, at)
+                }
+                DataType::Decimal64(p, s) => {
+                    let v = v.into_iter().map(i64::from).collect();
+                    decimal(prim::<Decimal64Type>(v, nulls, at)?, *p, *s, at)
+                }
+                DataType::Decimal128(p, s) => {
+                    let v = v.into_iter().map(i128::from).collect();
+                    decimal(prim::<Decimal128Type>(v, nulls, at)?, *p, *s, at)
+                }
+                DataType::Decimal256(p, s) => {
+                    let v = v.into_iter().map(i256::from).collect();
+                    decimal(prim::<Decimal256Type>(v, nulls, at)?, *p, *s, at)
+                }
+                _ => Err(bad()),
+            }
+        }
+        Dense::I64(v) => {
+            let v = spread(v, n);
+            match dt {
+                DataType::Int64 => Ok(Arc::new(prim::<Int64Type>(v, nulls, at)?)),
+                DataType::UInt64 => map_prim::<_, UInt64Type>(v, nulls, |x| x as u64, at),
+                DataType::Date64 => Ok(Arc::new(prim::<Date64Type>(v, nulls, at)?)),
+                DataType::Time64(_) | DataType::Timestamp(_, _) | DataType::Duration(_) => {
+                    tz_prim::<Int64Type>(v, nulls, dt, at)
+                }
+                DataType::Decimal64(p, s) => {
+                    decimal(prim::<Decimal64Type>(v, nulls, at)?, *p, *s, at)
+                }
+                DataType::Decimal32(p, s) => {
+                    let v = v.into_iter().map(|x| x as i32).collect();
+                    decimal(prim::<Decimal32Type>(v, nulls, at)?, *p, *s, at)
+                }
+                DataType::Decimal128(p, s) => {
+                    let v = v.into_iter().map(i128::from).collect();
+                    decimal(prim::<Decimal128Type>(v, nulls, at)?, *p, *s, at)
+                }
+                DataType::Decimal256(p, s) => {
+                    let v = v.into_iter().map(i256::from).collect();
+                    decimal(prim::<Decimal256Type>(v, nulls, at)?, *p, *s, at)
+                }
+                _ => Err(bad()),
+            }
+        }
+        Dense::I96(v) => match dt {
+            DataType::Timestamp(unit, _) => {
+                let unit = *unit;
+                let v: Vec<i64> = v.into_iter().map(|x| int96_to(x, unit)).collect();
+                tz_prim::<Int64Type>(spread(v, n), nulls, dt, at)
+            }
+            _ => Err(bad()),
+        },
+        Dense::F32(v) => match dt {
+            DataType::Float32 => Ok(Arc::new(prim::<Float32Type>(spread(v, n), nulls, at)?)),
+            _ => Err(bad()),
+        },
+        Dense::F64(v) => match dt {
+            DataType::Float64 => Ok(Arc::new(prim::<Float64Type>(spread(v, n), nulls, at)?)),
+            _ => Err(bad()),
+        },
+        Dense::Bytes { offsets, values } => bytes_to_arrow(offsets, values, nulls, dt, at),
+        Dense::Fixed { width, data } => {
+            let data = spread_fixed(data, width, n);
+            match dt {
+                DataType::FixedSizeBinary(w) => {
+                    let a = FixedSizeBinaryArray::try_new(*w, Buffer::from_vec(data), nulls)
+                        .map_err(|e| arrow_err(at, e))?;
+                    Ok(Arc::new(a))
+                }
+                DataType::Float16 => {
+                    let d = ArrayData::builder(DataType::Float16)
+                        .len(len)
+                        .add_buffer(Buffer::from_vec(data))
+                        .nulls(nulls)
+                        .build()
+                        .map_err(|e| arrow_err(at, e))?;
+                    Ok(make_array(d))
+                }
+                DataType::Decimal128(p, s) if width <= 16 => {
+                    let v = data.chunks_exact(width.max(1)).map(be_i128).collect();
+                    decimal(prim::<Decimal128Type>(v, nulls, at)?, *p, *s, at)
+                }
+                DataType::Decimal256(p, s) => {
+                    let v = data.chunks_exact(width.max(1)).map(be_i256).collect();
+                    decimal(prim::<Decimal256Type>(v, nulls, at)?, *p, *s, at)
+                }
+                DataType::Decimal64(p, s) if width <= 8 => {
+                    let v = data
+                        .chunks_exact(width.max(1))
+                        .map(|b| be_i128(b) as i64)
+                        .collect();
+                    decimal(prim::<Decimal64Type>(v, nulls, at)?, *p, *s, at)
+                }
+                DataType::Decimal32(p, s) if width <= 4 => {
+                    let v = data
+                        .chunks_exact(width.max(1))
+                        .map(|b| be_i128(b) as i32)
+                        .collect();
+                    decimal(prim::<Decimal32Type>(v, nulls, at)?, *p, *s, at)
+                }
+                DataType::Interval(IntervalUnit::YearMonth) if width == 12 => {
+                    let v = data
+                        .chunks_exact(12)
+                        .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                        .collect();
+                    Ok(Arc::new(prim::<IntervalYearMonthType>(v, nulls, at)?))
+                }
+                DataType::Interval(IntervalUnit::DayTime) if width == 12 => {
+                    let v = data
+                        .chunks_exact(12)
+                        .map(|b| {
+                            IntervalDayTime::new(
+                                i32::from_le_bytes([b[4], b[5], b[6], b[7]]),
+                                i32::from_le_bytes([b[8], b[9], b[10], b[11]]),
+                            )
+                        })
+                        .collect();
+                    Ok(Arc::new(prim::<IntervalDayTimeType>(v, nulls, at)?))
+                }
+                _ => Err(bad()),
+            }
+        }
+    }
+}
+
+/// The first value of `offsets`/`values` that is not valid UTF-8, by index.
+fn check_utf8<O: Copy + Into<i64>>(offsets: &[O], values: &[u8], at: &Location) -> Result<()> {
+    let all = std::str::from_utf8(values);
+    let boundaries_ok = match &all {
+        Ok(s) => offsets.iter().all(|o| {
+            let o: i64 = (*o).into();
+            usize::try_from(o).is_ok_and(|o| s.is_char_boundary(o))
+        }),
+        Err(_) => false,
+    };
+    if boundaries_ok {
+        return Ok(());
+    }
+    for (i, w) in offsets.windows(2).enumerate() {
+        let (a, b): (i64, i64) = (w[0].into(), w[1].into());
+        let v = values
+            .get(a.max(0) as usize..b.max(0) as usize)
+            .unwrap_or_default();
+        if let Err(e) = std::str::from_utf8(v) {
+            return Err(data_err(
+                &at.clone().at_row(i),
+                format!("invalid UTF-8 in value {i} (non-null value index): {e}"),
+            ));
+        }
+    }
+    Err(data_err(at, "invalid UTF-8"))
+}
+
+fn bytes_to_arrow(
+    offsets: Offsets,
+    values: Vec<u8>,
+    nulls: Option<NullBuffer>,
+    dt: &DataType,
+    at: &Location,
+) -> Result<ArrayRef> {
+    let n = nulls.as_ref();
+    match (offsets, dt) {
+        (Offsets::I32(o), DataType::Binary | DataType::Utf8) => {
+            let o = if o.is_empty() { vec![0] } else { o };
+            if matches!(dt, DataType::Utf8) {
+                check_utf8(&o, &values, at)?;
+            }
+            let o = OffsetBuffer::new(ScalarBuffer::from(spread_offsets(o, n)));
+            let values = Buffer::from_vec(values);
+            Ok(if matches!(dt, DataType::Utf8) {
+                Arc::new(StringArray::try_new(o, values, nulls).map_err(|e| arrow_err(at, e))?)
+            } else {
+                Arc::new(BinaryArray::try_new(o, values, nulls).map_err(|e| arrow_err(at, e))?)
+            })
+        }
+        (Offsets::I64(o), DataType::LargeBinary | DataType::LargeUtf8) => {
+            let o = if o.is_empty() { vec![0] } else { o };
+            if matches!(dt, DataType::LargeUtf8) {
+                check_utf8(&o, &values, at)?;
+            }
+            let o = OffsetBuffer::new(ScalarBuffer::from(spread_offsets(o, n)));
+            let values = Buffer::from_vec(values);
+            Ok(if matches!(dt, DataType::LargeUtf8) {
+                Arc::new(LargeStringArray::try_new(o, values, nulls).map_err(|e| arrow_err(at, e))?)
+            } else {
+                Arc::new(LargeBinaryArray::try_new(o, values, nulls).map_err(|e| arrow_err(at, e))?)
+            })
+        }
+        (Offsets::I32(o), DataType::Utf8View | DataType::BinaryView) => {
+            let o = if o.is_empty() { vec![0] } else { o };
+            if matches!(dt, DataType::Utf8View) {
+                check_utf8(&o, &values, at)?;
+            }
+            let o = OffsetBuffer::new(ScalarBuffer::from(spread_offsets(o, n)));
+            let bin = BinaryArray::try_new(o, Buffer::from_vec(values), nulls)
+                .map_err(|e| arrow_err(at, e))?;
+            let view = BinaryViewArray::from(&bin);
+            Ok(if matches!(dt, DataType::Utf8View) {
+                // Validated above.
+                Arc::new(view.to_string_view().map_err(|e| arrow_err(at, e))?)
+            } else {
+                Arc::new(view)
+            })
+        }
+        (Offsets::I32(o), DataType::Decimal128(p, s)) => {
+            let v = byte_values(&o, &values).map(be_i128).collect();
+            decimal(prim::<Decimal128Type>(spread(v, n), nulls, at)?, *p, *s, at)
+        }
+        (Offsets::I32(o), DataType::Decimal256(p, s)) => {
+            let v = byte_values(&o, &values).map(be_i256).collect();
+            decimal(prim::<Decimal256Type>(spread(v, n), nulls, at)?, *p, *s, at)
+        }
+        _ => Err(unsupported(
+            at,
+            format!("reading a BYTE_ARRAY column as Arrow {dt}"),
+        )),
+    }
+}
+
+fn byte_values<'a>(o: &'a [i32], values: &'a [u8]) -> impl Iterator<Item = &'a [u8]> + 'a {
+    o.windows(2).map(move |w| {
+        values
+            .get(w[0].max(0) as usize..w[1].max(0) as usize)
+            .unwrap_or_default()
+    })
+}
+
+/// Which offsets a BYTE_ARRAY column read as `dt` needs.
+pub(crate) fn wants_large_offsets(dt: &DataType) -> bool {
+    matches!(dt, DataType::LargeBinary | DataType::LargeUtf8)
+        || matches!(dt, DataType::Dictionary(_, v) if wants_large_offsets(v))
+}
+
+/// A dictionary array of `key_type` keys: `keys` are the dense (non-null)
+/// keys, spread over `nulls` (or already one per slot when `spaced`).
+pub(crate) fn dictionary_array(
+    key_type: &DataType,
+    keys: Vec<u32>,
+    spaced: bool,
+    nulls: Option<NullBuffer>,
+    values: ArrayRef,
+    at: &Location,
+) -> Result<ArrayRef> {
+    let nulls = nulls.filter(|n| n.null_count() > 0);
+    let keys = if spaced {
+        keys
+    } else {
+        spread(keys, nulls.as_ref())
+    };
+    fn make<K: ArrowDictionaryKeyType>(
+        keys: Vec<u32>,
+        nulls: Option<NullBuffer>,
+        values: ArrayRef,
+        at: &Location,
+    ) -> Result<ArrayRef> {
+        use arrow_buffer::ArrowNativeType;
+        let k = keys
+            .into_iter()
+            .map(|k| {
+                K::Native::from_usize(k as usize).ok_or_else(|| {
+                    data_err(at, format!("dictionary key {k} does not fit the key type"))
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let keys = PrimitiveArray::<K>::try_new(ScalarBuffer::from(k), nulls)
+            .map_err(|e| arrow_err(at, e))?;
+        Ok(Arc::new(
+            DictionaryArray::<K>::try_new(keys, values).map_err(|e| arrow_err(at, e))?,
+        ))
+    }
+    match key_type {
+        DataType::Int8 => make::<Int8Type>(keys, nulls, values, at),
+        DataType::Int16 => make::<Int16Type>(keys, nulls, values, at),
+        DataType::Int32 => make::<Int32Type>(keys, nulls, values, at),
+        DataType::Int64 => make::<Int64Type>(keys, nulls, values, at),
+        DataType::UInt8 => make::<UInt8Type>(keys, nulls, values, at),
+        DataType::UInt16 => make::<UInt16Type>(keys, nulls, values, at),
+        DataType::UInt32 => make::<UInt32Type>(keys, nulls, values, at),
+        DataType::UInt64 => make::<UInt64Type>(keys, nulls, values, at),
+        other => Err(unsupported(at, format!("dictionary key type {other}"))),
+    }
+}

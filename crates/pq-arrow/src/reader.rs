@@ -1,0 +1,715 @@
+//! The reader: open a file, choose columns and row groups, iterate
+//! `RecordBatch`es.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow_schema::{DataType, SchemaRef};
+use bytes::Bytes;
+use pq_format::{FileMetaData, Limits};
+use pq_page::{ChunkContext, PageOptions};
+
+use crate::assemble::{Leaves, build};
+use crate::column::{LeafData, read_leaf};
+use crate::error::{Error, Location, Result, data_err};
+use crate::schema::parquet::build_tree;
+use crate::schema::{FieldKind, FieldNode, LeafColumn, ParquetNode, convert};
+
+/// Where the file's bytes come from.
+enum Source {
+    Bytes(Bytes),
+    Path(PathBuf),
+    Reader(Box<dyn ReadSeek>),
+}
+
+/// `Read + Seek + Send`, as one object-safe trait.
+pub trait ReadSeek: Read + Seek + Send {}
+impl<T: Read + Seek + Send> ReadSeek for T {}
+
+impl std::fmt::Debug for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::Bytes(b) => write!(f, "Bytes({} bytes)", b.len()),
+            Source::Path(p) => write!(f, "Path({})", p.display()),
+            Source::Reader(_) => f.write_str("Reader"),
+        }
+    }
+}
+
+/// Which columns to read.
+#[derive(Debug, Clone)]
+enum Projection {
+    All,
+    /// Top-level field names or dotted paths of nested fields or leaves.
+    Names(Vec<String>),
+    /// Top-level field indices.
+    Indices(Vec<usize>),
+    /// Leaf column indices.
+    Leaves(Vec<usize>),
+}
+
+/// Opens a Parquet file and configures how it is read; [`build`] gives the
+/// iterator of batches.
+///
+/// Only the footer is read when opening; [`build`] then reads, one row
+/// group at a time, just the column chunks of the chosen columns.
+///
+/// ```
+/// # fn main() -> Result<(), pq_arrow::Error> {
+/// use pq_arrow::ParquetReader;
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+/// let reader = ParquetReader::open(path)?;
+/// println!("{}", reader.arrow_schema());
+/// let batches = reader.with_batch_size(1024).build()?;
+/// let mut rows = 0;
+/// for batch in batches {
+///     rows += batch?.num_rows();
+/// }
+/// assert!(rows > 0);
+/// # Ok(())
+/// # }
+/// ```
+///
+/// [`build`]: ParquetReader::build
+#[derive(Debug)]
+pub struct ParquetReader {
+    source: Source,
+    file_len: u64,
+    metadata: Arc<FileMetaData>,
+    root: ParquetNode,
+    leaves: Vec<LeafColumn>,
+    schema: SchemaRef,
+    projection: Projection,
+    row_groups: Option<Vec<usize>>,
+    batch_size: usize,
+    offset: usize,
+    limit: Option<usize>,
+    threads: usize,
+    skip_arrow_metadata: bool,
+    page_options: PageOptions,
+}
+
+fn format_err(source: pq_format::FormatError) -> Error {
+    match source {
+        pq_format::FormatError::Encrypted { detail } => Error::Encrypted {
+            message: detail.to_string(),
+        },
+        source => Error::Format { source },
+    }
+}
+
+impl ParquetReader {
+    /// Opens the file at `path`, reading only its footer.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        let path = path.as_ref();
+        let mut f = File::open(path).map_err(|source| Error::Io {
+            at: Box::default(),
+            source,
+        })?;
+        let file_len = f.seek(SeekFrom::End(0)).map_err(|source| Error::Io {
+            at: Box::default(),
+            source,
+        })?;
+        let md = pq_format::read_metadata(&mut f, &Limits::default()).map_err(format_err)?;
+        Self::new(Source::Path(path.to_path_buf()), file_len, md)
+    }
+
+    /// Reads from any `Read + Seek`: the footer now, the chosen column
+    /// chunks when iterating.
+    pub fn from_reader<R: Read + Seek + Send + 'static>(mut reader: R) -> Result<Self> {
+        let file_len = reader.seek(SeekFrom::End(0)).map_err(|source| Error::Io {
+            at: Box::default(),
+            source,
+        })?;
+        let md = pq_format::read_metadata(&mut reader, &Limits::default()).map_err(format_err)?;
+        Self::new(Source::Reader(Box::new(reader)), file_len, md)
+    }
+
+    /// Reads a file held in memory.
+    pub fn from_bytes(bytes: Bytes) -> Result<Self> {
+        let md = pq_format::read_metadata_from_bytes_buf(&bytes, &Limits::default())
+            .map_err(format_err)?;
+        let len = bytes.len() as u64;
+        Self::new(Source::Bytes(bytes), len, md)
+    }
+
+    fn new(source: Source, file_len: u64, md: FileMetaData) -> Result<Self> {
+        pq_format::check_not_encrypted(&md).map_err(format_err)?;
+        let (root, leaves) = build_tree(&md.schema)?;
+        let converted = convert(&root, md.key_value_metadata.as_deref(), &|_| true, false)?;
+        Ok(ParquetReader {
+            source,
+            file_len,
+            metadata: Arc::new(md),
+            root,
+            leaves,
+            schema: converted.schema,
+            projection: Projection::All,
+            row_groups: None,
+            batch_size: 8192,
+            offset: 0,
+            limit: None,
+            threads: 1,
+            skip_arrow_metadata: false,
+            page_options: default_page_options(),
+        })
+    }
+
+    /// The file metadata (the decoded footer).
+    pub fn metadata(&self) -> &FileMetaData {
+        &self.metadata
+    }
+
+    /// The Parquet schema tree (its root group).
+    pub fn parquet_schema(&self) -> &ParquetNode {
+        &self.root
+    }
+
+    /// The leaf columns, in file order, with their paths and levels.
+    pub fn leaf_columns(&self) -> &[LeafColumn] {
+        &self.leaves
+    }
+
+    /// The Arrow schema of the whole file (before projection).
+    pub fn arrow_schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// Rows in the file.
+    pub fn num_rows(&self) -> u64 {
+        u64::try_from(self.metadata.num_rows).unwrap_or(0)
+    }
+
+    /// Row groups in the file.
+    pub fn num_row_groups(&self) -> usize {
+        self.metadata.row_groups.len()
+    }
+
+    /// Reads only these columns: top-level field names, or dotted paths of
+    /// nested fields or leaves (`"a.b.c"`; a group selects all its leaves).
+    pub fn with_columns<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.projection =
+            Projection::Names(names.into_iter().map(|s| s.as_ref().to_string()).collect());
+        self
+    }
+
+    /// Reads only these top-level fields, by index in [`arrow_schema`].
+    ///
+    /// [`arrow_schema`]: ParquetReader::arrow_schema
+    pub fn with_column_indices(mut self, indices: impl IntoIterator<Item = usize>) -> Self {
+        self.projection = Projection::Indices(indices.into_iter().collect());
+        self
+    }
+
+    /// Reads only these leaf columns, by index in [`leaf_columns`].
+    ///
+    /// [`leaf_columns`]: ParquetReader::leaf_columns
+    pub fn with_leaf_indices(mut self, indices: impl IntoIterator<Item = usize>) -> Self {
+        self.projection = Projection::Leaves(indices.into_iter().collect());
+        self
+    }
+
+    /// Reads only these row groups, in this order.
+    pub fn with_row_groups(mut self, row_groups: impl IntoIterator<Item = usize>) -> Self {
+        self.row_groups = Some(row_groups.into_iter().collect());
+        self
+    }
+
+    /// Rows per batch (default 8192; at least 1).
+    pub fn with_batch_size(mut self, batch_size: usize) -> Self {
+        self.batch_size = batch_size.max(1);
+        self
+    }
+
+    /// Skips this many rows (of the chosen row groups) first.
+    pub fn with_offset(mut self, offset: usize) -> Self {
+        self.offset = offset;
+        self
+    }
+
+    /// Reads at most this many rows.
+    pub fn with_limit(mut self, limit: usize) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+
+    /// Decodes the column chunks of a row group on up to this many threads
+    /// (default 1: the calling thread only).
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// Ignores the `ARROW:schema` hint: types come from the Parquet schema
+    /// alone.
+    pub fn with_skip_arrow_metadata(mut self, skip: bool) -> Self {
+        self.skip_arrow_metadata = skip;
+        self
+    }
+
+    /// Verifies page checksums where pages have one (default off).
+    pub fn with_verify_checksums(mut self, verify: bool) -> Self {
+        self.page_options = self.page_options.with_verify_checksums(verify);
+        self
+    }
+
+    fn selected_leaves(&self) -> Result<BTreeSet<usize>> {
+        let mut out = BTreeSet::new();
+        match &self.projection {
+            Projection::All => out.extend(0..self.leaves.len()),
+            Projection::Leaves(l) => {
+                for &i in l {
+                    if i >= self.leaves.len() {
+                        return Err(Error::Request {
+                            message: format!(
+                                "leaf column {i} does not exist: the file has {}",
+                                self.leaves.len()
+                            ),
+                        });
+                    }
+                    out.insert(i);
+                }
+            }
+            Projection::Indices(idx) => {
+                let top: Vec<&str> = self
+                    .root
+                    .children()
+                    .iter()
+                    .map(|c| c.name.as_str())
+                    .collect();
+                for &i in idx {
+                    let Some(name) = top.get(i) else {
+                        return Err(Error::Request {
+                            message: format!(
+                                "column {i} does not exist: the file has {} top-level columns",
+                                top.len()
+                            ),
+                        });
+                    };
+                    for (li, leaf) in self.leaves.iter().enumerate() {
+                        if leaf.path.first().map(String::as_str) == Some(*name) {
+                            out.insert(li);
+                        }
+                    }
+                }
+            }
+            Projection::Names(names) => {
+                for name in names {
+                    let parts: Vec<&str> = name.split('.').collect();
+                    let mut found = false;
+                    for (li, leaf) in self.leaves.iter().enumerate() {
+                        let whole = leaf.dotted() == *name;
+                        let prefix = leaf.path.len() >= parts.len()
+                            && leaf.path.iter().zip(&parts).all(|(a, b)| a == b);
+                        if whole || prefix {
+                            out.insert(li);
+                            found = true;
+                        }
+                    }
+                    if !found {
+                        return Err(Error::Request {
+                            message: format!("no column named {name:?}"),
+                        });
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Checks the options and gives the iterator of batches.
+    pub fn build(self) -> Result<ParquetRecordBatchReader> {
+        let selected = self.selected_leaves()?;
+        let converted = convert(
+            &self.root,
+            self.metadata.key_value_metadata.as_deref(),
+            &|i| selected.contains(&i),
+            self.skip_arrow_metadata,
+        )?;
+        let n_rg = self.metadata.row_groups.len();
+        let row_groups = match self.row_groups {
+            Some(rgs) => {
+                if let Some(bad) = rgs.iter().find(|&&r| r >= n_rg) {
+                    return Err(Error::Request {
+                        message: format!("row group {bad} does not exist: the file has {n_rg}"),
+                    });
+                }
+                rgs
+            }
+            None => (0..n_rg).collect(),
+        };
+        let mut leaf_types = HashMap::new();
+        if let Some(root) = &converted.root {
+            collect_leaf_types(root, &mut leaf_types);
+        }
+        Ok(ParquetRecordBatchReader {
+            source: self.source,
+            file_len: self.file_len,
+            metadata: self.metadata,
+            leaves: self.leaves,
+            schema: converted.schema,
+            root: converted.root,
+            leaf_types,
+            row_groups,
+            next_rg: 0,
+            current: None,
+            batch_size: self.batch_size,
+            to_skip: self.offset,
+            remaining: self.limit,
+            threads: self.threads,
+            page_options: self.page_options,
+            failed: false,
+        })
+    }
+}
+
+/// Page options of the reader: pages up to the 2 GiB a page header can
+/// declare, as other readers accept.
+fn default_page_options() -> PageOptions {
+    let mut o = PageOptions::default();
+    o.compress_limits =
+        pq_compress::Limits::default().with_max_uncompressed_size(i32::MAX as usize);
+    o
+}
+
+fn collect_leaf_types(node: &FieldNode, out: &mut HashMap<usize, DataType>) {
+    match &node.kind {
+        FieldKind::Leaf { column_index } => {
+            out.insert(*column_index, node.arrow_type.clone());
+        }
+        FieldKind::Group(c) => c.iter().for_each(|c| collect_leaf_types(c, out)),
+    }
+}
+
+/// The iterator of batches [`ParquetReader::build`] gives: one row group in
+/// memory at a time, sliced into batches.
+#[derive(Debug)]
+pub struct ParquetRecordBatchReader {
+    source: Source,
+    file_len: u64,
+    metadata: Arc<FileMetaData>,
+    leaves: Vec<LeafColumn>,
+    schema: SchemaRef,
+    root: Option<FieldNode>,
+    leaf_types: HashMap<usize, DataType>,
+    row_groups: Vec<usize>,
+    next_rg: usize,
+    current: Option<(RecordBatch, usize)>,
+    batch_size: usize,
+    to_skip: usize,
+    remaining: Option<usize>,
+    threads: usize,
+    page_options: PageOptions,
+    failed: bool,
+}
+
+struct ChunkJob {
+    column_index: usize,
+    bytes: Bytes,
+    ctx: ChunkContext,
+    at: Location,
+}
+
+impl ParquetRecordBatchReader {
+    /// The Arrow schema of the batches.
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    fn read_range(&mut self, start: u64, end: u64, at: &Location) -> Result<Bytes> {
+        let io = |source| Error::Io {
+            at: Box::new(at.clone().at_offset(start)),
+            source,
+        };
+        let len = usize::try_from(end.saturating_sub(start))
+            .map_err(|_| data_err(at, "column chunk larger than memory"))?;
+        match &mut self.source {
+            Source::Bytes(b) => {
+                let s = usize::try_from(start).unwrap_or(usize::MAX);
+                if s.checked_add(len).is_none_or(|e| e > b.len()) {
+                    return Err(data_err(
+                        &at.clone().at_offset(start),
+                        format!("column chunk of {len} bytes ends past the file"),
+                    ));
+                }
+                Ok(b.slice(s..s + len))
+            }
+            Source::Path(p) => {
+                let mut f = File::open(&*p).map_err(io)?;
+                read_at(&mut f, start, len).map_err(io)
+            }
+            Source::Reader(r) => read_at(r, start, len).map_err(io),
+        }
+    }
+
+    fn load_row_group(&mut self, rg_index: usize) -> Result<RecordBatch> {
+        let md = self.metadata.clone();
+        let Some(rg) = md.row_groups.get(rg_index) else {
+            return Err(Error::Request {
+                message: format!("row group {rg_index} does not exist"),
+            });
+        };
+        let num_rows = usize::try_from(rg.num_rows).map_err(|_| {
+            data_err(
+                &Location {
+                    row_group: Some(rg_index),
+                    ..Location::default()
+                },
+                format!("negative row count {}", rg.num_rows),
+            )
+        })?;
+        let mut selected: Vec<usize> = self.leaf_types.keys().copied().collect();
+        selected.sort_unstable();
+        let mut jobs = Vec::with_capacity(selected.len());
+        for ci in selected {
+            let Some(leaf) = self.leaves.get(ci).cloned() else {
+                continue;
+            };
+            let at = Location::chunk(rg_index, leaf.dotted());
+            let Some(chunk) = rg.columns.get(ci) else {
+                return Err(data_err(
+                    &at,
+                    format!("the row group has {} column chunks", rg.columns.len()),
+                ));
+            };
+            if chunk.file_path.is_some() {
+                return Err(crate::error::unsupported(
+                    &at,
+                    "column chunks in another file",
+                ));
+            }
+            let Some(cmd) = &chunk.meta_data else {
+                if chunk.crypto_metadata.is_some() || chunk.encrypted_column_metadata.is_some() {
+                    return Err(Error::Encrypted {
+                        message: format!("column {} is encrypted", leaf.dotted()),
+                    });
+                }
+                return Err(data_err(&at, "the column chunk has no metadata"));
+            };
+            if cmd.type_ != leaf.physical {
+                return Err(data_err(
+                    &at,
+                    format!(
+                        "the chunk's physical type {} differs from the schema's {}",
+                        cmd.type_.0, leaf.physical.0
+                    ),
+                ));
+            }
+            let range = pq_page::column_chunk_range(cmd, self.file_len, md.created_by.as_deref())
+                .map_err(|source| Error::Page {
+                at: Box::new(at.clone()),
+                source: Box::new(source),
+            })?;
+            let codec =
+                pq_compress::Codec::from_thrift(cmd.codec.0).map_err(|source| Error::Compress {
+                    at: Box::new(at.clone()),
+                    source,
+                })?;
+            let bytes = self.read_range(range.start, range.end, &at)?;
+            let ctx = ChunkContext {
+                codec,
+                num_values: u64::try_from(cmd.num_values).unwrap_or(0),
+                max_def_level: leaf.max_def_level,
+                max_rep_level: leaf.max_rep_level,
+                file_offset: range.start,
+                column: leaf.dotted(),
+            };
+            jobs.push(ChunkJob {
+                column_index: ci,
+                bytes,
+                ctx,
+                at,
+            });
+        }
+        let decoded = decode_jobs(
+            jobs,
+            &self.leaves,
+            &self.leaf_types,
+            &self.page_options,
+            self.threads,
+        )?;
+        self.assemble(decoded, num_rows, rg_index)
+    }
+
+    fn assemble(&self, leaves: Leaves, num_rows: usize, rg_index: usize) -> Result<RecordBatch> {
+        let at = Location {
+            row_group: Some(rg_index),
+            ..Location::default()
+        };
+        let mut columns: Vec<ArrayRef> = Vec::new();
+        if let Some(FieldNode {
+            kind: FieldKind::Group(children),
+            ..
+        }) = &self.root
+        {
+            for (child, field) in children.iter().zip(self.schema.fields().iter()) {
+                let fat = Location::chunk(rg_index, field.name().clone());
+                let a = build(child, &leaves, &fat)?;
+                if a.len() != num_rows {
+                    return Err(data_err(
+                        &fat,
+                        format!(
+                            "the row group has {num_rows} rows but the column {}",
+                            a.len()
+                        ),
+                    ));
+                }
+                columns.push(a);
+            }
+        }
+        RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(num_rows)),
+        )
+        .map_err(|e| crate::error::arrow_err(&at, e))
+    }
+
+    fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        loop {
+            if self.remaining == Some(0) {
+                return Ok(None);
+            }
+            if let Some((batch, pos)) = self.current.take()
+                && pos < batch.num_rows()
+            {
+                let mut n = self.batch_size.min(batch.num_rows() - pos);
+                if let Some(r) = self.remaining {
+                    n = n.min(r);
+                }
+                let out = batch.slice(pos, n);
+                self.remaining = self.remaining.map(|r| r - n);
+                self.current = Some((batch, pos + n));
+                return Ok(Some(out));
+            }
+            let Some(&rg) = self.row_groups.get(self.next_rg) else {
+                return Ok(None);
+            };
+            self.next_rg += 1;
+            let rows = self
+                .metadata
+                .row_groups
+                .get(rg)
+                .map(|r| usize::try_from(r.num_rows).unwrap_or(0))
+                .unwrap_or(0);
+            if self.to_skip >= rows && rows > 0 {
+                self.to_skip -= rows;
+                continue;
+            }
+            if rows == 0 {
+                continue;
+            }
+            let batch = self.load_row_group(rg)?;
+            let skip = self.to_skip.min(batch.num_rows());
+            self.to_skip -= skip;
+            self.current = Some((batch, skip));
+        }
+    }
+}
+
+fn decode_jobs(
+    jobs: Vec<ChunkJob>,
+    leaves: &[LeafColumn],
+    leaf_types: &HashMap<usize, DataType>,
+    page_options: &PageOptions,
+    threads: usize,
+) -> Result<Leaves> {
+    let run = |job: ChunkJob| -> Result<(usize, LeafData)> {
+        let leaf = leaves
+            .get(job.column_index)
+            .ok_or_else(|| data_err(&job.at, "unknown leaf"))?;
+        let dt = leaf_types
+            .get(&job.column_index)
+            .ok_or_else(|| data_err(&job.at, "unknown leaf type"))?;
+        let data = read_leaf(job.bytes, job.ctx, leaf, dt, page_options, &job.at)?;
+        Ok((job.column_index, data))
+    };
+    let mut out = Leaves::new();
+    if threads <= 1 || jobs.len() <= 1 {
+        for job in jobs {
+            let (i, d) = run(job)?;
+            out.insert(i, d);
+        }
+        return Ok(out);
+    }
+    let threads = threads.min(jobs.len());
+    let mut buckets: Vec<Vec<ChunkJob>> = (0..threads).map(|_| Vec::new()).collect();
+    for (i, job) in jobs.into_iter().enumerate() {
+        if let Some(b) = buckets.get_mut(i % threads) {
+            b.push(job);
+        }
+    }
+    let run = &run;
+    let results: Vec<Result<Vec<(usize, LeafData)>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = buckets
+            .into_iter()
+            .map(|bucket| s.spawn(move || bucket.into_iter().map(run).collect::<Result<Vec<_>>>()))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(data_err(&Location::default(), "a decoding thread panicked"))
+                })
+            })
+            .collect()
+    });
+    for r in results {
+        for (i, d) in r? {
+            out.insert(i, d);
+        }
+    }
+    Ok(out)
+}
+
+fn read_at<R: Read + Seek + ?Sized>(r: &mut R, start: u64, len: usize) -> std::io::Result<Bytes> {
+    r.seek(SeekFrom::Start(start))?;
+    let mut buf = Vec::new();
+    buf.try_reserve_exact(len)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::OutOfMemory, e))?;
+    r.take(len as u64).read_to_end(&mut buf)?;
+    if buf.len() != len {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::UnexpectedEof,
+            format!("expected {len} bytes, found {}", buf.len()),
+        ));
+    }
+    Ok(Bytes::from(buf))
+}
+
+impl Iterator for ParquetRecordBatchReader {
+    type Item = Result<RecordBatch>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        match self.next_batch() {
+            Ok(b) => b.map(Ok),
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// Reads a whole file into batches of 8192 rows.
+///
+/// ```
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+/// let batches = pq_arrow::read_parquet(path)?;
+/// assert!(!batches.is_empty());
+/// # Ok::<(), pq_arrow::Error>(())
+/// ```
+pub fn read_parquet(path: impl AsRef<Path>) -> Result<Vec<RecordBatch>> {
+    ParquetReader::open(path)?.build()?.collect()
+}

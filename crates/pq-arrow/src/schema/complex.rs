@@ -1,0 +1,531 @@
+//! The Arrow schema of a Parquet schema tree, nested types included.
+//!
+//! Follows the backward-compatibility rules of LogicalTypes.md for lists
+//! and maps (two-level lists, repeated fields without annotation, the
+//! `array` and `*_tuple` names, maps without values) the way the arrow-rs
+//! `parquet` crate applies them, so that both readers give the same schema.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_schema::{DataType, Field, Fields};
+use pq_format::ConvertedType;
+
+use super::parquet::{NodeKind, ParquetNode, Repetition};
+use super::primitive::convert_primitive;
+use crate::error::{Location, Result, schema_err};
+
+/// The metadata key under which a Parquet field id is kept on Arrow fields.
+pub const FIELD_ID_META_KEY: &str = "PARQUET:field_id";
+
+/// One node of the Arrow view of the schema, with the levels that locate it.
+#[derive(Debug, Clone)]
+pub struct FieldNode {
+    /// The repetition level of an insertion into this node's list.
+    pub rep_level: i16,
+    /// The definition level at which this node is fully defined.
+    pub def_level: i16,
+    /// Whether the Arrow field is nullable.
+    pub nullable: bool,
+    /// The Arrow type.
+    pub arrow_type: DataType,
+    /// Leaf or group.
+    pub kind: FieldKind,
+}
+
+/// Leaf or group.
+#[derive(Debug, Clone)]
+pub enum FieldKind {
+    /// A leaf column, by index among all leaves of the file.
+    Leaf {
+        /// Leaf index.
+        column_index: usize,
+    },
+    /// Children: one for a list, two for a map, any number for a struct.
+    Group(Vec<FieldNode>),
+}
+
+impl FieldNode {
+    fn into_list(self, name: &str) -> FieldNode {
+        FieldNode {
+            rep_level: self.rep_level,
+            def_level: self.def_level,
+            nullable: false,
+            arrow_type: DataType::List(Arc::new(Field::new(name, self.arrow_type.clone(), false))),
+            kind: FieldKind::Group(vec![self]),
+        }
+    }
+
+    fn into_list_with_hint(
+        self,
+        node: &ParquetNode,
+        list_type: Option<DataType>,
+        at: &Location,
+    ) -> Result<FieldNode> {
+        let hint_field = match &list_type {
+            Some(DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _)) => {
+                Some(f.as_ref())
+            }
+            Some(_) => return Err(schema_err(at, "list hint expected")),
+            None => None,
+        };
+        let field = Arc::new(convert_field(node, &self, hint_field, false).with_nullable(false));
+        let arrow_type = match list_type {
+            Some(DataType::LargeList(_)) => DataType::LargeList(field),
+            Some(DataType::FixedSizeList(_, n)) => DataType::FixedSizeList(field, n),
+            _ => DataType::List(field),
+        };
+        Ok(FieldNode {
+            rep_level: self.rep_level,
+            def_level: self.def_level,
+            nullable: false,
+            arrow_type,
+            kind: FieldKind::Group(vec![self]),
+        })
+    }
+}
+
+#[derive(Clone)]
+struct Ctx {
+    rep_level: i16,
+    def_level: i16,
+    data_type: Option<DataType>,
+    treat_repeated_as_list_hint: bool,
+    path: Vec<String>,
+}
+
+impl Ctx {
+    fn levels(&self, r: Repetition) -> (i16, i16, bool) {
+        match r {
+            Repetition::Optional => (self.def_level + 1, self.rep_level, true),
+            Repetition::Required => (self.def_level, self.rep_level, false),
+            Repetition::Repeated => (self.def_level + 1, self.rep_level + 1, false),
+        }
+    }
+
+    fn at(&self) -> Location {
+        Location::column(self.path.join("."))
+    }
+}
+
+fn child_path(ctx: &Ctx, name: &str) -> Vec<String> {
+    let mut p = ctx.path.clone();
+    p.push(name.to_string());
+    p
+}
+
+/// Which leaves to include.
+pub(crate) struct Visitor<'a> {
+    pub(crate) include: &'a dyn Fn(usize) -> bool,
+}
+
+fn list_hint_field(dt: &Option<DataType>, what: &str, at: &Location) -> Result<Option<Field>> {
+    match dt {
+        Some(DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _)) => {
+            Ok(Some(f.as_ref().clone()))
+        }
+        Some(d) => Err(schema_err(
+            at,
+            format!("incompatible arrow schema, expected list got {d} for repeated {what} field"),
+        )),
+        None => Ok(None),
+    }
+}
+
+impl Visitor<'_> {
+    fn visit_primitive(&mut self, node: &ParquetNode, ctx: Ctx) -> Result<Option<FieldNode>> {
+        let NodeKind::Primitive { column_index, .. } = node.kind else {
+            return Err(schema_err(&ctx.at(), "expected a primitive field"));
+        };
+        if !(self.include)(column_index) {
+            return Ok(None);
+        }
+        let at = Location::column(child_path(&ctx, &node.name).join("."));
+        let (def_level, rep_level, nullable) = ctx.levels(node.repetition);
+        let hint = match node.repetition {
+            Repetition::Repeated if ctx.treat_repeated_as_list_hint => {
+                list_hint_field(&ctx.data_type, "primitive", &at)?.map(|f| f.data_type().clone())
+            }
+            _ => ctx.data_type.clone(),
+        };
+        let arrow_type = convert_primitive(node, hint, &at)?;
+        let field = FieldNode {
+            rep_level,
+            def_level,
+            nullable,
+            arrow_type,
+            kind: FieldKind::Leaf { column_index },
+        };
+        Ok(Some(match node.repetition {
+            Repetition::Repeated if ctx.treat_repeated_as_list_hint => {
+                field.into_list_with_hint(node, ctx.data_type, &at)?
+            }
+            Repetition::Repeated => field.into_list(&node.name),
+            _ => field,
+        }))
+    }
+
+    fn visit_struct(
+        &mut self,
+        node: &ParquetNode,
+        ctx: Ctx,
+        is_root: bool,
+    ) -> Result<Option<FieldNode>> {
+        let repetition = if is_root {
+            Repetition::Required
+        } else {
+            node.repetition
+        };
+        let (def_level, rep_level, nullable) = ctx.levels(repetition);
+        let path = if is_root {
+            ctx.path.clone()
+        } else {
+            child_path(&ctx, &node.name)
+        };
+        let at = Location::column(path.join("."));
+        let children = node.children();
+        let arrow_struct = match repetition {
+            Repetition::Repeated if ctx.treat_repeated_as_list_hint => {
+                list_hint_field(&ctx.data_type, "struct", &at)?.map(|f| f.data_type().clone())
+            }
+            _ => ctx.data_type.clone(),
+        };
+        let arrow_fields = match &arrow_struct {
+            Some(DataType::Struct(fields)) => {
+                if fields.len() != children.len() {
+                    return Err(schema_err(
+                        &at,
+                        format!(
+                            "incompatible arrow schema, expected {} struct fields got {}",
+                            children.len(),
+                            fields.len()
+                        ),
+                    ));
+                }
+                Some(fields.clone())
+            }
+            Some(d) => {
+                return Err(schema_err(
+                    &at,
+                    format!("incompatible arrow schema, expected struct got {d}"),
+                ));
+            }
+            None => None,
+        };
+        let mut fields = Vec::with_capacity(children.len());
+        let mut nodes = Vec::with_capacity(children.len());
+        for (i, child) in children.iter().enumerate() {
+            let hint_field = match &arrow_fields {
+                Some(f) => {
+                    let f = f.get(i).cloned();
+                    if let Some(f) = &f
+                        && f.name() != &child.name
+                    {
+                        return Err(schema_err(
+                            &at,
+                            format!(
+                                "incompatible arrow schema, expected field named {} got {}",
+                                child.name,
+                                f.name()
+                            ),
+                        ));
+                    }
+                    f
+                }
+                None => None,
+            };
+            let cctx = Ctx {
+                rep_level,
+                def_level,
+                data_type: hint_field.as_ref().map(|f| f.data_type().clone()),
+                treat_repeated_as_list_hint: true,
+                path: path.clone(),
+            };
+            if let Some(c) = self.dispatch(child, cctx)? {
+                fields.push(convert_field(child, &c, hint_field.as_deref(), true));
+                nodes.push(c);
+            }
+        }
+        if nodes.is_empty() {
+            return Ok(None);
+        }
+        let field = FieldNode {
+            rep_level,
+            def_level,
+            nullable,
+            arrow_type: DataType::Struct(Fields::from(fields)),
+            kind: FieldKind::Group(nodes),
+        };
+        Ok(Some(match repetition {
+            Repetition::Repeated if ctx.treat_repeated_as_list_hint => {
+                field.into_list_with_hint(node, ctx.data_type, &at)?
+            }
+            Repetition::Repeated => field.into_list(&node.name),
+            _ => field,
+        }))
+    }
+
+    fn visit_map(&mut self, node: &ParquetNode, ctx: Ctx) -> Result<Option<FieldNode>> {
+        let at = Location::column(child_path(&ctx, &node.name).join("."));
+        let rep_level = ctx.rep_level + 1;
+        let (def_level, nullable) = match node.repetition {
+            Repetition::Required => (ctx.def_level + 1, false),
+            Repetition::Optional => (ctx.def_level + 2, true),
+            Repetition::Repeated => return Err(schema_err(&at, "Map cannot be repeated")),
+        };
+        let children = node.children();
+        if children.len() != 1 {
+            return Err(schema_err(
+                &at,
+                format!(
+                    "Map field must have exactly one key_value child, found {}",
+                    children.len()
+                ),
+            ));
+        }
+        let kv = &children[0];
+        if kv.repetition != Repetition::Repeated {
+            return Err(schema_err(&at, "Child of map field must be repeated"));
+        }
+        let kv_children = kv.children();
+        if kv_children.len() == 1 {
+            return self.visit_list(node, ctx);
+        }
+        if kv_children.len() != 2 {
+            return Err(schema_err(
+                &at,
+                format!(
+                    "Child of map field must have two children, found {}",
+                    kv_children.len()
+                ),
+            ));
+        }
+        let key = &kv_children[0];
+        let value = &kv_children[1];
+        if key.repetition == Repetition::Repeated {
+            return Err(schema_err(&at, "Map keys cannot be repeated"));
+        }
+        if value.repetition == Repetition::Repeated {
+            return Err(schema_err(&at, "Map values cannot be repeated"));
+        }
+        let (arrow_map, arrow_key, arrow_value, sorted) = match &ctx.data_type {
+            Some(DataType::Map(field, sorted)) => match field.data_type() {
+                DataType::Struct(fields) if fields.len() == 2 => (
+                    Some(field.clone()),
+                    Some(fields[0].clone()),
+                    Some(fields[1].clone()),
+                    *sorted,
+                ),
+                d => {
+                    return Err(schema_err(
+                        &at,
+                        format!("Map data type should contain struct with two children, got {d}"),
+                    ));
+                }
+            },
+            Some(d) => {
+                return Err(schema_err(
+                    &at,
+                    format!("incompatible arrow schema, expected map got {d}"),
+                ));
+            }
+            None => (None, None, None, false),
+        };
+        let mut kv_path = child_path(&ctx, &node.name);
+        kv_path.push(kv.name.clone());
+        let maybe_key = self.dispatch(
+            key,
+            Ctx {
+                rep_level,
+                def_level,
+                data_type: arrow_key.as_ref().map(|f| f.data_type().clone()),
+                treat_repeated_as_list_hint: false,
+                path: kv_path.clone(),
+            },
+        )?;
+        let maybe_value = self.dispatch(
+            value,
+            Ctx {
+                rep_level,
+                def_level,
+                data_type: arrow_value.as_ref().map(|f| f.data_type().clone()),
+                treat_repeated_as_list_hint: true,
+                path: kv_path,
+            },
+        )?;
+        match (maybe_key, maybe_value) {
+            (Some(k), Some(v)) => {
+                let key_field = Arc::new(
+                    convert_field(key, &k, arrow_key.as_deref(), true).with_nullable(false),
+                );
+                let value_field = Arc::new(convert_field(value, &v, arrow_value.as_deref(), true));
+                let meta = arrow_map.map(|f| f.metadata().clone()).unwrap_or_default();
+                let map_field = Field::new_struct(&kv.name, vec![key_field, value_field], false)
+                    .with_metadata(meta);
+                Ok(Some(FieldNode {
+                    rep_level,
+                    def_level,
+                    nullable,
+                    arrow_type: DataType::Map(Arc::new(map_field), sorted),
+                    kind: FieldKind::Group(vec![k, v]),
+                }))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    fn visit_list(&mut self, node: &ParquetNode, ctx: Ctx) -> Result<Option<FieldNode>> {
+        let at = Location::column(child_path(&ctx, &node.name).join("."));
+        if node.is_primitive() {
+            return Err(schema_err(&at, "a LIST annotation on a primitive field"));
+        }
+        let fields = node.children();
+        if fields.len() != 1 {
+            return Err(schema_err(
+                &at,
+                format!("list type must have a single child, found {}", fields.len()),
+            ));
+        }
+        let repeated = &fields[0];
+        if repeated.repetition != Repetition::Repeated {
+            return Err(schema_err(&at, "List child must be repeated"));
+        }
+        let (def_level, nullable) = match node.repetition {
+            Repetition::Required => (ctx.def_level, false),
+            Repetition::Optional => (ctx.def_level + 1, true),
+            Repetition::Repeated => return Err(schema_err(&at, "List type cannot be repeated")),
+        };
+        let hint_field = match &ctx.data_type {
+            Some(
+                DataType::List(f)
+                | DataType::LargeList(f)
+                | DataType::FixedSizeList(f, _)
+                | DataType::ListView(f)
+                | DataType::LargeListView(f),
+            ) => Some(f.as_ref().clone()),
+            Some(d) => {
+                return Err(schema_err(
+                    &at,
+                    format!("incompatible arrow schema, expected list got {d}"),
+                ));
+            }
+            None => None,
+        };
+        let path = child_path(&ctx, &node.name);
+        if repeated.is_primitive() {
+            let c = Ctx {
+                rep_level: ctx.rep_level,
+                def_level,
+                data_type: hint_field.as_ref().map(|f| f.data_type().clone()),
+                treat_repeated_as_list_hint: false,
+                path,
+            };
+            return Ok(self.visit_primitive(repeated, c)?.map(|mut f| {
+                f.nullable = nullable;
+                f
+            }));
+        }
+        let items = repeated.children();
+        if items.len() != 1
+            || (!repeated.is_list()
+                && !repeated.has_single_repeated_child()
+                && (repeated.name == "array" || repeated.name == format!("{}_tuple", node.name)))
+        {
+            let c = Ctx {
+                rep_level: ctx.rep_level,
+                def_level,
+                data_type: hint_field.as_ref().map(|f| f.data_type().clone()),
+                treat_repeated_as_list_hint: false,
+                path,
+            };
+            return Ok(self.visit_struct(repeated, c, false)?.map(|mut f| {
+                f.nullable = nullable;
+                f
+            }));
+        }
+        let item = &items[0];
+        let rep_level = ctx.rep_level + 1;
+        let def_level = def_level + 1;
+        let mut item_path = path;
+        item_path.push(repeated.name.clone());
+        let c = Ctx {
+            rep_level,
+            def_level,
+            data_type: hint_field.as_ref().map(|f| f.data_type().clone()),
+            treat_repeated_as_list_hint: true,
+            path: item_path,
+        };
+        match self.dispatch(item, c)? {
+            Some(child) => {
+                let item_field = Arc::new(convert_field(item, &child, hint_field.as_ref(), true));
+                let arrow_type = match ctx.data_type {
+                    Some(DataType::LargeList(_)) => DataType::LargeList(item_field),
+                    Some(DataType::FixedSizeList(_, n)) => DataType::FixedSizeList(item_field, n),
+                    Some(DataType::ListView(_)) => DataType::ListView(item_field),
+                    Some(DataType::LargeListView(_)) => DataType::LargeListView(item_field),
+                    _ => DataType::List(item_field),
+                };
+                Ok(Some(FieldNode {
+                    rep_level,
+                    def_level,
+                    nullable,
+                    arrow_type,
+                    kind: FieldKind::Group(vec![child]),
+                }))
+            }
+            None => Ok(None),
+        }
+    }
+
+    fn dispatch(&mut self, node: &ParquetNode, ctx: Ctx) -> Result<Option<FieldNode>> {
+        if node.is_primitive() {
+            self.visit_primitive(node, ctx)
+        } else if node.converted == ConvertedType::LIST {
+            self.visit_list(node, ctx)
+        } else if node.converted == ConvertedType::MAP
+            || node.converted == ConvertedType::MAP_KEY_VALUE
+        {
+            self.visit_map(node, ctx)
+        } else {
+            self.visit_struct(node, ctx, false)
+        }
+    }
+
+    /// Converts the root group: `None` when no leaf is included.
+    pub(crate) fn convert_root(
+        &mut self,
+        root: &ParquetNode,
+        hint: Option<&Fields>,
+    ) -> Result<Option<FieldNode>> {
+        let ctx = Ctx {
+            rep_level: 0,
+            def_level: 0,
+            data_type: hint.map(|f| DataType::Struct(f.clone())),
+            treat_repeated_as_list_hint: true,
+            path: Vec::new(),
+        };
+        self.visit_struct(root, ctx, true)
+    }
+}
+
+fn convert_field(
+    node: &ParquetNode,
+    field: &FieldNode,
+    hint: Option<&Field>,
+    add_field_id: bool,
+) -> Field {
+    let name = node.name.as_str();
+    match hint {
+        Some(h) => Field::new(name, field.arrow_type.clone(), field.nullable)
+            .with_metadata(h.metadata().clone()),
+        None => {
+            let mut f = Field::new(name, field.arrow_type.clone(), field.nullable);
+            if add_field_id && let Some(id) = node.field_id {
+                let mut m = HashMap::with_capacity(1);
+                m.insert(FIELD_ID_META_KEY.to_string(), id.to_string());
+                f.set_metadata(m);
+            }
+            f
+        }
+    }
+}

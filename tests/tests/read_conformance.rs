@@ -1,0 +1,325 @@
+//! pq-arrow reads every corpus file and every fixture exactly as the
+//! arrow-rs `parquet` reader does: same Arrow schema, same values.
+//!
+//! Where arrow-rs itself fails or is wrong ([`PYARROW_REFERENCE`]), the
+//! reference is pyarrow instead: `tests/pyarrow_to_ipc.py` reads the file
+//! with pyarrow and writes an Arrow IPC file, which this test reads with
+//! `arrow-ipc` and compares with ours. Files pq-arrow cannot read yet are
+//! listed in [`KNOWN_FAILURES`] with the reason; every other file must match.
+//! Every `bad_data/` file and every encrypted file must give an error, never
+//! a panic.
+
+use std::fs::File;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use arrow_array::{Array, RecordBatch, RecordBatchReader};
+use arrow_schema::SchemaRef;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+/// Files where arrow-rs fails or differs from pyarrow: compared with
+/// pyarrow (26) instead.
+const PYARROW_REFERENCE: &[(&str, &str)] = &[
+    (
+        "dict-page-offset-zero.parquet",
+        "arrow-rs rejects the chunk whose dictionary_page_offset is 0",
+    ),
+    (
+        "nation.dict-malformed.parquet",
+        "arrow-rs fails on the malformed dictionary page header",
+    ),
+    (
+        "repeated_no_annotation.parquet",
+        "arrow-rs fails on this repeated group without LIST annotation",
+    ),
+    (
+        "int96_from_spark.parquet",
+        "arrow-rs differs from pyarrow on INT96 values that overflow i64 nanoseconds",
+    ),
+];
+
+/// Files pq-arrow cannot read (or read identically) yet, with the reason.
+const KNOWN_FAILURES: &[(&str, &str)] = &[(
+    "large_string_map.brotli.parquet",
+    "one row group holds over 2 GiB of strings in one column: pq-arrow assembles a \
+     row group into one Utf8 array (i32 offsets) before slicing it into batches, \
+     where arrow-rs decodes batch by batch",
+)];
+
+/// `bad_data/` files that pyarrow reads without error: compared with pyarrow
+/// instead of required to fail.
+const BAD_DATA_READABLE: &[(&str, &str)] = &[(
+    "ARROW-GH-43605.parquet",
+    "dictionary indices with bit width 0 (all zero), which pyarrow reads",
+)];
+
+fn listed<'a>(list: &'a [(&str, &str)], path: &Path) -> Option<&'a str> {
+    let name = path.file_name()?.to_str()?;
+    list.iter().find(|(n, _)| *n == name).map(|(_, r)| *r)
+}
+
+fn parquet_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            parquet_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "parquet") {
+            out.push(p);
+        }
+    }
+}
+
+fn encrypted_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for p in entries.flatten().map(|e| e.path()) {
+        if p.is_dir() {
+            encrypted_files(&p, out);
+        } else if p.to_string_lossy().ends_with(".parquet.encrypted") {
+            out.push(p);
+        }
+    }
+}
+
+fn read_ours(path: &Path) -> Result<(SchemaRef, Vec<RecordBatch>), String> {
+    let reader = pq_arrow::ParquetReader::open(path).map_err(|e| e.to_string())?;
+    let reader = reader
+        .with_batch_size(8192)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let schema = reader.schema();
+    let batches = reader
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    Ok((schema, batches))
+}
+
+fn read_arrow_rs(path: &Path) -> Result<(SchemaRef, Vec<RecordBatch>), String> {
+    let f = File::open(path).map_err(|e| e.to_string())?;
+    let b = ParquetRecordBatchReaderBuilder::try_new(f).map_err(|e| e.to_string())?;
+    let r = b.with_batch_size(8192).build().map_err(|e| e.to_string())?;
+    let schema = r.schema();
+    let batches = r
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    Ok((schema, batches))
+}
+
+fn read_pyarrow(path: &Path) -> Result<(SchemaRef, Vec<RecordBatch>), String> {
+    let script = pq_tests::workspace_root().join("tests/pyarrow_to_ipc.py");
+    let out = std::env::temp_dir().join(format!(
+        "pq-conformance-{}-{}.arrow",
+        std::process::id(),
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("file")
+    ));
+    let status = Command::new("python3")
+        .arg(&script)
+        .arg(path)
+        .arg(&out)
+        .output()
+        .map_err(|e| format!("cannot run python3: {e}"))?;
+    if !status.status.success() {
+        return Err(format!(
+            "pyarrow failed: {}",
+            String::from_utf8_lossy(&status.stderr)
+        ));
+    }
+    let f = File::open(&out).map_err(|e| e.to_string())?;
+    let r = arrow_ipc::reader::FileReader::try_new(f, None).map_err(|e| e.to_string())?;
+    let schema = r.schema();
+    let batches = r
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    let _ = std::fs::remove_file(&out);
+    Ok((schema, batches))
+}
+
+/// Compares schemas (fields, and metadata when `with_metadata`) and values;
+/// the message names the first difference: column and row.
+fn compare(
+    ours: (SchemaRef, Vec<RecordBatch>),
+    theirs: (SchemaRef, Vec<RecordBatch>),
+    with_metadata: bool,
+) -> Result<(), String> {
+    let (os, ob) = ours;
+    let (ts, tb) = theirs;
+    if os.fields() != ts.fields() {
+        for (i, (a, b)) in os.fields().iter().zip(ts.fields().iter()).enumerate() {
+            if a != b {
+                return Err(format!(
+                    "schema differs at field {i}:\n  ours:   {a:?}\n  theirs: {b:?}"
+                ));
+            }
+        }
+        return Err(format!(
+            "schema differs: {} fields vs {}",
+            os.fields().len(),
+            ts.fields().len()
+        ));
+    }
+    if with_metadata && os.metadata() != ts.metadata() {
+        return Err(format!(
+            "schema metadata differs:\n  ours:   {:?}\n  theirs: {:?}",
+            os.metadata(),
+            ts.metadata()
+        ));
+    }
+    let o = arrow_select::concat::concat_batches(&os, &ob).map_err(|e| e.to_string())?;
+    let t = arrow_select::concat::concat_batches(&ts, &tb).map_err(|e| e.to_string())?;
+    if o.num_rows() != t.num_rows() {
+        return Err(format!("{} rows vs {}", o.num_rows(), t.num_rows()));
+    }
+    for (i, f) in os.fields().iter().enumerate() {
+        let a = o.column(i);
+        let b = t.column(i);
+        if a.to_data() != b.to_data() {
+            for r in 0..a.len() {
+                let x = a.slice(r, 1);
+                let y = b.slice(r, 1);
+                if x.to_data() != y.to_data() {
+                    return Err(format!(
+                        "column {} differs first at row {r}:\n  ours:   {x:?}\n  theirs: {y:?}",
+                        f.name()
+                    ));
+                }
+            }
+            return Err(format!(
+                "column {} differs (no single row differs)",
+                f.name()
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_file(path: &Path) -> Result<(), String> {
+    let ours = catch_unwind(AssertUnwindSafe(|| read_ours(path)))
+        .map_err(|_| "pq-arrow panicked".to_string())?
+        .map_err(|e| format!("pq-arrow failed: {e}"))?;
+    if let Some(why) = listed(PYARROW_REFERENCE, path) {
+        let theirs = read_pyarrow(path).map_err(|e| format!("({why}) {e}"))?;
+        compare(ours, theirs, false).map_err(|e| format!("vs pyarrow: {e}"))
+    } else {
+        let theirs = read_arrow_rs(path).map_err(|e| format!("arrow-rs failed: {e}"))?;
+        compare(ours, theirs, false).map_err(|e| format!("vs arrow-rs: {e}"))?;
+        // The file-level schemas, metadata included.
+        let ours = pq_arrow::ParquetReader::open(path)
+            .map_err(|e| e.to_string())?
+            .arrow_schema();
+        let f = File::open(path).map_err(|e| e.to_string())?;
+        let theirs = ParquetRecordBatchReaderBuilder::try_new(f)
+            .map_err(|e| e.to_string())?
+            .schema()
+            .clone();
+        if ours.as_ref() != theirs.as_ref() {
+            return Err(format!(
+                "file schema differs:\n  ours:   {ours:?}\n  theirs: {theirs:?}"
+            ));
+        }
+        Ok(())
+    }
+}
+
+fn check_all(files: &[PathBuf]) {
+    assert!(!files.is_empty(), "no files found");
+    let mut failures = Vec::new();
+    let mut now_passing = Vec::new();
+    let mut passed = 0;
+    for path in files {
+        let result = check_file(path);
+        match (result, listed(KNOWN_FAILURES, path)) {
+            (Ok(()), None) => passed += 1,
+            (Ok(()), Some(_)) => now_passing.push(path.display().to_string()),
+            (Err(e), None) => failures.push(format!("{}: {e}", path.display())),
+            (Err(e), Some(why)) => {
+                eprintln!("known failure {} ({why}): {e}", path.display());
+            }
+        }
+    }
+    eprintln!("{passed} of {} files read identically", files.len());
+    assert!(
+        now_passing.is_empty(),
+        "files listed in KNOWN_FAILURES now pass, remove them: {now_passing:#?}"
+    );
+    assert!(
+        failures.is_empty(),
+        "{} files differ:\n{}",
+        failures.len(),
+        failures.join("\n\n")
+    );
+}
+
+#[test]
+fn corpus_reads_like_the_reference() {
+    let Some(dir) = pq_tests::corpus_dir() else {
+        return;
+    };
+    let mut files = Vec::new();
+    parquet_files(&dir.join("data"), &mut files);
+    check_all(&files);
+}
+
+#[test]
+fn fixtures_read_like_arrow_rs() {
+    let mut files = Vec::new();
+    parquet_files(&pq_tests::fixtures_dir(), &mut files);
+    check_all(&files);
+}
+
+#[test]
+fn bad_data_gives_errors_not_panics() {
+    let Some(dir) = pq_tests::corpus_dir() else {
+        return;
+    };
+    let mut files = Vec::new();
+    parquet_files(&dir.join("bad_data"), &mut files);
+    assert!(!files.is_empty());
+    let mut problems = Vec::new();
+    for path in &files {
+        if let Some(why) = listed(BAD_DATA_READABLE, path) {
+            let r = catch_unwind(AssertUnwindSafe(|| read_ours(path)))
+                .map_err(|_| "panicked".to_string())
+                .and_then(|r| r)
+                .and_then(|ours| compare(ours, read_pyarrow(path)?, false));
+            if let Err(e) = r {
+                problems.push(format!("{} ({why}): {e}", path.display()));
+            }
+            continue;
+        }
+        match catch_unwind(AssertUnwindSafe(|| read_ours(path))) {
+            Err(_) => problems.push(format!("{}: panicked", path.display())),
+            Ok(Ok(_)) => problems.push(format!("{}: read without error", path.display())),
+            Ok(Err(e)) => {
+                eprintln!("{}: {e}", path.display());
+                assert!(!e.is_empty());
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+#[test]
+fn encrypted_files_give_errors() {
+    let Some(dir) = pq_tests::corpus_dir() else {
+        return;
+    };
+    let mut files = Vec::new();
+    encrypted_files(&dir.join("data"), &mut files);
+    assert!(!files.is_empty());
+    for path in &files {
+        match catch_unwind(AssertUnwindSafe(|| read_ours(path))) {
+            Err(_) => panic!("{}: panicked", path.display()),
+            Ok(Ok(_)) => panic!("{}: read without error", path.display()),
+            Ok(Err(e)) => {
+                eprintln!("{}: {e}", path.display());
+                assert!(e.contains("encrypt"), "{}: {e}", path.display());
+            }
+        }
+    }
+}
