@@ -43,9 +43,11 @@ mod error;
 mod levels;
 mod page;
 mod reader;
+mod writer;
 
 pub use chunk::column_chunk_range;
 pub use error::{Error, ErrorKind, Location, Result};
 pub use levels::{LevelDecoder, LevelEncoding, Levels, bit_width};
 pub use page::{DataPage, DictionaryPage, Page};
 pub use reader::{ChunkContext, PageOptions, PageReader};
+pub use writer::{DataPageV1Parts, DataPageV2Parts, PageWriteError, PageWriter, WrittenPage};

@@ -1,0 +1,353 @@
+//! Page writing: the inverse of the page reader.
+//!
+//! A [`PageWriter`] turns encoded page parts (levels and values, already
+//! encoded by pq-encoding) into a page header followed by the page body,
+//! compressed with the chunk's codec, with an optional CRC32 of the body.
+//! Pages are appended to a caller buffer, usually the column chunk being
+//! built.
+//!
+//! ```
+//! use pq_page::{DataPageV1Parts, PageWriter};
+//! use pq_compress::Codec;
+//!
+//! let mut writer = PageWriter::new(Codec::Uncompressed, None, true);
+//! let mut chunk = Vec::new();
+//! let mut values = Vec::new();
+//! pq_encoding::plain::encode(&[1i32, 2, 3], &mut values);
+//! let info = writer
+//!     .write_data_v1(
+//!         &DataPageV1Parts {
+//!             rep_levels: &[],
+//!             def_levels: &[],
+//!             values: &values,
+//!             num_values: 3,
+//!             encoding: pq_format::Encoding::PLAIN,
+//!         },
+//!         &mut chunk,
+//!     )
+//!     .unwrap();
+//! assert_eq!(info.total_len, chunk.len());
+//! assert_eq!(info.uncompressed_body_len, 12);
+//! ```
+
+use pq_compress::Codec;
+use pq_format::{
+    DataPageHeader, DataPageHeaderV2, DictionaryPageHeader, Encoding, PageHeader, PageType,
+    Statistics, ThriftEncode,
+};
+
+/// Why a page could not be written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PageWriteError {
+    /// Compressing the page body failed.
+    #[error("compression failed: {0}")]
+    Compress(#[source] pq_compress::Error),
+    /// A size or count does not fit the header's 32-bit fields.
+    #[error("page too large: {what} is {value}, at most 2^31-1")]
+    TooLarge {
+        /// Which field.
+        what: &'static str,
+        /// Its value.
+        value: usize,
+    },
+}
+
+/// What a written page took.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct WrittenPage {
+    /// Bytes of the Thrift page header.
+    pub header_len: usize,
+    /// Bytes of the body as stored (compressed).
+    pub compressed_body_len: usize,
+    /// Bytes of the body before compression.
+    pub uncompressed_body_len: usize,
+    /// Header plus stored body: what the page adds to the chunk.
+    pub total_len: usize,
+}
+
+/// The parts of a data page v1: levels each with their 4-byte length
+/// prefix (RLE) as the format requires, then values. Empty level slices
+/// mean the column has no such levels.
+#[derive(Debug, Clone, Copy)]
+pub struct DataPageV1Parts<'a> {
+    /// Repetition levels, length-prefixed RLE (empty when max rep is 0).
+    pub rep_levels: &'a [u8],
+    /// Definition levels, length-prefixed RLE (empty when max def is 0).
+    pub def_levels: &'a [u8],
+    /// The encoded values.
+    pub values: &'a [u8],
+    /// Levels in the page (values plus nulls plus empty lists).
+    pub num_values: usize,
+    /// Encoding of `values`.
+    pub encoding: Encoding,
+}
+
+/// The parts of a data page v2: levels RLE without length prefix (never
+/// compressed), then values (compressed unless the codec does not help).
+#[derive(Debug, Clone, Copy)]
+pub struct DataPageV2Parts<'a> {
+    /// Repetition levels, RLE without length prefix.
+    pub rep_levels: &'a [u8],
+    /// Definition levels, RLE without length prefix.
+    pub def_levels: &'a [u8],
+    /// The encoded values.
+    pub values: &'a [u8],
+    /// Levels in the page.
+    pub num_values: usize,
+    /// Null values in the page.
+    pub num_nulls: usize,
+    /// Rows in the page.
+    pub num_rows: usize,
+    /// Encoding of `values`.
+    pub encoding: Encoding,
+    /// Optional page statistics.
+    pub statistics: Option<&'a Statistics>,
+}
+
+/// Writes pages of one column chunk: headers, compression, checksums.
+///
+/// Holds scratch buffers reused from page to page.
+#[derive(Debug)]
+pub struct PageWriter {
+    codec: Codec,
+    level: Option<i32>,
+    crc: bool,
+    body: Vec<u8>,
+    compressed: Vec<u8>,
+}
+
+fn i32_of(what: &'static str, value: usize) -> Result<i32, PageWriteError> {
+    i32::try_from(value).map_err(|_| PageWriteError::TooLarge { what, value })
+}
+
+impl PageWriter {
+    /// A writer compressing with `codec` at `level` (the codec's default
+    /// when `None`), writing a CRC32 of each body when `crc` is set.
+    pub fn new(codec: Codec, level: Option<i32>, crc: bool) -> Self {
+        Self {
+            codec,
+            level,
+            crc,
+            body: Vec::new(),
+            compressed: Vec::new(),
+        }
+    }
+
+    /// The codec pages are compressed with.
+    pub fn codec(&self) -> Codec {
+        self.codec
+    }
+
+    fn compress(&mut self, input_from: usize) -> Result<(), PageWriteError> {
+        self.compressed.clear();
+        if self.codec == Codec::Uncompressed {
+            return Ok(());
+        }
+        let input = self.body.get(input_from..).unwrap_or_default();
+        pq_compress::compress(self.codec, input, &mut self.compressed, self.level)
+            .map_err(PageWriteError::Compress)
+    }
+
+    fn emit(
+        &mut self,
+        mut header: PageHeader,
+        stored_prefix: usize,
+        compressed: bool,
+        out: &mut Vec<u8>,
+    ) -> Result<WrittenPage, PageWriteError> {
+        let uncompressed = self.body.len();
+        let prefix = self.body.get(..stored_prefix).unwrap_or_default();
+        let rest: &[u8] = if compressed {
+            &self.compressed
+        } else {
+            self.body.get(stored_prefix..).unwrap_or_default()
+        };
+        let stored = prefix.len() + rest.len();
+        header.uncompressed_page_size = i32_of("uncompressed page size", uncompressed)?;
+        header.compressed_page_size = i32_of("compressed page size", stored)?;
+        if self.crc {
+            let mut h = crc32fast::Hasher::new();
+            h.update(prefix);
+            h.update(rest);
+            header.crc = Some(h.finalize() as i32);
+        }
+        let start = out.len();
+        header.encode_into(out);
+        let header_len = out.len() - start;
+        out.extend_from_slice(prefix);
+        out.extend_from_slice(rest);
+        Ok(WrittenPage {
+            header_len,
+            compressed_body_len: stored,
+            uncompressed_body_len: uncompressed,
+            total_len: header_len + stored,
+        })
+    }
+
+    /// Appends a dictionary page holding `num_values` PLAIN-encoded entries.
+    pub fn write_dictionary(
+        &mut self,
+        values: &[u8],
+        num_values: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<WrittenPage, PageWriteError> {
+        self.body.clear();
+        self.body.extend_from_slice(values);
+        self.compress(0)?;
+        let header = PageHeader {
+            type_: PageType::DICTIONARY_PAGE,
+            dictionary_page_header: Some(DictionaryPageHeader {
+                num_values: i32_of("dictionary entries", num_values)?,
+                encoding: Encoding::PLAIN,
+                is_sorted: Some(false),
+            }),
+            ..Default::default()
+        };
+        let compressed = self.codec != Codec::Uncompressed;
+        self.emit(header, 0, compressed, out)
+    }
+
+    /// Appends a data page v1 (levels and values compressed together).
+    pub fn write_data_v1(
+        &mut self,
+        page: &DataPageV1Parts<'_>,
+        out: &mut Vec<u8>,
+    ) -> Result<WrittenPage, PageWriteError> {
+        self.body.clear();
+        self.body.extend_from_slice(page.rep_levels);
+        self.body.extend_from_slice(page.def_levels);
+        self.body.extend_from_slice(page.values);
+        self.compress(0)?;
+        let header = PageHeader {
+            type_: PageType::DATA_PAGE,
+            data_page_header: Some(DataPageHeader {
+                num_values: i32_of("page values", page.num_values)?,
+                encoding: page.encoding,
+                definition_level_encoding: Encoding::RLE,
+                repetition_level_encoding: Encoding::RLE,
+                statistics: None,
+            }),
+            ..Default::default()
+        };
+        let compressed = self.codec != Codec::Uncompressed;
+        self.emit(header, 0, compressed, out)
+    }
+
+    /// Appends a data page v2 (levels stored as they are, values
+    /// compressed; stored uncompressed when compression does not shrink
+    /// them, with `is_compressed` false).
+    pub fn write_data_v2(
+        &mut self,
+        page: &DataPageV2Parts<'_>,
+        out: &mut Vec<u8>,
+    ) -> Result<WrittenPage, PageWriteError> {
+        self.body.clear();
+        self.body.extend_from_slice(page.rep_levels);
+        self.body.extend_from_slice(page.def_levels);
+        let levels = self.body.len();
+        self.body.extend_from_slice(page.values);
+        self.compress(levels)?;
+        let compressed =
+            self.codec != Codec::Uncompressed && self.compressed.len() < page.values.len();
+        let header = PageHeader {
+            type_: PageType::DATA_PAGE_V2,
+            data_page_header_v2: Some(DataPageHeaderV2 {
+                num_values: i32_of("page values", page.num_values)?,
+                num_nulls: i32_of("page nulls", page.num_nulls)?,
+                num_rows: i32_of("page rows", page.num_rows)?,
+                encoding: page.encoding,
+                definition_levels_byte_length: i32_of("definition levels", page.def_levels.len())?,
+                repetition_levels_byte_length: i32_of("repetition levels", page.rep_levels.len())?,
+                is_compressed: Some(compressed),
+                statistics: page.statistics.cloned(),
+            }),
+            ..Default::default()
+        };
+        self.emit(header, levels, compressed, out)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use crate::{ChunkContext, Page, PageOptions, PageReader};
+
+    fn read_back(chunk: Vec<u8>, codec: Codec, num_values: u64, def: i16) -> Vec<Page> {
+        let ctx = ChunkContext {
+            codec,
+            num_values,
+            max_def_level: def,
+            max_rep_level: 0,
+            file_offset: 0,
+            column: "c".into(),
+        };
+        let opts = PageOptions {
+            verify_checksums: true,
+            ..PageOptions::default()
+        };
+        PageReader::new(bytes::Bytes::from(chunk), ctx, &opts)
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap()
+    }
+
+    #[test]
+    fn pages_read_back_with_every_codec() {
+        let mut values = Vec::new();
+        pq_encoding::plain::encode(&(0..1000).collect::<Vec<i32>>(), &mut values);
+        let mut def = Vec::new();
+        let mut enc = pq_encoding::rle::RleEncoder::new(1);
+        for _ in 0..1000 {
+            enc.put(1);
+        }
+        let mut v2_def = Vec::new();
+        enc.finish(&mut v2_def);
+        let mut enc = pq_encoding::rle::RleEncoder::new(1);
+        for _ in 0..1000 {
+            enc.put(1);
+        }
+        enc.finish_length_prefixed(&mut def);
+        for codec in [
+            Codec::Uncompressed,
+            Codec::Snappy,
+            Codec::Gzip,
+            Codec::Brotli,
+            Codec::Lz4,
+            Codec::Zstd,
+            Codec::Lz4Raw,
+        ] {
+            let mut w = PageWriter::new(codec, None, true);
+            let mut chunk = Vec::new();
+            let mut dict = Vec::new();
+            pq_encoding::plain::encode(&[7i32], &mut dict);
+            w.write_dictionary(&dict, 1, &mut chunk).unwrap();
+            let v1 = DataPageV1Parts {
+                rep_levels: &[],
+                def_levels: &def,
+                values: &values,
+                num_values: 1000,
+                encoding: Encoding::PLAIN,
+            };
+            w.write_data_v1(&v1, &mut chunk).unwrap();
+            let v2 = DataPageV2Parts {
+                rep_levels: &[],
+                def_levels: &v2_def,
+                values: &values,
+                num_values: 1000,
+                num_nulls: 0,
+                num_rows: 1000,
+                encoding: Encoding::PLAIN,
+                statistics: None,
+            };
+            w.write_data_v2(&v2, &mut chunk).unwrap();
+            let pages = read_back(chunk, codec, 2000, 1);
+            assert_eq!(pages.len(), 3);
+            for p in &pages[1..] {
+                let Page::Data(d) = p else { panic!() };
+                assert_eq!(&d.values[..], &values[..]);
+                assert_eq!(d.num_values, 1000);
+            }
+        }
+    }
+}
