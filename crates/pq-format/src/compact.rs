@@ -524,7 +524,11 @@ impl<'a> CompactReader<'a> {
                 },
             });
         }
-        let mut v = Vec::with_capacity(count);
+        // `count` is bounded by the bytes remaining, but one byte on the wire
+        // can decode to a large value: reserve at most 1 MiB up front and
+        // let real elements grow the vector.
+        let cap = count.min((1 << 20) / std::mem::size_of::<T>().max(1));
+        let mut v = Vec::with_capacity(cap);
         for _ in 0..count {
             v.push(T::read_elem(self)?);
         }

@@ -3907,6 +3907,7 @@ pub struct ColumnChunk {
 
 impl ThriftDecode for ColumnChunk {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let start = r.position();
         r.enter()?;
         let mut f_file_path: Option<String> = None;
         let mut f_file_offset: Option<i64> = None;
@@ -3937,7 +3938,10 @@ impl ThriftDecode for ColumnChunk {
         r.leave();
         Ok(ColumnChunk {
             file_path: f_file_path,
-            file_offset: f_file_offset.unwrap_or(0),
+            file_offset: match f_file_offset {
+                Some(v) => v,
+                None => return Err(r.missing_field(start, "ColumnChunk", "file_offset")),
+            },
             meta_data: f_meta_data,
             offset_index_offset: f_offset_index_offset,
             offset_index_length: f_offset_index_length,

@@ -14,6 +14,12 @@
 /// | [`max_list_len`](Limits::max_list_len) | 16 Mi elements |
 /// | [`max_schema_depth`](Limits::max_schema_depth) | 128 |
 ///
+/// Every length is checked against the bytes that remain before anything is
+/// allocated, so memory grows only with bytes actually decoded. Decoded
+/// structures are larger than their encoding, though (a 3-byte `ColumnChunk`
+/// becomes a struct of several hundred bytes): for untrusted input where
+/// memory matters, lower `max_metadata_size`.
+///
 /// ```
 /// let limits = pq_format::Limits { max_nesting_depth: 16, ..Default::default() };
 /// assert_eq!(limits.max_schema_depth, 128);

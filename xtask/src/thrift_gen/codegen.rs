@@ -278,7 +278,7 @@ impl<'a> Gen<'a> {
         let needs_start = s
             .fields
             .iter()
-            .any(|f| f.req != Req::Optional && f.default.is_none());
+            .any(|f| f.req == Req::Required || (f.req == Req::Default && f.default.is_none()));
         if needs_start {
             o.push_str("let start = r.position();\n");
         }
@@ -329,7 +329,9 @@ impl<'a> Gen<'a> {
                 (Req::Optional, _) => {
                     let _ = writeln!(o, "{field}: {var},");
                 }
-                (_, Some(d)) => {
+                // A default only fills fields of default requiredness:
+                // required fields must be on the wire, as Thrift reads them.
+                (Req::Default, Some(d)) => {
                     let value = self.const_expr(&f.ty, d)?;
                     if matches!(d, Const::Str(_)) {
                         let _ = writeln!(o, "{field}: {var}.unwrap_or_else(|| {value}),");
@@ -337,7 +339,7 @@ impl<'a> Gen<'a> {
                         let _ = writeln!(o, "{field}: {var}.unwrap_or({value}),");
                     }
                 }
-                (_, None) => {
+                _ => {
                     let _ = writeln!(
                         o,
                         "{field}: match {var} {{ Some(v) => v, None => return Err(r.missing_field(start, {n:?}, {:?})) }},",
