@@ -103,12 +103,12 @@ fn ours(file: &Bytes, page_index: bool, limits: &Limits) -> usize {
         for rg in &md.file.row_groups {
             for c in &rg.columns {
                 if let (Some(o), Some(l)) = (c.column_index_offset, c.column_index_length) {
-                    let b = &file[o as usize..o as usize + l as usize];
-                    black_box(ColumnIndex::decode_prefix(b, limits).unwrap());
+                    let b = file.slice(o as usize..o as usize + l as usize);
+                    black_box(ColumnIndex::decode_bytes_prefix(&b, limits).unwrap());
                 }
                 if let (Some(o), Some(l)) = (c.offset_index_offset, c.offset_index_length) {
-                    let b = &file[o as usize..o as usize + l as usize];
-                    black_box(OffsetIndex::decode_prefix(b, limits).unwrap());
+                    let b = file.slice(o as usize..o as usize + l as usize);
+                    black_box(OffsetIndex::decode_bytes_prefix(&b, limits).unwrap());
                 }
             }
         }

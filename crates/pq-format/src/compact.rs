@@ -14,6 +14,8 @@
 //! The generated types implement [`ThriftDecode`] and [`ThriftEncode`] on top
 //! of this module.
 
+use bytes::Bytes;
+
 use crate::Limits;
 
 /// Compact protocol wire type codes (the low nibble of a field header).
@@ -170,8 +172,30 @@ pub trait ThriftDecode: Sized {
 
     /// Decode a value from the start of `buf` and return it with the number
     /// of bytes it occupied (e.g. a page header followed by page data).
+    /// `binary` values are copied; see [`ThriftDecode::decode_bytes_prefix`].
     fn decode_prefix(buf: &[u8], limits: &Limits) -> Result<(Self, usize), DecodeError> {
         let mut r = CompactReader::with_limits(buf, limits);
+        let v = Self::read_from(&mut r)?;
+        Ok((v, r.position()))
+    }
+
+    /// Decode a value from the start of `buf`, its `binary` values being
+    /// zero-copy slices of `buf`, with the default [`Limits`].
+    ///
+    /// ```
+    /// use pq_format::{Statistics, ThriftDecode, ThriftEncode};
+    /// let s = Statistics { min_value: Some(b"abc".to_vec().into()), ..Default::default() };
+    /// let buf = bytes::Bytes::from(s.encode());
+    /// assert_eq!(Statistics::decode_bytes(&buf).unwrap(), s);
+    /// ```
+    fn decode_bytes(buf: &Bytes) -> Result<Self, DecodeError> {
+        Self::read_from(&mut CompactReader::with_bytes(buf, &Limits::default()))
+    }
+
+    /// Like [`ThriftDecode::decode_prefix`], with `binary` values as
+    /// zero-copy slices of `buf`.
+    fn decode_bytes_prefix(buf: &Bytes, limits: &Limits) -> Result<(Self, usize), DecodeError> {
+        let mut r = CompactReader::with_bytes(buf, limits);
         let v = Self::read_from(&mut r)?;
         Ok((v, r.position()))
     }
@@ -224,6 +248,8 @@ pub trait ListElement: Sized {
 #[derive(Debug, Clone)]
 pub struct CompactReader<'a> {
     buf: &'a [u8],
+    /// When decoding from a `Bytes`, binaries are zero-copy slices of it.
+    source: Option<&'a Bytes>,
     pos: usize,
     depth: u32,
     max_depth: u32,
@@ -241,12 +267,21 @@ impl<'a> CompactReader<'a> {
     pub fn with_limits(buf: &'a [u8], limits: &Limits) -> Self {
         Self {
             buf,
+            source: None,
             pos: 0,
             depth: 0,
             max_depth: limits.max_nesting_depth,
             max_string_len: limits.max_string_len,
             max_list_len: limits.max_list_len,
         }
+    }
+
+    /// A reader over a [`Bytes`] buffer: `binary` values are decoded as
+    /// zero-copy slices of it (which keep the buffer alive).
+    pub fn with_bytes(buf: &'a Bytes, limits: &Limits) -> Self {
+        let mut r = Self::with_limits(buf, limits);
+        r.source = Some(buf);
+        r
     }
 
     /// Bytes consumed so far.
@@ -464,10 +499,18 @@ impl<'a> CompactReader<'a> {
         self.read_bytes(len)
     }
 
-    /// Read a length-prefixed binary.
+    /// Read a length-prefixed binary: a slice of the input when reading
+    /// from [`Bytes`], else a copy.
     #[inline]
-    pub fn read_binary(&mut self) -> Result<Vec<u8>, DecodeError> {
-        Ok(self.read_binary_slice()?.to_vec())
+    pub fn read_binary(&mut self) -> Result<Bytes, DecodeError> {
+        let len = self.read_varint()?;
+        let len = self.check_len(len, 1, self.max_string_len, "string length")?;
+        let start = self.pos;
+        let s = self.read_bytes(len)?;
+        Ok(match self.source {
+            Some(b) => b.slice(start..start + len),
+            None => Bytes::copy_from_slice(s),
+        })
     }
 
     /// Read a length-prefixed UTF-8 string.
@@ -795,4 +838,4 @@ list_elem!(i32, ct::I32, 1, read_i32, write_i32, copy);
 list_elem!(i64, ct::I64, 1, read_i64, write_i64, copy);
 list_elem!(f64, ct::DOUBLE, 8, read_double, write_double, copy);
 list_elem!(String, ct::BINARY, 1, read_string, write_string, borrow);
-list_elem!(Vec<u8>, ct::BINARY, 1, read_binary, write_binary, borrow);
+list_elem!(Bytes, ct::BINARY, 1, read_binary, write_binary, borrow);

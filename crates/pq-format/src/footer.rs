@@ -7,6 +7,8 @@
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
+use bytes::Bytes;
+
 use crate::compact::{CompactReader, ThriftDecode};
 use crate::error::{FileEnd, FormatError, Result};
 use crate::{FileMetaData, Limits};
@@ -96,7 +98,20 @@ fn check_head(head: [u8; 4]) -> Result<()> {
 /// assert_eq!(back, md);
 /// ```
 pub fn decode_metadata(buf: &[u8], file_offset: u64, limits: &Limits) -> Result<FileMetaData> {
-    let mut r = CompactReader::with_limits(buf, limits);
+    decode_with(CompactReader::with_limits(buf, limits), file_offset)
+}
+
+/// Like [`decode_metadata`], with `binary` values (statistics, ...) as
+/// zero-copy slices of `buf`.
+pub fn decode_metadata_bytes(
+    buf: &Bytes,
+    file_offset: u64,
+    limits: &Limits,
+) -> Result<FileMetaData> {
+    decode_with(CompactReader::with_bytes(buf, limits), file_offset)
+}
+
+fn decode_with(mut r: CompactReader<'_>, file_offset: u64) -> Result<FileMetaData> {
     let md = FileMetaData::read_from(&mut r).map_err(|source| FormatError::Thrift {
         offset: file_offset + source.offset as u64,
         source,
@@ -126,14 +141,8 @@ pub fn check_not_encrypted(md: &FileMetaData) -> Result<()> {
     Ok(())
 }
 
-/// Decode the metadata of a whole Parquet file held in memory (a `&[u8]`,
-/// or a [`bytes::Bytes`] through deref).
-///
-/// ```
-/// let err = pq_format::read_metadata_from_bytes(b"PAR1 not parquet", &Default::default()).unwrap_err();
-/// assert!(err.to_string().contains("bad magic at the end"));
-/// ```
-pub fn read_metadata_from_bytes(file: &[u8], limits: &Limits) -> Result<FileMetaData> {
+/// Locate the metadata in a whole file held in memory: its byte range.
+fn locate(file: &[u8], limits: &Limits) -> Result<std::ops::Range<usize>> {
     let file_len = file.len() as u64;
     let (Some(head), Some(tail)) = (
         file.first_chunk::<4>(),
@@ -143,20 +152,39 @@ pub fn read_metadata_from_bytes(file: &[u8], limits: &Limits) -> Result<FileMeta
     };
     let len = parse_footer_tail(tail, file_len, limits)?;
     check_head(*head)?;
+    // `parse_footer_tail` checked `len <= file.len() - 12`.
     let end = file.len() - FOOTER_TAIL_LEN;
-    let start = end - len;
-    let buf = file
-        .get(start..end)
-        .ok_or(FormatError::MetadataBeyondFile {
-            len: len as u64,
-            available: file_len.saturating_sub(12),
-        })?;
-    decode_metadata(buf, start as u64, limits)
+    Ok(end - len..end)
 }
 
-/// Decode the metadata of a file held in a [`bytes::Bytes`].
-pub fn read_metadata_from_bytes_buf(file: &bytes::Bytes, limits: &Limits) -> Result<FileMetaData> {
-    read_metadata_from_bytes(file, limits)
+/// Decode the metadata of a whole Parquet file held in [`Bytes`]; binary
+/// values are zero-copy slices of `file`.
+///
+/// ```
+/// let file = bytes::Bytes::from_static(b"PAR1 not parquet");
+/// let err = pq_format::read_metadata_from_bytes(&file, &Default::default()).unwrap_err();
+/// assert!(err.to_string().contains("bad magic at the end"));
+/// ```
+pub fn read_metadata_from_bytes(file: &Bytes, limits: &Limits) -> Result<FileMetaData> {
+    let range = locate(file, limits)?;
+    let start = range.start as u64;
+    decode_metadata_bytes(&file.slice(range), start, limits)
+}
+
+/// Decode the metadata of a whole Parquet file held in a slice (binary
+/// values are copied).
+///
+/// ```
+/// let err = pq_format::read_metadata_from_slice(b"PAR1", &Default::default()).unwrap_err();
+/// assert!(err.to_string().contains("shorter than the 12 bytes"));
+/// ```
+pub fn read_metadata_from_slice(file: &[u8], limits: &Limits) -> Result<FileMetaData> {
+    let range = locate(file, limits)?;
+    let start = range.start as u64;
+    let buf = file.get(range).ok_or(FormatError::FileTooShort {
+        len: file.len() as u64,
+    })?;
+    decode_metadata(buf, start, limits)
 }
 
 /// Decode the metadata of a file through `Read + Seek`, reading only the
@@ -178,7 +206,7 @@ pub fn read_metadata<R: Read + Seek>(reader: &mut R, limits: &Limits) -> Result<
     reader.seek(SeekFrom::Start(start))?;
     let mut buf = vec![0u8; len];
     reader.read_exact(&mut buf)?;
-    decode_metadata(&buf, start, limits)
+    decode_metadata_bytes(&Bytes::from(buf), start, limits)
 }
 
 /// Decode the metadata of the file at `path`, reading only its footer.

@@ -5,6 +5,8 @@
 
 use std::fmt;
 
+use bytes::Bytes;
+
 use crate::compact::{
     CompactReader, CompactWriter, DecodeError, ListElement, ThriftDecode, ThriftEncode, ct,
 };
@@ -540,17 +542,17 @@ impl ListElement for GeospatialStatistics {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Statistics {
     /// Field 1 `max`, optional.
-    pub max: Option<Vec<u8>>,
+    pub max: Option<Bytes>,
     /// Field 2 `min`, optional.
-    pub min: Option<Vec<u8>>,
+    pub min: Option<Bytes>,
     /// Field 3 `null_count`, optional.
     pub null_count: Option<i64>,
     /// Field 4 `distinct_count`, optional.
     pub distinct_count: Option<i64>,
     /// Field 5 `max_value`, optional.
-    pub max_value: Option<Vec<u8>>,
+    pub max_value: Option<Bytes>,
     /// Field 6 `min_value`, optional.
-    pub min_value: Option<Vec<u8>>,
+    pub min_value: Option<Bytes>,
     /// Field 7 `is_max_value_exact`, optional.
     pub is_max_value_exact: Option<bool>,
     /// Field 8 `is_min_value_exact`, optional.
@@ -562,12 +564,12 @@ pub struct Statistics {
 impl ThriftDecode for Statistics {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
-        let mut f_max: Option<Vec<u8>> = None;
-        let mut f_min: Option<Vec<u8>> = None;
+        let mut f_max: Option<Bytes> = None;
+        let mut f_min: Option<Bytes> = None;
         let mut f_null_count: Option<i64> = None;
         let mut f_distinct_count: Option<i64> = None;
-        let mut f_max_value: Option<Vec<u8>> = None;
-        let mut f_min_value: Option<Vec<u8>> = None;
+        let mut f_max_value: Option<Bytes> = None;
+        let mut f_min_value: Option<Bytes> = None;
         let mut f_is_max_value_exact: Option<bool> = None;
         let mut f_is_min_value_exact: Option<bool> = None;
         let mut f_nan_count: Option<i64> = None;
@@ -3736,7 +3738,7 @@ pub struct EncryptionWithColumnKey {
     /// Field 1 `path_in_schema`, required.
     pub path_in_schema: Vec<String>,
     /// Field 2 `key_metadata`, optional.
-    pub key_metadata: Option<Vec<u8>>,
+    pub key_metadata: Option<Bytes>,
 }
 
 impl ThriftDecode for EncryptionWithColumnKey {
@@ -3744,7 +3746,7 @@ impl ThriftDecode for EncryptionWithColumnKey {
         let start = r.position();
         r.enter()?;
         let mut f_path_in_schema: Option<Vec<String>> = None;
-        let mut f_key_metadata: Option<Vec<u8>> = None;
+        let mut f_key_metadata: Option<Bytes> = None;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
@@ -3902,7 +3904,7 @@ pub struct ColumnChunk {
     /// Field 8 `crypto_metadata`, optional.
     pub crypto_metadata: Option<ColumnCryptoMetaData>,
     /// Field 9 `encrypted_column_metadata`, optional.
-    pub encrypted_column_metadata: Option<Vec<u8>>,
+    pub encrypted_column_metadata: Option<Bytes>,
 }
 
 impl ThriftDecode for ColumnChunk {
@@ -3917,7 +3919,7 @@ impl ThriftDecode for ColumnChunk {
         let mut f_column_index_offset: Option<i64> = None;
         let mut f_column_index_length: Option<i32> = None;
         let mut f_crypto_metadata: Option<ColumnCryptoMetaData> = None;
-        let mut f_encrypted_column_metadata: Option<Vec<u8>> = None;
+        let mut f_encrypted_column_metadata: Option<Bytes> = None;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
@@ -4474,9 +4476,9 @@ pub struct ColumnIndex {
     /// Field 1 `null_pages`, required.
     pub null_pages: Vec<bool>,
     /// Field 2 `min_values`, required.
-    pub min_values: Vec<Vec<u8>>,
+    pub min_values: Vec<Bytes>,
     /// Field 3 `max_values`, required.
-    pub max_values: Vec<Vec<u8>>,
+    pub max_values: Vec<Bytes>,
     /// Field 4 `boundary_order`, required.
     pub boundary_order: BoundaryOrder,
     /// Field 5 `null_counts`, optional.
@@ -4494,8 +4496,8 @@ impl ThriftDecode for ColumnIndex {
         let start = r.position();
         r.enter()?;
         let mut f_null_pages: Option<Vec<bool>> = None;
-        let mut f_min_values: Option<Vec<Vec<u8>>> = None;
-        let mut f_max_values: Option<Vec<Vec<u8>>> = None;
+        let mut f_min_values: Option<Vec<Bytes>> = None;
+        let mut f_max_values: Option<Vec<Bytes>> = None;
         let mut f_boundary_order: Option<BoundaryOrder> = None;
         let mut f_null_counts: Option<Vec<i64>> = None;
         let mut f_repetition_level_histograms: Option<Vec<i64>> = None;
@@ -4505,8 +4507,8 @@ impl ThriftDecode for ColumnIndex {
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
                 1 if ty == ct::LIST => f_null_pages = Some(r.read_list::<bool>()?),
-                2 if ty == ct::LIST => f_min_values = Some(r.read_list::<Vec<u8>>()?),
-                3 if ty == ct::LIST => f_max_values = Some(r.read_list::<Vec<u8>>()?),
+                2 if ty == ct::LIST => f_min_values = Some(r.read_list::<Bytes>()?),
+                3 if ty == ct::LIST => f_max_values = Some(r.read_list::<Bytes>()?),
                 4 if ty == ct::I32 => f_boundary_order = Some(BoundaryOrder(r.read_i32()?)),
                 5 if ty == ct::LIST => f_null_counts = Some(r.read_list::<i64>()?),
                 6 if ty == ct::LIST => f_repetition_level_histograms = Some(r.read_list::<i64>()?),
@@ -4602,9 +4604,9 @@ impl ListElement for ColumnIndex {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AesGcmV1 {
     /// Field 1 `aad_prefix`, optional.
-    pub aad_prefix: Option<Vec<u8>>,
+    pub aad_prefix: Option<Bytes>,
     /// Field 2 `aad_file_unique`, optional.
-    pub aad_file_unique: Option<Vec<u8>>,
+    pub aad_file_unique: Option<Bytes>,
     /// Field 3 `supply_aad_prefix`, optional.
     pub supply_aad_prefix: Option<bool>,
 }
@@ -4612,8 +4614,8 @@ pub struct AesGcmV1 {
 impl ThriftDecode for AesGcmV1 {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
-        let mut f_aad_prefix: Option<Vec<u8>> = None;
-        let mut f_aad_file_unique: Option<Vec<u8>> = None;
+        let mut f_aad_prefix: Option<Bytes> = None;
+        let mut f_aad_file_unique: Option<Bytes> = None;
         let mut f_supply_aad_prefix: Option<bool> = None;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -4667,9 +4669,9 @@ impl ListElement for AesGcmV1 {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AesGcmCtrV1 {
     /// Field 1 `aad_prefix`, optional.
-    pub aad_prefix: Option<Vec<u8>>,
+    pub aad_prefix: Option<Bytes>,
     /// Field 2 `aad_file_unique`, optional.
-    pub aad_file_unique: Option<Vec<u8>>,
+    pub aad_file_unique: Option<Bytes>,
     /// Field 3 `supply_aad_prefix`, optional.
     pub supply_aad_prefix: Option<bool>,
 }
@@ -4677,8 +4679,8 @@ pub struct AesGcmCtrV1 {
 impl ThriftDecode for AesGcmCtrV1 {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
-        let mut f_aad_prefix: Option<Vec<u8>> = None;
-        let mut f_aad_file_unique: Option<Vec<u8>> = None;
+        let mut f_aad_prefix: Option<Bytes> = None;
+        let mut f_aad_file_unique: Option<Bytes> = None;
         let mut f_supply_aad_prefix: Option<bool> = None;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -4830,7 +4832,7 @@ pub struct FileMetaData {
     /// Field 8 `encryption_algorithm`, optional.
     pub encryption_algorithm: Option<EncryptionAlgorithm>,
     /// Field 9 `footer_signing_key_metadata`, optional.
-    pub footer_signing_key_metadata: Option<Vec<u8>>,
+    pub footer_signing_key_metadata: Option<Bytes>,
 }
 
 impl ThriftDecode for FileMetaData {
@@ -4845,7 +4847,7 @@ impl ThriftDecode for FileMetaData {
         let mut f_created_by: Option<String> = None;
         let mut f_column_orders: Option<Vec<ColumnOrder>> = None;
         let mut f_encryption_algorithm: Option<EncryptionAlgorithm> = None;
-        let mut f_footer_signing_key_metadata: Option<Vec<u8>> = None;
+        let mut f_footer_signing_key_metadata: Option<Bytes> = None;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
@@ -4957,7 +4959,7 @@ pub struct FileCryptoMetaData {
     /// Field 1 `encryption_algorithm`, required.
     pub encryption_algorithm: EncryptionAlgorithm,
     /// Field 2 `key_metadata`, optional.
-    pub key_metadata: Option<Vec<u8>>,
+    pub key_metadata: Option<Bytes>,
 }
 
 impl ThriftDecode for FileCryptoMetaData {
@@ -4965,7 +4967,7 @@ impl ThriftDecode for FileCryptoMetaData {
         let start = r.position();
         r.enter()?;
         let mut f_encryption_algorithm: Option<EncryptionAlgorithm> = None;
-        let mut f_key_metadata: Option<Vec<u8>> = None;
+        let mut f_key_metadata: Option<Bytes> = None;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {

@@ -16,8 +16,12 @@
 //!   unions have an `Unrecognized(field_id)` variant; unknown struct fields
 //!   are skipped.
 //! - The footer: [`read_metadata_from_path`], [`read_metadata`] (any
-//!   `Read + Seek`, reading only the footer), [`read_metadata_from_bytes`],
-//!   and the lower-level [`parse_footer_tail`] and [`decode_metadata`].
+//!   `Read + Seek`, reading only the footer), [`read_metadata_from_bytes`]
+//!   (zero-copy over [`bytes::Bytes`]), [`read_metadata_from_slice`], and
+//!   the lower-level [`parse_footer_tail`], [`decode_metadata`] and
+//!   [`decode_metadata_bytes`].
+//! - `binary` fields are [`bytes::Bytes`]: decoding from `Bytes`
+//!   ([`ThriftDecode::decode_bytes`]) slices them without copying.
 //!   Encrypted files are refused with [`FormatError::Encrypted`].
 //! - The schema tree: [`SchemaDescriptor`], with leaf [`ColumnDescriptor`]s
 //!   carrying path, physical type and maximum levels; and
@@ -49,7 +53,7 @@
 //! file.extend_from_slice(&(meta.len() as u32).to_le_bytes());
 //! file.extend_from_slice(b"PAR1");
 //!
-//! let parsed = pq_format::ParquetMetaData::from_bytes(&file, &Default::default()).unwrap();
+//! let parsed = pq_format::ParquetMetaData::from_slice(&file, &Default::default()).unwrap();
 //! assert_eq!(parsed.schema.columns()[0].path_string(), "x");
 //! assert_eq!(parsed.schema.columns()[0].max_def_level, 1);
 //! ```
@@ -69,8 +73,8 @@ pub use compact::{
 pub use error::{FileEnd, FormatError, Result};
 pub use footer::{
     ENCRYPTED_MAGIC, FOOTER_TAIL_LEN, MAGIC, check_not_encrypted, decode_metadata,
-    parse_footer_tail, read_metadata, read_metadata_from_bytes, read_metadata_from_bytes_buf,
-    read_metadata_from_path,
+    decode_metadata_bytes, parse_footer_tail, read_metadata, read_metadata_from_bytes,
+    read_metadata_from_path, read_metadata_from_slice,
 };
 pub use generated::*;
 pub use limits::Limits;

@@ -52,8 +52,14 @@ impl ParquetMetaData {
         Self::new(crate::read_metadata(reader, limits)?, limits)
     }
 
-    /// Read the metadata of a whole file held in memory.
-    pub fn from_bytes(file: &[u8], limits: &Limits) -> Result<Self> {
+    /// Read the metadata of a whole file held in [`bytes::Bytes`] (binary
+    /// values are zero-copy slices of it).
+    pub fn from_bytes(file: &bytes::Bytes, limits: &Limits) -> Result<Self> {
         Self::new(crate::read_metadata_from_bytes(file, limits)?, limits)
+    }
+
+    /// Read the metadata of a whole file held in a slice.
+    pub fn from_slice(file: &[u8], limits: &Limits) -> Result<Self> {
+        Self::new(crate::read_metadata_from_slice(file, limits)?, limits)
     }
 }

@@ -26,6 +26,8 @@ fn every_plain_file_parses() {
         let bytes = bytes::Bytes::from(std::fs::read(p).unwrap());
         let md2 = ParquetMetaData::from_bytes(&bytes, &Limits::default()).unwrap();
         assert_eq!(md, md2, "{}", p.display());
+        let md3 = ParquetMetaData::from_slice(&bytes, &Limits::default()).unwrap();
+        assert_eq!(md, md3, "{}", p.display());
         assert!(
             md.schema.num_columns() > 0 || md.file.schema.len() == 1,
             "{}",
@@ -116,15 +118,15 @@ fn parquet_1481_names_the_bad_physical_type() {
 #[test]
 fn file_errors_are_clear() {
     let limits = Limits::default();
-    let e = pq_format::read_metadata_from_bytes(b"PAR1PAR1", &limits).unwrap_err();
+    let e = pq_format::read_metadata_from_slice(b"PAR1PAR1", &limits).unwrap_err();
     assert!(matches!(e, FormatError::FileTooShort { len: 8 }), "{e}");
-    let e = pq_format::read_metadata_from_bytes(b"PAR1\0\0\0\0\0\0\0\0XXXX", &limits).unwrap_err();
+    let e = pq_format::read_metadata_from_slice(b"PAR1\0\0\0\0\0\0\0\0XXXX", &limits).unwrap_err();
     assert!(e.to_string().contains("bad magic at the end"), "{e}");
     assert!(e.to_string().contains("XXXX"), "{e}");
-    let e = pq_format::read_metadata_from_bytes(b"ABCD\0\0\0\0\0\0\0\0PAR1", &limits).unwrap_err();
+    let e = pq_format::read_metadata_from_slice(b"ABCD\0\0\0\0\0\0\0\0PAR1", &limits).unwrap_err();
     assert!(e.to_string().contains("bad magic at the start"), "{e}");
     let e =
-        pq_format::read_metadata_from_bytes(b"PAR1\0\0\0\0\x10\0\0\0PAR1", &limits).unwrap_err();
+        pq_format::read_metadata_from_slice(b"PAR1\0\0\0\0\x10\0\0\0PAR1", &limits).unwrap_err();
     assert!(
         matches!(
             e,
@@ -135,14 +137,14 @@ fn file_errors_are_clear() {
         ),
         "{e}"
     );
-    let e = pq_format::read_metadata_from_bytes(b"PARE\0\0\0\0\0\0\0\0PARE", &limits).unwrap_err();
+    let e = pq_format::read_metadata_from_slice(b"PARE\0\0\0\0\0\0\0\0PARE", &limits).unwrap_err();
     assert!(
         e.to_string()
             .contains("encrypted Parquet files are not supported"),
         "{e}"
     );
     // Malformed Thrift reports the file offset.
-    let e = pq_format::read_metadata_from_bytes(b"PAR1\x15\x02\x19\x4c\x04\0\0\0PAR1", &limits)
+    let e = pq_format::read_metadata_from_slice(b"PAR1\x15\x02\x19\x4c\x04\0\0\0PAR1", &limits)
         .unwrap_err();
     match e {
         FormatError::Thrift { offset, .. } => assert!((4..=8).contains(&offset), "{offset}"),
@@ -152,7 +154,7 @@ fn file_errors_are_clear() {
         max_metadata_size: 2,
         ..Limits::default()
     };
-    let e = pq_format::read_metadata_from_bytes(b"PAR1\0\0\0\0\x04\0\0\0PAR1", &small).unwrap_err();
+    let e = pq_format::read_metadata_from_slice(b"PAR1\0\0\0\0\x04\0\0\0PAR1", &small).unwrap_err();
     assert!(matches!(e, FormatError::MetadataTooLarge { .. }), "{e}");
 }
 

@@ -42,7 +42,7 @@ fn corpus_footers() -> Vec<(String, Vec<u8>)> {
         .into_iter()
         .filter_map(|p| {
             let file = std::fs::read(&p).unwrap();
-            let meta = pq_format::read_metadata_from_bytes(&file, &Limits::default()).ok()?;
+            let meta = pq_format::read_metadata_from_slice(&file, &Limits::default()).ok()?;
             let _ = meta;
             Some((
                 p.display().to_string(),
@@ -160,11 +160,11 @@ fn corrupted_files_never_panic() {
         let mut b = file.clone();
         let tail = b.len() - rng.below(40.min(b.len())) - 1;
         b[tail] = rng.next() as u8;
-        let _ = ParquetMetaData::from_bytes(&b, &Limits::default());
+        let _ = ParquetMetaData::from_slice(&b, &Limits::default());
         let _ = ParquetMetaData::read(&mut std::io::Cursor::new(&b), &Limits::default());
     }
     for len in 0..file.len().min(64) {
-        let _ = ParquetMetaData::from_bytes(&file[file.len() - len..], &Limits::default());
+        let _ = ParquetMetaData::from_slice(&file[file.len() - len..], &Limits::default());
     }
 }
 

@@ -64,8 +64,8 @@ fn opt<T: std::fmt::Debug + Clone + 'static>(
     proptest::option::of(s)
 }
 
-fn bin() -> impl Strategy<Value = Vec<u8>> {
-    proptest::collection::vec(any::<u8>(), 0..20)
+fn bin() -> impl Strategy<Value = bytes::Bytes> {
+    proptest::collection::vec(any::<u8>(), 0..20).prop_map(bytes::Bytes::from)
 }
 
 fn text() -> impl Strategy<Value = String> {

@@ -99,7 +99,7 @@ impl<'a> Gen<'a> {
             Ty::I64 => "i64".into(),
             Ty::Double => "f64".into(),
             Ty::String => "String".into(),
-            Ty::Binary => "Vec<u8>".into(),
+            Ty::Binary => "Bytes".into(),
             Ty::List(inner) => {
                 if matches!(**inner, Ty::List(_)) {
                     return Err("nested lists are not supported".into());
@@ -481,6 +481,7 @@ pub fn generate(defs: &[Def]) -> Result<String, String> {
          //! The Parquet Thrift types with their compact-protocol decoders and encoders,\n\
          //! generated from `format/parquet.thrift`.\n\n\
          use std::fmt;\n\n\
+         use bytes::Bytes;\n\n\
          use crate::compact::{ct, CompactReader, CompactWriter, DecodeError, ListElement, ThriftDecode, ThriftEncode};\n\n",
     );
     for d in defs {
