@@ -294,24 +294,18 @@ pub struct SizeStatistics {
 impl ThriftDecode for SizeStatistics {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
-        let mut f_unencoded_byte_array_data_bytes: Option<i64> = None;
-        let mut f_repetition_level_histogram: Option<Vec<i64>> = None;
-        let mut f_definition_level_histogram: Option<Vec<i64>> = None;
+        let mut out = Self::default();
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::I64 => f_unencoded_byte_array_data_bytes = Some(r.read_i64()?),
-                2 if ty == ct::LIST => f_repetition_level_histogram = Some(r.read_list::<i64>()?),
-                3 if ty == ct::LIST => f_definition_level_histogram = Some(r.read_list::<i64>()?),
+                1 if ty == ct::I64 => out.unencoded_byte_array_data_bytes = Some(r.read_i64()?),
+                2 if ty == ct::LIST => out.repetition_level_histogram = Some(r.read_list::<i64>()?),
+                3 if ty == ct::LIST => out.definition_level_histogram = Some(r.read_list::<i64>()?),
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(SizeStatistics {
-            unencoded_byte_array_data_bytes: f_unencoded_byte_array_data_bytes,
-            repetition_level_histogram: f_repetition_level_histogram,
-            definition_level_histogram: f_definition_level_histogram,
-        })
+        Ok(out)
     }
 }
 
@@ -373,51 +367,48 @@ impl ThriftDecode for BoundingBox {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_xmin: Option<f64> = None;
-        let mut f_xmax: Option<f64> = None;
-        let mut f_ymin: Option<f64> = None;
-        let mut f_ymax: Option<f64> = None;
-        let mut f_zmin: Option<f64> = None;
-        let mut f_zmax: Option<f64> = None;
-        let mut f_mmin: Option<f64> = None;
-        let mut f_mmax: Option<f64> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::DOUBLE => f_xmin = Some(r.read_double()?),
-                2 if ty == ct::DOUBLE => f_xmax = Some(r.read_double()?),
-                3 if ty == ct::DOUBLE => f_ymin = Some(r.read_double()?),
-                4 if ty == ct::DOUBLE => f_ymax = Some(r.read_double()?),
-                5 if ty == ct::DOUBLE => f_zmin = Some(r.read_double()?),
-                6 if ty == ct::DOUBLE => f_zmax = Some(r.read_double()?),
-                7 if ty == ct::DOUBLE => f_mmin = Some(r.read_double()?),
-                8 if ty == ct::DOUBLE => f_mmax = Some(r.read_double()?),
+                1 if ty == ct::DOUBLE => {
+                    out.xmin = r.read_double()?;
+                    seen |= 0x1;
+                }
+                2 if ty == ct::DOUBLE => {
+                    out.xmax = r.read_double()?;
+                    seen |= 0x2;
+                }
+                3 if ty == ct::DOUBLE => {
+                    out.ymin = r.read_double()?;
+                    seen |= 0x4;
+                }
+                4 if ty == ct::DOUBLE => {
+                    out.ymax = r.read_double()?;
+                    seen |= 0x8;
+                }
+                5 if ty == ct::DOUBLE => out.zmin = Some(r.read_double()?),
+                6 if ty == ct::DOUBLE => out.zmax = Some(r.read_double()?),
+                7 if ty == ct::DOUBLE => out.mmin = Some(r.read_double()?),
+                8 if ty == ct::DOUBLE => out.mmax = Some(r.read_double()?),
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(BoundingBox {
-            xmin: match f_xmin {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "BoundingBox", "xmin")),
-            },
-            xmax: match f_xmax {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "BoundingBox", "xmax")),
-            },
-            ymin: match f_ymin {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "BoundingBox", "ymin")),
-            },
-            ymax: match f_ymax {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "BoundingBox", "ymax")),
-            },
-            zmin: f_zmin,
-            zmax: f_zmax,
-            mmin: f_mmin,
-            mmax: f_mmax,
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "BoundingBox", "xmin"));
+        }
+        if seen & 0x2 == 0 {
+            return Err(r.missing_field(start, "BoundingBox", "xmax"));
+        }
+        if seen & 0x4 == 0 {
+            return Err(r.missing_field(start, "BoundingBox", "ymin"));
+        }
+        if seen & 0x8 == 0 {
+            return Err(r.missing_field(start, "BoundingBox", "ymax"));
+        }
+        Ok(out)
     }
 }
 
@@ -490,21 +481,17 @@ pub struct GeospatialStatistics {
 impl ThriftDecode for GeospatialStatistics {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
-        let mut f_bbox: Option<BoundingBox> = None;
-        let mut f_geospatial_types: Option<Vec<i32>> = None;
+        let mut out = Self::default();
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::STRUCT => f_bbox = Some(BoundingBox::read_from(r)?),
-                2 if ty == ct::LIST => f_geospatial_types = Some(r.read_list::<i32>()?),
+                1 if ty == ct::STRUCT => out.bbox = Some(BoundingBox::read_from(r)?),
+                2 if ty == ct::LIST => out.geospatial_types = Some(r.read_list::<i32>()?),
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(GeospatialStatistics {
-            bbox: f_bbox,
-            geospatial_types: f_geospatial_types,
-        })
+        Ok(out)
     }
 }
 
@@ -564,42 +551,24 @@ pub struct Statistics {
 impl ThriftDecode for Statistics {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
-        let mut f_max: Option<Bytes> = None;
-        let mut f_min: Option<Bytes> = None;
-        let mut f_null_count: Option<i64> = None;
-        let mut f_distinct_count: Option<i64> = None;
-        let mut f_max_value: Option<Bytes> = None;
-        let mut f_min_value: Option<Bytes> = None;
-        let mut f_is_max_value_exact: Option<bool> = None;
-        let mut f_is_min_value_exact: Option<bool> = None;
-        let mut f_nan_count: Option<i64> = None;
+        let mut out = Self::default();
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::BINARY => f_max = Some(r.read_binary()?),
-                2 if ty == ct::BINARY => f_min = Some(r.read_binary()?),
-                3 if ty == ct::I64 => f_null_count = Some(r.read_i64()?),
-                4 if ty == ct::I64 => f_distinct_count = Some(r.read_i64()?),
-                5 if ty == ct::BINARY => f_max_value = Some(r.read_binary()?),
-                6 if ty == ct::BINARY => f_min_value = Some(r.read_binary()?),
-                7 if ct::is_bool(ty) => f_is_max_value_exact = Some(ty == ct::BOOL_TRUE),
-                8 if ct::is_bool(ty) => f_is_min_value_exact = Some(ty == ct::BOOL_TRUE),
-                9 if ty == ct::I64 => f_nan_count = Some(r.read_i64()?),
+                1 if ty == ct::BINARY => out.max = Some(r.read_binary()?),
+                2 if ty == ct::BINARY => out.min = Some(r.read_binary()?),
+                3 if ty == ct::I64 => out.null_count = Some(r.read_i64()?),
+                4 if ty == ct::I64 => out.distinct_count = Some(r.read_i64()?),
+                5 if ty == ct::BINARY => out.max_value = Some(r.read_binary()?),
+                6 if ty == ct::BINARY => out.min_value = Some(r.read_binary()?),
+                7 if ct::is_bool(ty) => out.is_max_value_exact = Some(ty == ct::BOOL_TRUE),
+                8 if ct::is_bool(ty) => out.is_min_value_exact = Some(ty == ct::BOOL_TRUE),
+                9 if ty == ct::I64 => out.nan_count = Some(r.read_i64()?),
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(Statistics {
-            max: f_max,
-            min: f_min,
-            null_count: f_null_count,
-            distinct_count: f_distinct_count,
-            max_value: f_max_value,
-            min_value: f_min_value,
-            is_max_value_exact: f_is_max_value_exact,
-            is_min_value_exact: f_is_min_value_exact,
-            nan_count: f_nan_count,
-        })
+        Ok(out)
     }
 }
 
@@ -665,12 +634,13 @@ pub struct StringType {}
 impl ThriftDecode for StringType {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = StringType {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(StringType {})
+        Ok(out)
     }
 }
 
@@ -699,12 +669,13 @@ pub struct UUIDType {}
 impl ThriftDecode for UUIDType {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = UUIDType {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(UUIDType {})
+        Ok(out)
     }
 }
 
@@ -733,12 +704,13 @@ pub struct MapType {}
 impl ThriftDecode for MapType {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = MapType {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(MapType {})
+        Ok(out)
     }
 }
 
@@ -767,12 +739,13 @@ pub struct ListType {}
 impl ThriftDecode for ListType {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = ListType {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(ListType {})
+        Ok(out)
     }
 }
 
@@ -801,12 +774,13 @@ pub struct EnumType {}
 impl ThriftDecode for EnumType {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = EnumType {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(EnumType {})
+        Ok(out)
     }
 }
 
@@ -835,12 +809,13 @@ pub struct DateType {}
 impl ThriftDecode for DateType {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = DateType {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(DateType {})
+        Ok(out)
     }
 }
 
@@ -869,12 +844,13 @@ pub struct Float16Type {}
 impl ThriftDecode for Float16Type {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = Float16Type {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(Float16Type {})
+        Ok(out)
     }
 }
 
@@ -903,12 +879,13 @@ pub struct NullType {}
 impl ThriftDecode for NullType {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = NullType {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(NullType {})
+        Ok(out)
     }
 }
 
@@ -943,27 +920,30 @@ impl ThriftDecode for DecimalType {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_scale: Option<i32> = None;
-        let mut f_precision: Option<i32> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::I32 => f_scale = Some(r.read_i32()?),
-                2 if ty == ct::I32 => f_precision = Some(r.read_i32()?),
+                1 if ty == ct::I32 => {
+                    out.scale = r.read_i32()?;
+                    seen |= 0x1;
+                }
+                2 if ty == ct::I32 => {
+                    out.precision = r.read_i32()?;
+                    seen |= 0x2;
+                }
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(DecimalType {
-            scale: match f_scale {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "DecimalType", "scale")),
-            },
-            precision: match f_precision {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "DecimalType", "precision")),
-            },
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "DecimalType", "scale"));
+        }
+        if seen & 0x2 == 0 {
+            return Err(r.missing_field(start, "DecimalType", "precision"));
+        }
+        Ok(out)
     }
 }
 
@@ -1005,12 +985,13 @@ pub struct MilliSeconds {}
 impl ThriftDecode for MilliSeconds {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = MilliSeconds {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(MilliSeconds {})
+        Ok(out)
     }
 }
 
@@ -1039,12 +1020,13 @@ pub struct MicroSeconds {}
 impl ThriftDecode for MicroSeconds {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = MicroSeconds {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(MicroSeconds {})
+        Ok(out)
     }
 }
 
@@ -1073,12 +1055,13 @@ pub struct NanoSeconds {}
 impl ThriftDecode for NanoSeconds {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = NanoSeconds {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(NanoSeconds {})
+        Ok(out)
     }
 }
 
@@ -1200,27 +1183,30 @@ impl ThriftDecode for TimestampType {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_is_adjusted_to_utc: Option<bool> = None;
-        let mut f_unit: Option<TimeUnit> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ct::is_bool(ty) => f_is_adjusted_to_utc = Some(ty == ct::BOOL_TRUE),
-                2 if ty == ct::STRUCT => f_unit = Some(TimeUnit::read_from(r)?),
+                1 if ct::is_bool(ty) => {
+                    out.is_adjusted_to_utc = ty == ct::BOOL_TRUE;
+                    seen |= 0x1;
+                }
+                2 if ty == ct::STRUCT => {
+                    out.unit = TimeUnit::read_from(r)?;
+                    seen |= 0x2;
+                }
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(TimestampType {
-            is_adjusted_to_utc: match f_is_adjusted_to_utc {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "TimestampType", "isAdjustedToUTC")),
-            },
-            unit: match f_unit {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "TimestampType", "unit")),
-            },
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "TimestampType", "isAdjustedToUTC"));
+        }
+        if seen & 0x2 == 0 {
+            return Err(r.missing_field(start, "TimestampType", "unit"));
+        }
+        Ok(out)
     }
 }
 
@@ -1265,27 +1251,30 @@ impl ThriftDecode for TimeType {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_is_adjusted_to_utc: Option<bool> = None;
-        let mut f_unit: Option<TimeUnit> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ct::is_bool(ty) => f_is_adjusted_to_utc = Some(ty == ct::BOOL_TRUE),
-                2 if ty == ct::STRUCT => f_unit = Some(TimeUnit::read_from(r)?),
+                1 if ct::is_bool(ty) => {
+                    out.is_adjusted_to_utc = ty == ct::BOOL_TRUE;
+                    seen |= 0x1;
+                }
+                2 if ty == ct::STRUCT => {
+                    out.unit = TimeUnit::read_from(r)?;
+                    seen |= 0x2;
+                }
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(TimeType {
-            is_adjusted_to_utc: match f_is_adjusted_to_utc {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "TimeType", "isAdjustedToUTC")),
-            },
-            unit: match f_unit {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "TimeType", "unit")),
-            },
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "TimeType", "isAdjustedToUTC"));
+        }
+        if seen & 0x2 == 0 {
+            return Err(r.missing_field(start, "TimeType", "unit"));
+        }
+        Ok(out)
     }
 }
 
@@ -1330,27 +1319,30 @@ impl ThriftDecode for IntType {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_bit_width: Option<i8> = None;
-        let mut f_is_signed: Option<bool> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::BYTE => f_bit_width = Some(r.read_i8()?),
-                2 if ct::is_bool(ty) => f_is_signed = Some(ty == ct::BOOL_TRUE),
+                1 if ty == ct::BYTE => {
+                    out.bit_width = r.read_i8()?;
+                    seen |= 0x1;
+                }
+                2 if ct::is_bool(ty) => {
+                    out.is_signed = ty == ct::BOOL_TRUE;
+                    seen |= 0x2;
+                }
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(IntType {
-            bit_width: match f_bit_width {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "IntType", "bitWidth")),
-            },
-            is_signed: match f_is_signed {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "IntType", "isSigned")),
-            },
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "IntType", "bitWidth"));
+        }
+        if seen & 0x2 == 0 {
+            return Err(r.missing_field(start, "IntType", "isSigned"));
+        }
+        Ok(out)
     }
 }
 
@@ -1389,12 +1381,13 @@ pub struct JsonType {}
 impl ThriftDecode for JsonType {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = JsonType {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(JsonType {})
+        Ok(out)
     }
 }
 
@@ -1423,12 +1416,13 @@ pub struct BsonType {}
 impl ThriftDecode for BsonType {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = BsonType {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(BsonType {})
+        Ok(out)
     }
 }
 
@@ -1460,18 +1454,16 @@ pub struct VariantType {
 impl ThriftDecode for VariantType {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
-        let mut f_specification_version: Option<i8> = None;
+        let mut out = Self::default();
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::BYTE => f_specification_version = Some(r.read_i8()?),
+                1 if ty == ct::BYTE => out.specification_version = Some(r.read_i8()?),
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(VariantType {
-            specification_version: f_specification_version,
-        })
+        Ok(out)
     }
 }
 
@@ -1573,16 +1565,16 @@ pub struct GeometryType {
 impl ThriftDecode for GeometryType {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
-        let mut f_crs: Option<String> = None;
+        let mut out = Self::default();
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::BINARY => f_crs = Some(r.read_string()?),
+                1 if ty == ct::BINARY => out.crs = Some(r.read_string()?),
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(GeometryType { crs: f_crs })
+        Ok(out)
     }
 }
 
@@ -1621,21 +1613,19 @@ pub struct GeographyType {
 impl ThriftDecode for GeographyType {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
-        let mut f_crs: Option<String> = None;
-        let mut f_algorithm: Option<EdgeInterpolationAlgorithm> = None;
+        let mut out = Self::default();
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::BINARY => f_crs = Some(r.read_string()?),
-                2 if ty == ct::I32 => f_algorithm = Some(EdgeInterpolationAlgorithm(r.read_i32()?)),
+                1 if ty == ct::BINARY => out.crs = Some(r.read_string()?),
+                2 if ty == ct::I32 => {
+                    out.algorithm = Some(EdgeInterpolationAlgorithm(r.read_i32()?))
+                }
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(GeographyType {
-            crs: f_crs,
-            algorithm: f_algorithm,
-        })
+        Ok(out)
     }
 }
 
@@ -1673,12 +1663,13 @@ pub struct FileType {}
 impl ThriftDecode for FileType {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = FileType {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(FileType {})
+        Ok(out)
     }
 }
 
@@ -1939,48 +1930,34 @@ impl ThriftDecode for SchemaElement {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_type: Option<Type> = None;
-        let mut f_type_length: Option<i32> = None;
-        let mut f_repetition_type: Option<FieldRepetitionType> = None;
-        let mut f_name: Option<String> = None;
-        let mut f_num_children: Option<i32> = None;
-        let mut f_converted_type: Option<ConvertedType> = None;
-        let mut f_scale: Option<i32> = None;
-        let mut f_precision: Option<i32> = None;
-        let mut f_field_id: Option<i32> = None;
-        let mut f_logical_type: Option<LogicalType> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::I32 => f_type = Some(Type(r.read_i32()?)),
-                2 if ty == ct::I32 => f_type_length = Some(r.read_i32()?),
-                3 if ty == ct::I32 => f_repetition_type = Some(FieldRepetitionType(r.read_i32()?)),
-                4 if ty == ct::BINARY => f_name = Some(r.read_string()?),
-                5 if ty == ct::I32 => f_num_children = Some(r.read_i32()?),
-                6 if ty == ct::I32 => f_converted_type = Some(ConvertedType(r.read_i32()?)),
-                7 if ty == ct::I32 => f_scale = Some(r.read_i32()?),
-                8 if ty == ct::I32 => f_precision = Some(r.read_i32()?),
-                9 if ty == ct::I32 => f_field_id = Some(r.read_i32()?),
-                10 if ty == ct::STRUCT => f_logical_type = Some(LogicalType::read_from(r)?),
+                1 if ty == ct::I32 => out.type_ = Some(Type(r.read_i32()?)),
+                2 if ty == ct::I32 => out.type_length = Some(r.read_i32()?),
+                3 if ty == ct::I32 => {
+                    out.repetition_type = Some(FieldRepetitionType(r.read_i32()?))
+                }
+                4 if ty == ct::BINARY => {
+                    out.name = r.read_string()?;
+                    seen |= 0x1;
+                }
+                5 if ty == ct::I32 => out.num_children = Some(r.read_i32()?),
+                6 if ty == ct::I32 => out.converted_type = Some(ConvertedType(r.read_i32()?)),
+                7 if ty == ct::I32 => out.scale = Some(r.read_i32()?),
+                8 if ty == ct::I32 => out.precision = Some(r.read_i32()?),
+                9 if ty == ct::I32 => out.field_id = Some(r.read_i32()?),
+                10 if ty == ct::STRUCT => out.logical_type = Some(LogicalType::read_from(r)?),
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(SchemaElement {
-            type_: f_type,
-            type_length: f_type_length,
-            repetition_type: f_repetition_type,
-            name: match f_name {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "SchemaElement", "name")),
-            },
-            num_children: f_num_children,
-            converted_type: f_converted_type,
-            scale: f_scale,
-            precision: f_precision,
-            field_id: f_field_id,
-            logical_type: f_logical_type,
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "SchemaElement", "name"));
+        }
+        Ok(out)
     }
 }
 
@@ -2341,54 +2318,45 @@ impl ThriftDecode for DataPageHeader {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_num_values: Option<i32> = None;
-        let mut f_encoding: Option<Encoding> = None;
-        let mut f_definition_level_encoding: Option<Encoding> = None;
-        let mut f_repetition_level_encoding: Option<Encoding> = None;
-        let mut f_statistics: Option<Statistics> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::I32 => f_num_values = Some(r.read_i32()?),
-                2 if ty == ct::I32 => f_encoding = Some(Encoding(r.read_i32()?)),
-                3 if ty == ct::I32 => f_definition_level_encoding = Some(Encoding(r.read_i32()?)),
-                4 if ty == ct::I32 => f_repetition_level_encoding = Some(Encoding(r.read_i32()?)),
-                5 if ty == ct::STRUCT => f_statistics = Some(Statistics::read_from(r)?),
+                1 if ty == ct::I32 => {
+                    out.num_values = r.read_i32()?;
+                    seen |= 0x1;
+                }
+                2 if ty == ct::I32 => {
+                    out.encoding = Encoding(r.read_i32()?);
+                    seen |= 0x2;
+                }
+                3 if ty == ct::I32 => {
+                    out.definition_level_encoding = Encoding(r.read_i32()?);
+                    seen |= 0x4;
+                }
+                4 if ty == ct::I32 => {
+                    out.repetition_level_encoding = Encoding(r.read_i32()?);
+                    seen |= 0x8;
+                }
+                5 if ty == ct::STRUCT => out.statistics = Some(Statistics::read_from(r)?),
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(DataPageHeader {
-            num_values: match f_num_values {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "DataPageHeader", "num_values")),
-            },
-            encoding: match f_encoding {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "DataPageHeader", "encoding")),
-            },
-            definition_level_encoding: match f_definition_level_encoding {
-                Some(v) => v,
-                None => {
-                    return Err(r.missing_field(
-                        start,
-                        "DataPageHeader",
-                        "definition_level_encoding",
-                    ));
-                }
-            },
-            repetition_level_encoding: match f_repetition_level_encoding {
-                Some(v) => v,
-                None => {
-                    return Err(r.missing_field(
-                        start,
-                        "DataPageHeader",
-                        "repetition_level_encoding",
-                    ));
-                }
-            },
-            statistics: f_statistics,
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "DataPageHeader", "num_values"));
+        }
+        if seen & 0x2 == 0 {
+            return Err(r.missing_field(start, "DataPageHeader", "encoding"));
+        }
+        if seen & 0x4 == 0 {
+            return Err(r.missing_field(start, "DataPageHeader", "definition_level_encoding"));
+        }
+        if seen & 0x8 == 0 {
+            return Err(r.missing_field(start, "DataPageHeader", "repetition_level_encoding"));
+        }
+        Ok(out)
     }
 }
 
@@ -2442,12 +2410,13 @@ pub struct IndexPageHeader {}
 impl ThriftDecode for IndexPageHeader {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = IndexPageHeader {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(IndexPageHeader {})
+        Ok(out)
     }
 }
 
@@ -2484,30 +2453,31 @@ impl ThriftDecode for DictionaryPageHeader {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_num_values: Option<i32> = None;
-        let mut f_encoding: Option<Encoding> = None;
-        let mut f_is_sorted: Option<bool> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::I32 => f_num_values = Some(r.read_i32()?),
-                2 if ty == ct::I32 => f_encoding = Some(Encoding(r.read_i32()?)),
-                3 if ct::is_bool(ty) => f_is_sorted = Some(ty == ct::BOOL_TRUE),
+                1 if ty == ct::I32 => {
+                    out.num_values = r.read_i32()?;
+                    seen |= 0x1;
+                }
+                2 if ty == ct::I32 => {
+                    out.encoding = Encoding(r.read_i32()?);
+                    seen |= 0x2;
+                }
+                3 if ct::is_bool(ty) => out.is_sorted = Some(ty == ct::BOOL_TRUE),
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(DictionaryPageHeader {
-            num_values: match f_num_values {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "DictionaryPageHeader", "num_values")),
-            },
-            encoding: match f_encoding {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "DictionaryPageHeader", "encoding")),
-            },
-            is_sorted: f_is_sorted,
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "DictionaryPageHeader", "num_values"));
+        }
+        if seen & 0x2 == 0 {
+            return Err(r.missing_field(start, "DictionaryPageHeader", "encoding"));
+        }
+        Ok(out)
     }
 }
 
@@ -2570,69 +2540,68 @@ impl ThriftDecode for DataPageHeaderV2 {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_num_values: Option<i32> = None;
-        let mut f_num_nulls: Option<i32> = None;
-        let mut f_num_rows: Option<i32> = None;
-        let mut f_encoding: Option<Encoding> = None;
-        let mut f_definition_levels_byte_length: Option<i32> = None;
-        let mut f_repetition_levels_byte_length: Option<i32> = None;
-        let mut f_is_compressed: Option<bool> = None;
-        let mut f_statistics: Option<Statistics> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::I32 => f_num_values = Some(r.read_i32()?),
-                2 if ty == ct::I32 => f_num_nulls = Some(r.read_i32()?),
-                3 if ty == ct::I32 => f_num_rows = Some(r.read_i32()?),
-                4 if ty == ct::I32 => f_encoding = Some(Encoding(r.read_i32()?)),
-                5 if ty == ct::I32 => f_definition_levels_byte_length = Some(r.read_i32()?),
-                6 if ty == ct::I32 => f_repetition_levels_byte_length = Some(r.read_i32()?),
-                7 if ct::is_bool(ty) => f_is_compressed = Some(ty == ct::BOOL_TRUE),
-                8 if ty == ct::STRUCT => f_statistics = Some(Statistics::read_from(r)?),
+                1 if ty == ct::I32 => {
+                    out.num_values = r.read_i32()?;
+                    seen |= 0x1;
+                }
+                2 if ty == ct::I32 => {
+                    out.num_nulls = r.read_i32()?;
+                    seen |= 0x2;
+                }
+                3 if ty == ct::I32 => {
+                    out.num_rows = r.read_i32()?;
+                    seen |= 0x4;
+                }
+                4 if ty == ct::I32 => {
+                    out.encoding = Encoding(r.read_i32()?);
+                    seen |= 0x8;
+                }
+                5 if ty == ct::I32 => {
+                    out.definition_levels_byte_length = r.read_i32()?;
+                    seen |= 0x10;
+                }
+                6 if ty == ct::I32 => {
+                    out.repetition_levels_byte_length = r.read_i32()?;
+                    seen |= 0x20;
+                }
+                7 if ct::is_bool(ty) => out.is_compressed = Some(ty == ct::BOOL_TRUE),
+                8 if ty == ct::STRUCT => out.statistics = Some(Statistics::read_from(r)?),
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(DataPageHeaderV2 {
-            num_values: match f_num_values {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "DataPageHeaderV2", "num_values")),
-            },
-            num_nulls: match f_num_nulls {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "DataPageHeaderV2", "num_nulls")),
-            },
-            num_rows: match f_num_rows {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "DataPageHeaderV2", "num_rows")),
-            },
-            encoding: match f_encoding {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "DataPageHeaderV2", "encoding")),
-            },
-            definition_levels_byte_length: match f_definition_levels_byte_length {
-                Some(v) => v,
-                None => {
-                    return Err(r.missing_field(
-                        start,
-                        "DataPageHeaderV2",
-                        "definition_levels_byte_length",
-                    ));
-                }
-            },
-            repetition_levels_byte_length: match f_repetition_levels_byte_length {
-                Some(v) => v,
-                None => {
-                    return Err(r.missing_field(
-                        start,
-                        "DataPageHeaderV2",
-                        "repetition_levels_byte_length",
-                    ));
-                }
-            },
-            is_compressed: f_is_compressed,
-            statistics: f_statistics,
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "DataPageHeaderV2", "num_values"));
+        }
+        if seen & 0x2 == 0 {
+            return Err(r.missing_field(start, "DataPageHeaderV2", "num_nulls"));
+        }
+        if seen & 0x4 == 0 {
+            return Err(r.missing_field(start, "DataPageHeaderV2", "num_rows"));
+        }
+        if seen & 0x8 == 0 {
+            return Err(r.missing_field(start, "DataPageHeaderV2", "encoding"));
+        }
+        if seen & 0x10 == 0 {
+            return Err(r.missing_field(
+                start,
+                "DataPageHeaderV2",
+                "definition_levels_byte_length",
+            ));
+        }
+        if seen & 0x20 == 0 {
+            return Err(r.missing_field(
+                start,
+                "DataPageHeaderV2",
+                "repetition_levels_byte_length",
+            ));
+        }
+        Ok(out)
     }
 }
 
@@ -2701,12 +2670,13 @@ pub struct SplitBlockAlgorithm {}
 impl ThriftDecode for SplitBlockAlgorithm {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = SplitBlockAlgorithm {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(SplitBlockAlgorithm {})
+        Ok(out)
     }
 }
 
@@ -2808,12 +2778,13 @@ pub struct XxHash {}
 impl ThriftDecode for XxHash {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = XxHash {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(XxHash {})
+        Ok(out)
     }
 }
 
@@ -2913,12 +2884,13 @@ pub struct Uncompressed {}
 impl ThriftDecode for Uncompressed {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = Uncompressed {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(Uncompressed {})
+        Ok(out)
     }
 }
 
@@ -3030,41 +3002,44 @@ impl ThriftDecode for BloomFilterHeader {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_num_bytes: Option<i32> = None;
-        let mut f_algorithm: Option<BloomFilterAlgorithm> = None;
-        let mut f_hash: Option<BloomFilterHash> = None;
-        let mut f_compression: Option<BloomFilterCompression> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::I32 => f_num_bytes = Some(r.read_i32()?),
-                2 if ty == ct::STRUCT => f_algorithm = Some(BloomFilterAlgorithm::read_from(r)?),
-                3 if ty == ct::STRUCT => f_hash = Some(BloomFilterHash::read_from(r)?),
+                1 if ty == ct::I32 => {
+                    out.num_bytes = r.read_i32()?;
+                    seen |= 0x1;
+                }
+                2 if ty == ct::STRUCT => {
+                    out.algorithm = BloomFilterAlgorithm::read_from(r)?;
+                    seen |= 0x2;
+                }
+                3 if ty == ct::STRUCT => {
+                    out.hash = BloomFilterHash::read_from(r)?;
+                    seen |= 0x4;
+                }
                 4 if ty == ct::STRUCT => {
-                    f_compression = Some(BloomFilterCompression::read_from(r)?)
+                    out.compression = BloomFilterCompression::read_from(r)?;
+                    seen |= 0x8;
                 }
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(BloomFilterHeader {
-            num_bytes: match f_num_bytes {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "BloomFilterHeader", "numBytes")),
-            },
-            algorithm: match f_algorithm {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "BloomFilterHeader", "algorithm")),
-            },
-            hash: match f_hash {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "BloomFilterHeader", "hash")),
-            },
-            compression: match f_compression {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "BloomFilterHeader", "compression")),
-            },
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "BloomFilterHeader", "numBytes"));
+        }
+        if seen & 0x2 == 0 {
+            return Err(r.missing_field(start, "BloomFilterHeader", "algorithm"));
+        }
+        if seen & 0x4 == 0 {
+            return Err(r.missing_field(start, "BloomFilterHeader", "hash"));
+        }
+        if seen & 0x8 == 0 {
+            return Err(r.missing_field(start, "BloomFilterHeader", "compression"));
+        }
+        Ok(out)
     }
 }
 
@@ -3134,52 +3109,48 @@ impl ThriftDecode for PageHeader {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_type: Option<PageType> = None;
-        let mut f_uncompressed_page_size: Option<i32> = None;
-        let mut f_compressed_page_size: Option<i32> = None;
-        let mut f_crc: Option<i32> = None;
-        let mut f_data_page_header: Option<DataPageHeader> = None;
-        let mut f_index_page_header: Option<IndexPageHeader> = None;
-        let mut f_dictionary_page_header: Option<DictionaryPageHeader> = None;
-        let mut f_data_page_header_v2: Option<DataPageHeaderV2> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::I32 => f_type = Some(PageType(r.read_i32()?)),
-                2 if ty == ct::I32 => f_uncompressed_page_size = Some(r.read_i32()?),
-                3 if ty == ct::I32 => f_compressed_page_size = Some(r.read_i32()?),
-                4 if ty == ct::I32 => f_crc = Some(r.read_i32()?),
-                5 if ty == ct::STRUCT => f_data_page_header = Some(DataPageHeader::read_from(r)?),
-                6 if ty == ct::STRUCT => f_index_page_header = Some(IndexPageHeader::read_from(r)?),
+                1 if ty == ct::I32 => {
+                    out.type_ = PageType(r.read_i32()?);
+                    seen |= 0x1;
+                }
+                2 if ty == ct::I32 => {
+                    out.uncompressed_page_size = r.read_i32()?;
+                    seen |= 0x2;
+                }
+                3 if ty == ct::I32 => {
+                    out.compressed_page_size = r.read_i32()?;
+                    seen |= 0x4;
+                }
+                4 if ty == ct::I32 => out.crc = Some(r.read_i32()?),
+                5 if ty == ct::STRUCT => out.data_page_header = Some(DataPageHeader::read_from(r)?),
+                6 if ty == ct::STRUCT => {
+                    out.index_page_header = Some(IndexPageHeader::read_from(r)?)
+                }
                 7 if ty == ct::STRUCT => {
-                    f_dictionary_page_header = Some(DictionaryPageHeader::read_from(r)?)
+                    out.dictionary_page_header = Some(DictionaryPageHeader::read_from(r)?)
                 }
                 8 if ty == ct::STRUCT => {
-                    f_data_page_header_v2 = Some(DataPageHeaderV2::read_from(r)?)
+                    out.data_page_header_v2 = Some(DataPageHeaderV2::read_from(r)?)
                 }
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(PageHeader {
-            type_: match f_type {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "PageHeader", "type")),
-            },
-            uncompressed_page_size: match f_uncompressed_page_size {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "PageHeader", "uncompressed_page_size")),
-            },
-            compressed_page_size: match f_compressed_page_size {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "PageHeader", "compressed_page_size")),
-            },
-            crc: f_crc,
-            data_page_header: f_data_page_header,
-            index_page_header: f_index_page_header,
-            dictionary_page_header: f_dictionary_page_header,
-            data_page_header_v2: f_data_page_header_v2,
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "PageHeader", "type"));
+        }
+        if seen & 0x2 == 0 {
+            return Err(r.missing_field(start, "PageHeader", "uncompressed_page_size"));
+        }
+        if seen & 0x4 == 0 {
+            return Err(r.missing_field(start, "PageHeader", "compressed_page_size"));
+        }
+        Ok(out)
     }
 }
 
@@ -3250,24 +3221,24 @@ impl ThriftDecode for KeyValue {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_key: Option<String> = None;
-        let mut f_value: Option<String> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::BINARY => f_key = Some(r.read_string()?),
-                2 if ty == ct::BINARY => f_value = Some(r.read_string()?),
+                1 if ty == ct::BINARY => {
+                    out.key = r.read_string()?;
+                    seen |= 0x1;
+                }
+                2 if ty == ct::BINARY => out.value = Some(r.read_string()?),
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(KeyValue {
-            key: match f_key {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "KeyValue", "key")),
-            },
-            value: f_value,
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "KeyValue", "key"));
+        }
+        Ok(out)
     }
 }
 
@@ -3316,33 +3287,37 @@ impl ThriftDecode for SortingColumn {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_column_idx: Option<i32> = None;
-        let mut f_descending: Option<bool> = None;
-        let mut f_nulls_first: Option<bool> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::I32 => f_column_idx = Some(r.read_i32()?),
-                2 if ct::is_bool(ty) => f_descending = Some(ty == ct::BOOL_TRUE),
-                3 if ct::is_bool(ty) => f_nulls_first = Some(ty == ct::BOOL_TRUE),
+                1 if ty == ct::I32 => {
+                    out.column_idx = r.read_i32()?;
+                    seen |= 0x1;
+                }
+                2 if ct::is_bool(ty) => {
+                    out.descending = ty == ct::BOOL_TRUE;
+                    seen |= 0x2;
+                }
+                3 if ct::is_bool(ty) => {
+                    out.nulls_first = ty == ct::BOOL_TRUE;
+                    seen |= 0x4;
+                }
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(SortingColumn {
-            column_idx: match f_column_idx {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "SortingColumn", "column_idx")),
-            },
-            descending: match f_descending {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "SortingColumn", "descending")),
-            },
-            nulls_first: match f_nulls_first {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "SortingColumn", "nulls_first")),
-            },
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "SortingColumn", "column_idx"));
+        }
+        if seen & 0x2 == 0 {
+            return Err(r.missing_field(start, "SortingColumn", "descending"));
+        }
+        if seen & 0x4 == 0 {
+            return Err(r.missing_field(start, "SortingColumn", "nulls_first"));
+        }
+        Ok(out)
     }
 }
 
@@ -3395,33 +3370,37 @@ impl ThriftDecode for PageEncodingStats {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_page_type: Option<PageType> = None;
-        let mut f_encoding: Option<Encoding> = None;
-        let mut f_count: Option<i32> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::I32 => f_page_type = Some(PageType(r.read_i32()?)),
-                2 if ty == ct::I32 => f_encoding = Some(Encoding(r.read_i32()?)),
-                3 if ty == ct::I32 => f_count = Some(r.read_i32()?),
+                1 if ty == ct::I32 => {
+                    out.page_type = PageType(r.read_i32()?);
+                    seen |= 0x1;
+                }
+                2 if ty == ct::I32 => {
+                    out.encoding = Encoding(r.read_i32()?);
+                    seen |= 0x2;
+                }
+                3 if ty == ct::I32 => {
+                    out.count = r.read_i32()?;
+                    seen |= 0x4;
+                }
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(PageEncodingStats {
-            page_type: match f_page_type {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "PageEncodingStats", "page_type")),
-            },
-            encoding: match f_encoding {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "PageEncodingStats", "encoding")),
-            },
-            count: match f_count {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "PageEncodingStats", "count")),
-            },
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "PageEncodingStats", "page_type"));
+        }
+        if seen & 0x2 == 0 {
+            return Err(r.missing_field(start, "PageEncodingStats", "encoding"));
+        }
+        if seen & 0x4 == 0 {
+            return Err(r.missing_field(start, "PageEncodingStats", "count"));
+        }
+        Ok(out)
     }
 }
 
@@ -3502,102 +3481,85 @@ impl ThriftDecode for ColumnMetaData {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_type: Option<Type> = None;
-        let mut f_encodings: Option<Vec<Encoding>> = None;
-        let mut f_path_in_schema: Option<Vec<String>> = None;
-        let mut f_codec: Option<CompressionCodec> = None;
-        let mut f_num_values: Option<i64> = None;
-        let mut f_total_uncompressed_size: Option<i64> = None;
-        let mut f_total_compressed_size: Option<i64> = None;
-        let mut f_key_value_metadata: Option<Vec<KeyValue>> = None;
-        let mut f_data_page_offset: Option<i64> = None;
-        let mut f_index_page_offset: Option<i64> = None;
-        let mut f_dictionary_page_offset: Option<i64> = None;
-        let mut f_statistics: Option<Statistics> = None;
-        let mut f_encoding_stats: Option<Vec<PageEncodingStats>> = None;
-        let mut f_bloom_filter_offset: Option<i64> = None;
-        let mut f_bloom_filter_length: Option<i32> = None;
-        let mut f_size_statistics: Option<SizeStatistics> = None;
-        let mut f_geospatial_statistics: Option<GeospatialStatistics> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::I32 => f_type = Some(Type(r.read_i32()?)),
-                2 if ty == ct::LIST => f_encodings = Some(r.read_list::<Encoding>()?),
-                3 if ty == ct::LIST => f_path_in_schema = Some(r.read_list::<String>()?),
-                4 if ty == ct::I32 => f_codec = Some(CompressionCodec(r.read_i32()?)),
-                5 if ty == ct::I64 => f_num_values = Some(r.read_i64()?),
-                6 if ty == ct::I64 => f_total_uncompressed_size = Some(r.read_i64()?),
-                7 if ty == ct::I64 => f_total_compressed_size = Some(r.read_i64()?),
-                8 if ty == ct::LIST => f_key_value_metadata = Some(r.read_list::<KeyValue>()?),
-                9 if ty == ct::I64 => f_data_page_offset = Some(r.read_i64()?),
-                10 if ty == ct::I64 => f_index_page_offset = Some(r.read_i64()?),
-                11 if ty == ct::I64 => f_dictionary_page_offset = Some(r.read_i64()?),
-                12 if ty == ct::STRUCT => f_statistics = Some(Statistics::read_from(r)?),
-                13 if ty == ct::LIST => {
-                    f_encoding_stats = Some(r.read_list::<PageEncodingStats>()?)
+                1 if ty == ct::I32 => {
+                    out.type_ = Type(r.read_i32()?);
+                    seen |= 0x1;
                 }
-                14 if ty == ct::I64 => f_bloom_filter_offset = Some(r.read_i64()?),
-                15 if ty == ct::I32 => f_bloom_filter_length = Some(r.read_i32()?),
-                16 if ty == ct::STRUCT => f_size_statistics = Some(SizeStatistics::read_from(r)?),
+                2 if ty == ct::LIST => {
+                    out.encodings = r.read_list::<Encoding>()?;
+                    seen |= 0x2;
+                }
+                3 if ty == ct::LIST => {
+                    out.path_in_schema = r.read_list::<String>()?;
+                    seen |= 0x4;
+                }
+                4 if ty == ct::I32 => {
+                    out.codec = CompressionCodec(r.read_i32()?);
+                    seen |= 0x8;
+                }
+                5 if ty == ct::I64 => {
+                    out.num_values = r.read_i64()?;
+                    seen |= 0x10;
+                }
+                6 if ty == ct::I64 => {
+                    out.total_uncompressed_size = r.read_i64()?;
+                    seen |= 0x20;
+                }
+                7 if ty == ct::I64 => {
+                    out.total_compressed_size = r.read_i64()?;
+                    seen |= 0x40;
+                }
+                8 if ty == ct::LIST => out.key_value_metadata = Some(r.read_list::<KeyValue>()?),
+                9 if ty == ct::I64 => {
+                    out.data_page_offset = r.read_i64()?;
+                    seen |= 0x80;
+                }
+                10 if ty == ct::I64 => out.index_page_offset = Some(r.read_i64()?),
+                11 if ty == ct::I64 => out.dictionary_page_offset = Some(r.read_i64()?),
+                12 if ty == ct::STRUCT => out.statistics = Some(Statistics::read_from(r)?),
+                13 if ty == ct::LIST => {
+                    out.encoding_stats = Some(r.read_list::<PageEncodingStats>()?)
+                }
+                14 if ty == ct::I64 => out.bloom_filter_offset = Some(r.read_i64()?),
+                15 if ty == ct::I32 => out.bloom_filter_length = Some(r.read_i32()?),
+                16 if ty == ct::STRUCT => out.size_statistics = Some(SizeStatistics::read_from(r)?),
                 17 if ty == ct::STRUCT => {
-                    f_geospatial_statistics = Some(GeospatialStatistics::read_from(r)?)
+                    out.geospatial_statistics = Some(GeospatialStatistics::read_from(r)?)
                 }
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(ColumnMetaData {
-            type_: match f_type {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "ColumnMetaData", "type")),
-            },
-            encodings: match f_encodings {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "ColumnMetaData", "encodings")),
-            },
-            path_in_schema: match f_path_in_schema {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "ColumnMetaData", "path_in_schema")),
-            },
-            codec: match f_codec {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "ColumnMetaData", "codec")),
-            },
-            num_values: match f_num_values {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "ColumnMetaData", "num_values")),
-            },
-            total_uncompressed_size: match f_total_uncompressed_size {
-                Some(v) => v,
-                None => {
-                    return Err(r.missing_field(
-                        start,
-                        "ColumnMetaData",
-                        "total_uncompressed_size",
-                    ));
-                }
-            },
-            total_compressed_size: match f_total_compressed_size {
-                Some(v) => v,
-                None => {
-                    return Err(r.missing_field(start, "ColumnMetaData", "total_compressed_size"));
-                }
-            },
-            key_value_metadata: f_key_value_metadata,
-            data_page_offset: match f_data_page_offset {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "ColumnMetaData", "data_page_offset")),
-            },
-            index_page_offset: f_index_page_offset,
-            dictionary_page_offset: f_dictionary_page_offset,
-            statistics: f_statistics,
-            encoding_stats: f_encoding_stats,
-            bloom_filter_offset: f_bloom_filter_offset,
-            bloom_filter_length: f_bloom_filter_length,
-            size_statistics: f_size_statistics,
-            geospatial_statistics: f_geospatial_statistics,
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "ColumnMetaData", "type"));
+        }
+        if seen & 0x2 == 0 {
+            return Err(r.missing_field(start, "ColumnMetaData", "encodings"));
+        }
+        if seen & 0x4 == 0 {
+            return Err(r.missing_field(start, "ColumnMetaData", "path_in_schema"));
+        }
+        if seen & 0x8 == 0 {
+            return Err(r.missing_field(start, "ColumnMetaData", "codec"));
+        }
+        if seen & 0x10 == 0 {
+            return Err(r.missing_field(start, "ColumnMetaData", "num_values"));
+        }
+        if seen & 0x20 == 0 {
+            return Err(r.missing_field(start, "ColumnMetaData", "total_uncompressed_size"));
+        }
+        if seen & 0x40 == 0 {
+            return Err(r.missing_field(start, "ColumnMetaData", "total_compressed_size"));
+        }
+        if seen & 0x80 == 0 {
+            return Err(r.missing_field(start, "ColumnMetaData", "data_page_offset"));
+        }
+        Ok(out)
     }
 }
 
@@ -3705,12 +3667,13 @@ pub struct EncryptionWithFooterKey {}
 impl ThriftDecode for EncryptionWithFooterKey {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = EncryptionWithFooterKey {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(EncryptionWithFooterKey {})
+        Ok(out)
     }
 }
 
@@ -3745,30 +3708,24 @@ impl ThriftDecode for EncryptionWithColumnKey {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_path_in_schema: Option<Vec<String>> = None;
-        let mut f_key_metadata: Option<Bytes> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::LIST => f_path_in_schema = Some(r.read_list::<String>()?),
-                2 if ty == ct::BINARY => f_key_metadata = Some(r.read_binary()?),
+                1 if ty == ct::LIST => {
+                    out.path_in_schema = r.read_list::<String>()?;
+                    seen |= 0x1;
+                }
+                2 if ty == ct::BINARY => out.key_metadata = Some(r.read_binary()?),
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(EncryptionWithColumnKey {
-            path_in_schema: match f_path_in_schema {
-                Some(v) => v,
-                None => {
-                    return Err(r.missing_field(
-                        start,
-                        "EncryptionWithColumnKey",
-                        "path_in_schema",
-                    ));
-                }
-            },
-            key_metadata: f_key_metadata,
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "EncryptionWithColumnKey", "path_in_schema"));
+        }
+        Ok(out)
     }
 }
 
@@ -3911,47 +3868,33 @@ impl ThriftDecode for ColumnChunk {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_file_path: Option<String> = None;
-        let mut f_file_offset: Option<i64> = None;
-        let mut f_meta_data: Option<ColumnMetaData> = None;
-        let mut f_offset_index_offset: Option<i64> = None;
-        let mut f_offset_index_length: Option<i32> = None;
-        let mut f_column_index_offset: Option<i64> = None;
-        let mut f_column_index_length: Option<i32> = None;
-        let mut f_crypto_metadata: Option<ColumnCryptoMetaData> = None;
-        let mut f_encrypted_column_metadata: Option<Bytes> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::BINARY => f_file_path = Some(r.read_string()?),
-                2 if ty == ct::I64 => f_file_offset = Some(r.read_i64()?),
-                3 if ty == ct::STRUCT => f_meta_data = Some(ColumnMetaData::read_from(r)?),
-                4 if ty == ct::I64 => f_offset_index_offset = Some(r.read_i64()?),
-                5 if ty == ct::I32 => f_offset_index_length = Some(r.read_i32()?),
-                6 if ty == ct::I64 => f_column_index_offset = Some(r.read_i64()?),
-                7 if ty == ct::I32 => f_column_index_length = Some(r.read_i32()?),
-                8 if ty == ct::STRUCT => {
-                    f_crypto_metadata = Some(ColumnCryptoMetaData::read_from(r)?)
+                1 if ty == ct::BINARY => out.file_path = Some(r.read_string()?),
+                2 if ty == ct::I64 => {
+                    out.file_offset = r.read_i64()?;
+                    seen |= 0x1;
                 }
-                9 if ty == ct::BINARY => f_encrypted_column_metadata = Some(r.read_binary()?),
+                3 if ty == ct::STRUCT => out.meta_data = Some(ColumnMetaData::read_from(r)?),
+                4 if ty == ct::I64 => out.offset_index_offset = Some(r.read_i64()?),
+                5 if ty == ct::I32 => out.offset_index_length = Some(r.read_i32()?),
+                6 if ty == ct::I64 => out.column_index_offset = Some(r.read_i64()?),
+                7 if ty == ct::I32 => out.column_index_length = Some(r.read_i32()?),
+                8 if ty == ct::STRUCT => {
+                    out.crypto_metadata = Some(ColumnCryptoMetaData::read_from(r)?)
+                }
+                9 if ty == ct::BINARY => out.encrypted_column_metadata = Some(r.read_binary()?),
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(ColumnChunk {
-            file_path: f_file_path,
-            file_offset: match f_file_offset {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "ColumnChunk", "file_offset")),
-            },
-            meta_data: f_meta_data,
-            offset_index_offset: f_offset_index_offset,
-            offset_index_length: f_offset_index_length,
-            column_index_offset: f_column_index_offset,
-            column_index_length: f_column_index_length,
-            crypto_metadata: f_crypto_metadata,
-            encrypted_column_metadata: f_encrypted_column_metadata,
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "ColumnChunk", "file_offset"));
+        }
+        Ok(out)
     }
 }
 
@@ -4034,45 +3977,41 @@ impl ThriftDecode for RowGroup {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_columns: Option<Vec<ColumnChunk>> = None;
-        let mut f_total_byte_size: Option<i64> = None;
-        let mut f_num_rows: Option<i64> = None;
-        let mut f_sorting_columns: Option<Vec<SortingColumn>> = None;
-        let mut f_file_offset: Option<i64> = None;
-        let mut f_total_compressed_size: Option<i64> = None;
-        let mut f_ordinal: Option<i16> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::LIST => f_columns = Some(r.read_list::<ColumnChunk>()?),
-                2 if ty == ct::I64 => f_total_byte_size = Some(r.read_i64()?),
-                3 if ty == ct::I64 => f_num_rows = Some(r.read_i64()?),
-                4 if ty == ct::LIST => f_sorting_columns = Some(r.read_list::<SortingColumn>()?),
-                5 if ty == ct::I64 => f_file_offset = Some(r.read_i64()?),
-                6 if ty == ct::I64 => f_total_compressed_size = Some(r.read_i64()?),
-                7 if ty == ct::I16 => f_ordinal = Some(r.read_i16()?),
+                1 if ty == ct::LIST => {
+                    out.columns = r.read_list::<ColumnChunk>()?;
+                    seen |= 0x1;
+                }
+                2 if ty == ct::I64 => {
+                    out.total_byte_size = r.read_i64()?;
+                    seen |= 0x2;
+                }
+                3 if ty == ct::I64 => {
+                    out.num_rows = r.read_i64()?;
+                    seen |= 0x4;
+                }
+                4 if ty == ct::LIST => out.sorting_columns = Some(r.read_list::<SortingColumn>()?),
+                5 if ty == ct::I64 => out.file_offset = Some(r.read_i64()?),
+                6 if ty == ct::I64 => out.total_compressed_size = Some(r.read_i64()?),
+                7 if ty == ct::I16 => out.ordinal = Some(r.read_i16()?),
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(RowGroup {
-            columns: match f_columns {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "RowGroup", "columns")),
-            },
-            total_byte_size: match f_total_byte_size {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "RowGroup", "total_byte_size")),
-            },
-            num_rows: match f_num_rows {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "RowGroup", "num_rows")),
-            },
-            sorting_columns: f_sorting_columns,
-            file_offset: f_file_offset,
-            total_compressed_size: f_total_compressed_size,
-            ordinal: f_ordinal,
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "RowGroup", "columns"));
+        }
+        if seen & 0x2 == 0 {
+            return Err(r.missing_field(start, "RowGroup", "total_byte_size"));
+        }
+        if seen & 0x4 == 0 {
+            return Err(r.missing_field(start, "RowGroup", "num_rows"));
+        }
+        Ok(out)
     }
 }
 
@@ -4135,12 +4074,13 @@ pub struct TypeDefinedOrder {}
 impl ThriftDecode for TypeDefinedOrder {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = TypeDefinedOrder {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(TypeDefinedOrder {})
+        Ok(out)
     }
 }
 
@@ -4169,12 +4109,13 @@ pub struct IEEE754TotalOrder {}
 impl ThriftDecode for IEEE754TotalOrder {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = IEEE754TotalOrder {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(IEEE754TotalOrder {})
+        Ok(out)
     }
 }
 
@@ -4203,12 +4144,13 @@ pub struct Int96TimestampOrder {}
 impl ThriftDecode for Int96TimestampOrder {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
+        let out = Int96TimestampOrder {};
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(Int96TimestampOrder {})
+        Ok(out)
     }
 }
 
@@ -4340,33 +4282,37 @@ impl ThriftDecode for PageLocation {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_offset: Option<i64> = None;
-        let mut f_compressed_page_size: Option<i32> = None;
-        let mut f_first_row_index: Option<i64> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::I64 => f_offset = Some(r.read_i64()?),
-                2 if ty == ct::I32 => f_compressed_page_size = Some(r.read_i32()?),
-                3 if ty == ct::I64 => f_first_row_index = Some(r.read_i64()?),
+                1 if ty == ct::I64 => {
+                    out.offset = r.read_i64()?;
+                    seen |= 0x1;
+                }
+                2 if ty == ct::I32 => {
+                    out.compressed_page_size = r.read_i32()?;
+                    seen |= 0x2;
+                }
+                3 if ty == ct::I64 => {
+                    out.first_row_index = r.read_i64()?;
+                    seen |= 0x4;
+                }
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(PageLocation {
-            offset: match f_offset {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "PageLocation", "offset")),
-            },
-            compressed_page_size: match f_compressed_page_size {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "PageLocation", "compressed_page_size")),
-            },
-            first_row_index: match f_first_row_index {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "PageLocation", "first_row_index")),
-            },
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "PageLocation", "offset"));
+        }
+        if seen & 0x2 == 0 {
+            return Err(r.missing_field(start, "PageLocation", "compressed_page_size"));
+        }
+        if seen & 0x4 == 0 {
+            return Err(r.missing_field(start, "PageLocation", "first_row_index"));
+        }
+        Ok(out)
     }
 }
 
@@ -4417,26 +4363,26 @@ impl ThriftDecode for OffsetIndex {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_page_locations: Option<Vec<PageLocation>> = None;
-        let mut f_unencoded_byte_array_data_bytes: Option<Vec<i64>> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::LIST => f_page_locations = Some(r.read_list::<PageLocation>()?),
+                1 if ty == ct::LIST => {
+                    out.page_locations = r.read_list::<PageLocation>()?;
+                    seen |= 0x1;
+                }
                 2 if ty == ct::LIST => {
-                    f_unencoded_byte_array_data_bytes = Some(r.read_list::<i64>()?)
+                    out.unencoded_byte_array_data_bytes = Some(r.read_list::<i64>()?)
                 }
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(OffsetIndex {
-            page_locations: match f_page_locations {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "OffsetIndex", "page_locations")),
-            },
-            unencoded_byte_array_data_bytes: f_unencoded_byte_array_data_bytes,
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "OffsetIndex", "page_locations"));
+        }
+        Ok(out)
     }
 }
 
@@ -4495,51 +4441,52 @@ impl ThriftDecode for ColumnIndex {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_null_pages: Option<Vec<bool>> = None;
-        let mut f_min_values: Option<Vec<Bytes>> = None;
-        let mut f_max_values: Option<Vec<Bytes>> = None;
-        let mut f_boundary_order: Option<BoundaryOrder> = None;
-        let mut f_null_counts: Option<Vec<i64>> = None;
-        let mut f_repetition_level_histograms: Option<Vec<i64>> = None;
-        let mut f_definition_level_histograms: Option<Vec<i64>> = None;
-        let mut f_nan_counts: Option<Vec<i64>> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::LIST => f_null_pages = Some(r.read_list::<bool>()?),
-                2 if ty == ct::LIST => f_min_values = Some(r.read_list::<Bytes>()?),
-                3 if ty == ct::LIST => f_max_values = Some(r.read_list::<Bytes>()?),
-                4 if ty == ct::I32 => f_boundary_order = Some(BoundaryOrder(r.read_i32()?)),
-                5 if ty == ct::LIST => f_null_counts = Some(r.read_list::<i64>()?),
-                6 if ty == ct::LIST => f_repetition_level_histograms = Some(r.read_list::<i64>()?),
-                7 if ty == ct::LIST => f_definition_level_histograms = Some(r.read_list::<i64>()?),
-                8 if ty == ct::LIST => f_nan_counts = Some(r.read_list::<i64>()?),
+                1 if ty == ct::LIST => {
+                    out.null_pages = r.read_list::<bool>()?;
+                    seen |= 0x1;
+                }
+                2 if ty == ct::LIST => {
+                    out.min_values = r.read_list::<Bytes>()?;
+                    seen |= 0x2;
+                }
+                3 if ty == ct::LIST => {
+                    out.max_values = r.read_list::<Bytes>()?;
+                    seen |= 0x4;
+                }
+                4 if ty == ct::I32 => {
+                    out.boundary_order = BoundaryOrder(r.read_i32()?);
+                    seen |= 0x8;
+                }
+                5 if ty == ct::LIST => out.null_counts = Some(r.read_list::<i64>()?),
+                6 if ty == ct::LIST => {
+                    out.repetition_level_histograms = Some(r.read_list::<i64>()?)
+                }
+                7 if ty == ct::LIST => {
+                    out.definition_level_histograms = Some(r.read_list::<i64>()?)
+                }
+                8 if ty == ct::LIST => out.nan_counts = Some(r.read_list::<i64>()?),
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(ColumnIndex {
-            null_pages: match f_null_pages {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "ColumnIndex", "null_pages")),
-            },
-            min_values: match f_min_values {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "ColumnIndex", "min_values")),
-            },
-            max_values: match f_max_values {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "ColumnIndex", "max_values")),
-            },
-            boundary_order: match f_boundary_order {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "ColumnIndex", "boundary_order")),
-            },
-            null_counts: f_null_counts,
-            repetition_level_histograms: f_repetition_level_histograms,
-            definition_level_histograms: f_definition_level_histograms,
-            nan_counts: f_nan_counts,
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "ColumnIndex", "null_pages"));
+        }
+        if seen & 0x2 == 0 {
+            return Err(r.missing_field(start, "ColumnIndex", "min_values"));
+        }
+        if seen & 0x4 == 0 {
+            return Err(r.missing_field(start, "ColumnIndex", "max_values"));
+        }
+        if seen & 0x8 == 0 {
+            return Err(r.missing_field(start, "ColumnIndex", "boundary_order"));
+        }
+        Ok(out)
     }
 }
 
@@ -4614,24 +4561,18 @@ pub struct AesGcmV1 {
 impl ThriftDecode for AesGcmV1 {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
-        let mut f_aad_prefix: Option<Bytes> = None;
-        let mut f_aad_file_unique: Option<Bytes> = None;
-        let mut f_supply_aad_prefix: Option<bool> = None;
+        let mut out = Self::default();
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::BINARY => f_aad_prefix = Some(r.read_binary()?),
-                2 if ty == ct::BINARY => f_aad_file_unique = Some(r.read_binary()?),
-                3 if ct::is_bool(ty) => f_supply_aad_prefix = Some(ty == ct::BOOL_TRUE),
+                1 if ty == ct::BINARY => out.aad_prefix = Some(r.read_binary()?),
+                2 if ty == ct::BINARY => out.aad_file_unique = Some(r.read_binary()?),
+                3 if ct::is_bool(ty) => out.supply_aad_prefix = Some(ty == ct::BOOL_TRUE),
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(AesGcmV1 {
-            aad_prefix: f_aad_prefix,
-            aad_file_unique: f_aad_file_unique,
-            supply_aad_prefix: f_supply_aad_prefix,
-        })
+        Ok(out)
     }
 }
 
@@ -4679,24 +4620,18 @@ pub struct AesGcmCtrV1 {
 impl ThriftDecode for AesGcmCtrV1 {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         r.enter()?;
-        let mut f_aad_prefix: Option<Bytes> = None;
-        let mut f_aad_file_unique: Option<Bytes> = None;
-        let mut f_supply_aad_prefix: Option<bool> = None;
+        let mut out = Self::default();
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::BINARY => f_aad_prefix = Some(r.read_binary()?),
-                2 if ty == ct::BINARY => f_aad_file_unique = Some(r.read_binary()?),
-                3 if ct::is_bool(ty) => f_supply_aad_prefix = Some(ty == ct::BOOL_TRUE),
+                1 if ty == ct::BINARY => out.aad_prefix = Some(r.read_binary()?),
+                2 if ty == ct::BINARY => out.aad_file_unique = Some(r.read_binary()?),
+                3 if ct::is_bool(ty) => out.supply_aad_prefix = Some(ty == ct::BOOL_TRUE),
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(AesGcmCtrV1 {
-            aad_prefix: f_aad_prefix,
-            aad_file_unique: f_aad_file_unique,
-            supply_aad_prefix: f_supply_aad_prefix,
-        })
+        Ok(out)
     }
 }
 
@@ -4839,56 +4774,51 @@ impl ThriftDecode for FileMetaData {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_version: Option<i32> = None;
-        let mut f_schema: Option<Vec<SchemaElement>> = None;
-        let mut f_num_rows: Option<i64> = None;
-        let mut f_row_groups: Option<Vec<RowGroup>> = None;
-        let mut f_key_value_metadata: Option<Vec<KeyValue>> = None;
-        let mut f_created_by: Option<String> = None;
-        let mut f_column_orders: Option<Vec<ColumnOrder>> = None;
-        let mut f_encryption_algorithm: Option<EncryptionAlgorithm> = None;
-        let mut f_footer_signing_key_metadata: Option<Bytes> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::I32 => f_version = Some(r.read_i32()?),
-                2 if ty == ct::LIST => f_schema = Some(r.read_list::<SchemaElement>()?),
-                3 if ty == ct::I64 => f_num_rows = Some(r.read_i64()?),
-                4 if ty == ct::LIST => f_row_groups = Some(r.read_list::<RowGroup>()?),
-                5 if ty == ct::LIST => f_key_value_metadata = Some(r.read_list::<KeyValue>()?),
-                6 if ty == ct::BINARY => f_created_by = Some(r.read_string()?),
-                7 if ty == ct::LIST => f_column_orders = Some(r.read_list::<ColumnOrder>()?),
-                8 if ty == ct::STRUCT => {
-                    f_encryption_algorithm = Some(EncryptionAlgorithm::read_from(r)?)
+                1 if ty == ct::I32 => {
+                    out.version = r.read_i32()?;
+                    seen |= 0x1;
                 }
-                9 if ty == ct::BINARY => f_footer_signing_key_metadata = Some(r.read_binary()?),
+                2 if ty == ct::LIST => {
+                    out.schema = r.read_list::<SchemaElement>()?;
+                    seen |= 0x2;
+                }
+                3 if ty == ct::I64 => {
+                    out.num_rows = r.read_i64()?;
+                    seen |= 0x4;
+                }
+                4 if ty == ct::LIST => {
+                    out.row_groups = r.read_list::<RowGroup>()?;
+                    seen |= 0x8;
+                }
+                5 if ty == ct::LIST => out.key_value_metadata = Some(r.read_list::<KeyValue>()?),
+                6 if ty == ct::BINARY => out.created_by = Some(r.read_string()?),
+                7 if ty == ct::LIST => out.column_orders = Some(r.read_list::<ColumnOrder>()?),
+                8 if ty == ct::STRUCT => {
+                    out.encryption_algorithm = Some(EncryptionAlgorithm::read_from(r)?)
+                }
+                9 if ty == ct::BINARY => out.footer_signing_key_metadata = Some(r.read_binary()?),
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(FileMetaData {
-            version: match f_version {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "FileMetaData", "version")),
-            },
-            schema: match f_schema {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "FileMetaData", "schema")),
-            },
-            num_rows: match f_num_rows {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "FileMetaData", "num_rows")),
-            },
-            row_groups: match f_row_groups {
-                Some(v) => v,
-                None => return Err(r.missing_field(start, "FileMetaData", "row_groups")),
-            },
-            key_value_metadata: f_key_value_metadata,
-            created_by: f_created_by,
-            column_orders: f_column_orders,
-            encryption_algorithm: f_encryption_algorithm,
-            footer_signing_key_metadata: f_footer_signing_key_metadata,
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "FileMetaData", "version"));
+        }
+        if seen & 0x2 == 0 {
+            return Err(r.missing_field(start, "FileMetaData", "schema"));
+        }
+        if seen & 0x4 == 0 {
+            return Err(r.missing_field(start, "FileMetaData", "num_rows"));
+        }
+        if seen & 0x8 == 0 {
+            return Err(r.missing_field(start, "FileMetaData", "row_groups"));
+        }
+        Ok(out)
     }
 }
 
@@ -4966,32 +4896,24 @@ impl ThriftDecode for FileCryptoMetaData {
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut f_encryption_algorithm: Option<EncryptionAlgorithm> = None;
-        let mut f_key_metadata: Option<Bytes> = None;
+        let mut out = Self::default();
+        let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
                 1 if ty == ct::STRUCT => {
-                    f_encryption_algorithm = Some(EncryptionAlgorithm::read_from(r)?)
+                    out.encryption_algorithm = EncryptionAlgorithm::read_from(r)?;
+                    seen |= 0x1;
                 }
-                2 if ty == ct::BINARY => f_key_metadata = Some(r.read_binary()?),
+                2 if ty == ct::BINARY => out.key_metadata = Some(r.read_binary()?),
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(FileCryptoMetaData {
-            encryption_algorithm: match f_encryption_algorithm {
-                Some(v) => v,
-                None => {
-                    return Err(r.missing_field(
-                        start,
-                        "FileCryptoMetaData",
-                        "encryption_algorithm",
-                    ));
-                }
-            },
-            key_metadata: f_key_metadata,
-        })
+        if seen & 0x1 == 0 {
+            return Err(r.missing_field(start, "FileCryptoMetaData", "encryption_algorithm"));
+        }
+        Ok(out)
     }
 }
 

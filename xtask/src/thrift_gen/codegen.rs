@@ -270,26 +270,31 @@ impl<'a> Gen<'a> {
         }
         o.push_str("}\n\n");
 
-        // Decoder.
+        // Decoder: fields are written in place into `out`; a bit per
+        // non-optional field records its presence.
         let _ = writeln!(
             o,
             "impl ThriftDecode for {n} {{ fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {{"
         );
-        let needs_start = s
-            .fields
-            .iter()
-            .any(|f| f.req == Req::Required || (f.req == Req::Default && f.default.is_none()));
+        let tracked: Vec<&Field> = s.fields.iter().filter(|f| f.req != Req::Optional).collect();
+        if tracked.len() > 64 {
+            return Err(format!("{n}: more than 64 non-optional fields"));
+        }
+        let bit = |f: &Field| -> Option<u64> {
+            tracked.iter().position(|t| t.id == f.id).map(|i| 1u64 << i)
+        };
+        let needs_start = tracked.iter().any(|f| f.req == Req::Required || f.default.is_none());
         if needs_start {
             o.push_str("let start = r.position();\n");
         }
         o.push_str("r.enter()?;\n");
-        for f in &s.fields {
-            let _ = writeln!(
-                o,
-                "let mut f_{}: Option<{}> = None;",
-                snake(&f.name).trim_end_matches('_'),
-                self.rust_ty(&f.ty)?
-            );
+        if s.fields.is_empty() {
+            let _ = writeln!(o, "let out = {n} {{}};");
+        } else {
+            o.push_str("let mut out = Self::default();\n");
+        }
+        if !tracked.is_empty() {
+            o.push_str("let mut seen = 0u64;\n");
         }
         o.push_str("let mut last_id = 0i16;\n");
         if s.fields.is_empty() {
@@ -301,54 +306,48 @@ impl<'a> Gen<'a> {
                 "while let Some((ty, id)) = r.read_field_header(&mut last_id)? { match id {\n",
             );
             for f in &s.fields {
-                let var = format!("f_{}", snake(&f.name).trim_end_matches('_'));
-                if f.ty == Ty::Bool {
-                    let _ = writeln!(
-                        o,
-                        "{} if ct::is_bool(ty) => {var} = Some(ty == ct::BOOL_TRUE),",
-                        f.id
-                    );
+                let field = snake(&f.name);
+                let (guard, value) = if f.ty == Ty::Bool {
+                    ("ct::is_bool(ty)".to_string(), "ty == ct::BOOL_TRUE".to_string())
                 } else {
-                    let _ = writeln!(
-                        o,
-                        "{} if ty == {} => {var} = Some({}),",
-                        f.id,
-                        self.wire(&f.ty)?,
-                        self.read_expr(&f.ty)?
-                    );
+                    (format!("ty == {}", self.wire(&f.ty)?), self.read_expr(&f.ty)?)
+                };
+                match bit(f) {
+                    None => {
+                        let _ = writeln!(o, "{} if {guard} => out.{field} = Some({value}),", f.id);
+                    }
+                    Some(b) => {
+                        let _ = writeln!(
+                            o,
+                            "{} if {guard} => {{ out.{field} = {value}; seen |= {b:#x}; }}",
+                            f.id
+                        );
+                    }
                 }
             }
             o.push_str("_ => r.skip(ty)?, } }\n");
         }
         o.push_str("r.leave();\n");
-        let _ = writeln!(o, "Ok({n} {{");
-        for f in &s.fields {
-            let var = format!("f_{}", snake(&f.name).trim_end_matches('_'));
+        for f in &tracked {
             let field = snake(&f.name);
+            let b = bit(f).unwrap_or(0);
             match (&f.req, &f.default) {
-                (Req::Optional, _) => {
-                    let _ = writeln!(o, "{field}: {var},");
-                }
                 // A default only fills fields of default requiredness:
                 // required fields must be on the wire, as Thrift reads them.
                 (Req::Default, Some(d)) => {
                     let value = self.const_expr(&f.ty, d)?;
-                    if matches!(d, Const::Str(_)) {
-                        let _ = writeln!(o, "{field}: {var}.unwrap_or_else(|| {value}),");
-                    } else {
-                        let _ = writeln!(o, "{field}: {var}.unwrap_or({value}),");
-                    }
+                    let _ = writeln!(o, "if seen & {b:#x} == 0 {{ out.{field} = {value}; }}");
                 }
                 _ => {
                     let _ = writeln!(
                         o,
-                        "{field}: match {var} {{ Some(v) => v, None => return Err(r.missing_field(start, {n:?}, {:?})) }},",
+                        "if seen & {b:#x} == 0 {{ return Err(r.missing_field(start, {n:?}, {:?})); }}",
                         f.name
                     );
                 }
             }
         }
-        o.push_str("}) } }\n\n");
+        o.push_str("Ok(out) } }\n\n");
 
         // Encoder.
         let _ = writeln!(
