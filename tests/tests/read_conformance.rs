@@ -14,6 +14,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use arrow_array::cast::AsArray;
 use arrow_array::{Array, RecordBatch, RecordBatchReader};
 use arrow_schema::SchemaRef;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -321,5 +322,56 @@ fn encrypted_files_give_errors() {
                 assert!(e.contains("encrypt"), "{}: {e}", path.display());
             }
         }
+    }
+}
+
+/// Dictionary output (`with_dictionary(true)`) holds the same values as
+/// plain output: every fixture and corpus file that reads plainly, top-level
+/// dictionary columns compared after expanding them with `take`.
+#[test]
+fn dictionary_output_matches_plain() {
+    let mut files = Vec::new();
+    parquet_files(&pq_tests::fixtures_dir(), &mut files);
+    if let Some(dir) = pq_tests::corpus_dir() {
+        parquet_files(&dir.join("data"), &mut files);
+    }
+    let mut dict_columns = 0;
+    for path in &files {
+        if listed(KNOWN_FAILURES, path).is_some() {
+            continue;
+        }
+        let Ok((ps, pb)) = read_ours(path) else {
+            continue;
+        };
+        let r = pq_arrow::ParquetReader::open(path)
+            .and_then(|r| r.with_dictionary(true).build())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let ds = r.schema();
+        let db: Vec<RecordBatch> = r
+            .collect::<Result<_, _>>()
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let p = arrow_select::concat::concat_batches(&ps, &pb).unwrap();
+        let d = arrow_select::concat::concat_batches(&ds, &db).unwrap();
+        for i in 0..p.num_columns() {
+            let (pc, dc) = (p.column(i), d.column(i));
+            if dc.as_any_dictionary_opt().is_some() {
+                dict_columns += 1;
+                assert_eq!(
+                    expand(dc).to_data(),
+                    expand(pc).to_data(),
+                    "{} column {i}",
+                    path.display()
+                );
+            }
+        }
+    }
+    assert!(dict_columns > 0);
+}
+
+/// A dictionary array's values in key order (other arrays as they are).
+fn expand(a: &arrow_array::ArrayRef) -> arrow_array::ArrayRef {
+    match a.as_any_dictionary_opt() {
+        Some(d) => arrow_select::take::take(d.values().as_ref(), d.keys(), None).unwrap(),
+        None => a.clone(),
     }
 }

@@ -353,3 +353,119 @@ fn build_list(
         other => Err(unsupported(at, format!("list type {other}"))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::Int32Type;
+    use arrow_array::{Int32Array, ListArray};
+    use arrow_schema::Field;
+
+    fn leaf(def: i16, rep: i16, nullable: bool) -> FieldNode {
+        FieldNode {
+            rep_level: rep,
+            def_level: def,
+            nullable,
+            arrow_type: DataType::Int32,
+            kind: FieldKind::Leaf { column_index: 0 },
+        }
+    }
+
+    fn list_of(child: FieldNode, def: i16, rep: i16, nullable: bool) -> FieldNode {
+        let f = Field::new("element", child.arrow_type.clone(), child.nullable);
+        FieldNode {
+            rep_level: rep,
+            def_level: def,
+            nullable,
+            arrow_type: DataType::List(Arc::new(f)),
+            kind: FieldKind::Group(vec![child]),
+        }
+    }
+
+    fn leaves(def: Vec<i16>, rep: Option<Vec<i16>>, values: Vec<Option<i32>>) -> Leaves {
+        let mut l = Leaves::new();
+        l.insert(
+            0,
+            LeafData {
+                def: Some(def),
+                rep,
+                array: Arc::new(Int32Array::from(values)),
+            },
+        );
+        l
+    }
+
+    #[test]
+    fn optional_list_of_optional_ints() {
+        // [[1, null], null, [], [3]]
+        let node = list_of(leaf(3, 1, true), 2, 1, true);
+        let l = leaves(
+            vec![3, 2, 0, 1, 3],
+            Some(vec![0, 1, 0, 0, 0]),
+            vec![Some(1), None, None, None, Some(3)],
+        );
+        let a = build(&node, &l, &Location::default()).unwrap();
+        let expected = ListArray::from_iter_primitive::<Int32Type, _, _>(vec![
+            Some(vec![Some(1), None]),
+            None,
+            Some(vec![]),
+            Some(vec![Some(3)]),
+        ]);
+        let got = a.as_list::<i32>();
+        assert_eq!(got.value_offsets(), expected.value_offsets());
+        assert_eq!(got.nulls(), expected.nulls());
+        assert_eq!(got.values().to_data(), expected.values().to_data());
+    }
+
+    #[test]
+    fn list_of_lists() {
+        // [[[1, 2], []], [], [[3]]] with every level required but the lists
+        // repeated: def 1 = outer element, 2 = inner element.
+        let inner = list_of(leaf(2, 2, false), 2, 2, false);
+        let outer = list_of(inner, 1, 1, false);
+        let l = leaves(
+            vec![2, 2, 1, 0, 2],
+            Some(vec![0, 2, 1, 0, 0]),
+            vec![Some(1), Some(2), None, None, Some(3)],
+        );
+        let a = build(&outer, &l, &Location::default()).unwrap();
+        let outer_list = a.as_list::<i32>();
+        assert_eq!(outer_list.len(), 3);
+        assert_eq!(outer_list.value_offsets(), &[0, 2, 2, 3]);
+        let inner_list = outer_list.values().as_list::<i32>();
+        assert_eq!(inner_list.value_offsets(), &[0, 2, 2, 3]);
+        let ints = inner_list.values().as_primitive::<Int32Type>();
+        assert_eq!(ints.values(), &[1, 2, 3]);
+        assert_eq!(ints.null_count(), 0);
+    }
+
+    #[test]
+    fn nullable_struct_validity_from_levels() {
+        // {a: 1}, null, {a: null}
+        let child = leaf(2, 0, true);
+        let fields = Fields::from(vec![Field::new("a", DataType::Int32, true)]);
+        let node = FieldNode {
+            rep_level: 0,
+            def_level: 1,
+            nullable: true,
+            arrow_type: DataType::Struct(fields),
+            kind: FieldKind::Group(vec![child]),
+        };
+        let l = leaves(vec![2, 0, 1], None, vec![Some(1), None, None]);
+        let a = build(&node, &l, &Location::default()).unwrap();
+        let s = a.as_struct();
+        assert!(s.is_valid(0) && s.is_null(1) && s.is_valid(2));
+        let ints = s.column(0).as_primitive::<Int32Type>();
+        assert_eq!(ints.value(0), 1);
+        assert!(ints.is_null(2));
+    }
+
+    #[test]
+    fn repetition_beyond_definition_is_an_error() {
+        let node = list_of(leaf(3, 1, true), 2, 1, true);
+        // An entry continuing a list that was null.
+        let l = leaves(vec![0, 0], Some(vec![0, 1]), vec![None, None]);
+        assert!(build(&node, &l, &Location::default()).is_err());
+    }
+}

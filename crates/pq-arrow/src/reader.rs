@@ -90,6 +90,7 @@ pub struct ParquetReader {
     limit: Option<usize>,
     threads: usize,
     skip_arrow_metadata: bool,
+    dictionary: bool,
     page_options: PageOptions,
 }
 
@@ -131,8 +132,8 @@ impl ParquetReader {
 
     /// Reads a file held in memory.
     pub fn from_bytes(bytes: Bytes) -> Result<Self> {
-        let md = pq_format::read_metadata_from_bytes_buf(&bytes, &Limits::default())
-            .map_err(format_err)?;
+        let md =
+            pq_format::read_metadata_from_bytes(&bytes, &Limits::default()).map_err(format_err)?;
         let len = bytes.len() as u64;
         Self::new(Source::Bytes(bytes), len, md)
     }
@@ -140,7 +141,13 @@ impl ParquetReader {
     fn new(source: Source, file_len: u64, md: FileMetaData) -> Result<Self> {
         pq_format::check_not_encrypted(&md).map_err(format_err)?;
         let (root, leaves) = build_tree(&md.schema)?;
-        let converted = convert(&root, md.key_value_metadata.as_deref(), &|_| true, false)?;
+        let converted = convert(
+            &root,
+            md.key_value_metadata.as_deref(),
+            &|_| true,
+            false,
+            false,
+        )?;
         Ok(ParquetReader {
             source,
             file_len,
@@ -155,6 +162,7 @@ impl ParquetReader {
             limit: None,
             threads: 1,
             skip_arrow_metadata: false,
+            dictionary: false,
             page_options: default_page_options(),
         })
     }
@@ -255,6 +263,33 @@ impl ParquetReader {
         self
     }
 
+    /// Reads BYTE_ARRAY columns (strings and binaries) as Arrow
+    /// `Dictionary(Int32, _)` arrays, keeping the indices of
+    /// dictionary-encoded pages instead of gathering values (default off:
+    /// plain arrays, unless the `ARROW:schema` hint asks for a dictionary).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pq_arrow::Error> {
+    /// use arrow_schema::DataType;
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/codec_snappy.parquet");
+    /// let reader = pq_arrow::ParquetReader::open(path)?.with_dictionary(true).build()?;
+    /// let has_dict = reader
+    ///     .schema()
+    ///     .fields()
+    ///     .iter()
+    ///     .any(|f| matches!(f.data_type(), DataType::Dictionary(_, _)));
+    /// for batch in reader {
+    ///     batch?;
+    /// }
+    /// # let _ = has_dict;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_dictionary(mut self, dictionary: bool) -> Self {
+        self.dictionary = dictionary;
+        self
+    }
+
     /// Verifies page checksums where pages have one (default off).
     pub fn with_verify_checksums(mut self, verify: bool) -> Self {
         self.page_options = self.page_options.with_verify_checksums(verify);
@@ -333,6 +368,7 @@ impl ParquetReader {
             self.metadata.key_value_metadata.as_deref(),
             &|i| selected.contains(&i),
             self.skip_arrow_metadata,
+            self.dictionary,
         )?;
         let n_rg = self.metadata.row_groups.len();
         let row_groups = match self.row_groups {

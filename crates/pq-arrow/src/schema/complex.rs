@@ -117,6 +117,8 @@ fn child_path(ctx: &Ctx, name: &str) -> Vec<String> {
 /// Which leaves to include.
 pub(crate) struct Visitor<'a> {
     pub(crate) include: &'a dyn Fn(usize) -> bool,
+    /// Read byte-array columns as Arrow dictionaries (Int32 keys).
+    pub(crate) dictionary: bool,
 }
 
 fn list_hint_field(dt: &Option<DataType>, what: &str, at: &Location) -> Result<Option<Field>> {
@@ -148,7 +150,15 @@ impl Visitor<'_> {
             }
             _ => ctx.data_type.clone(),
         };
-        let arrow_type = convert_primitive(node, hint, &at)?;
+        let mut arrow_type = convert_primitive(node, hint, &at)?;
+        if self.dictionary
+            && matches!(
+                arrow_type,
+                DataType::Utf8 | DataType::Binary | DataType::LargeUtf8 | DataType::LargeBinary
+            )
+        {
+            arrow_type = DataType::Dictionary(Box::new(DataType::Int32), Box::new(arrow_type));
+        }
         let field = FieldNode {
             rep_level,
             def_level,

@@ -31,6 +31,7 @@ pub(crate) fn convert(
     key_value: Option<&[KeyValue]>,
     include: &dyn Fn(usize) -> bool,
     skip_arrow_metadata: bool,
+    dictionary: bool,
 ) -> Result<Converted> {
     let mut metadata: HashMap<String, String> = key_value
         .unwrap_or_default()
@@ -46,7 +47,10 @@ pub(crate) fn convert(
             metadata.entry(k.clone()).or_insert_with(|| v.clone());
         }
     }
-    let mut visitor = complex::Visitor { include };
+    let mut visitor = complex::Visitor {
+        include,
+        dictionary,
+    };
     let node = visitor.convert_root(root, hint.as_ref().map(|s| s.fields()))?;
     let fields = match &node {
         Some(FieldNode {
