@@ -1,0 +1,382 @@
+//! Writing Arrow `RecordBatch`es to Parquet.
+//!
+//! [`ParquetWriter`] streams batches to any [`Write`]: the row group being
+//! built is held in memory (encoded and compressed), and written out when
+//! it reaches [`WriterOptions::max_row_group_rows`] or
+//! [`WriterOptions::max_row_group_bytes`]. The footer is written only by
+//! [`ParquetWriter::close`], so a writer dropped before that leaves a file
+//! that no reader takes for complete.
+//!
+//! ```
+//! # fn main() -> Result<(), pq_arrow::Error> {
+//! use std::sync::Arc;
+//! use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+//! use pq_arrow::write::{Codec, ParquetWriter, WriterOptions};
+//!
+//! let batch = RecordBatch::try_from_iter([
+//!     ("id", Arc::new(Int64Array::from(vec![1, 2, 3])) as ArrayRef),
+//!     ("name", Arc::new(StringArray::from(vec![Some("a"), None, Some("c")])) as ArrayRef),
+//! ])
+//! .unwrap();
+//! let options = WriterOptions::default().with_compression(Codec::Snappy, None);
+//! let mut writer = ParquetWriter::try_new(Vec::new(), batch.schema(), options)?;
+//! writer.write(&batch)?;
+//! let (bytes, metadata) = writer.close_into_inner()?;
+//! assert_eq!(metadata.num_rows, 3);
+//! assert_eq!(&bytes[..4], b"PAR1");
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Types map to Parquet as arrow-rs's `ArrowSchemaConverter` maps them (so
+//! files are interchangeable), and the Arrow schema is stored in the footer
+//! under `ARROW:schema` as arrow-rs and pyarrow store it.
+
+mod column;
+mod levels;
+mod options;
+mod phys;
+mod schema;
+mod stats;
+
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::Path;
+
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::SchemaRef;
+use pq_format::{
+    ColumnChunk, ColumnOrder, FileMetaData, KeyValue, RowGroup, ThriftEncode, TypeDefinedOrder,
+};
+
+use crate::error::{Error, Location, Result};
+use crate::schema::ARROW_SCHEMA_META_KEY;
+use column::{ColumnChunkWriter, encoding_allowed};
+pub use options::{CREATED_BY, Codec, ColumnOptions, DataPageVersion, Encoding, WriterOptions};
+use schema::ParquetSchema;
+
+/// Rows converted to levels at a time: bounds the temporary level buffers
+/// and how far a row group can overshoot its byte limit.
+const SLICE_ROWS: usize = 64 * 1024;
+
+/// Counts the bytes written.
+#[derive(Debug)]
+struct Counting<W> {
+    inner: W,
+    pos: u64,
+}
+
+impl<W: Write> Counting<W> {
+    fn write_all(&mut self, buf: &[u8]) -> Result<()> {
+        self.inner.write_all(buf).map_err(|source| Error::Io {
+            at: Box::new(Location::default().at_offset(self.pos)),
+            source,
+        })?;
+        self.pos += buf.len() as u64;
+        Ok(())
+    }
+}
+
+/// Writes `RecordBatch`es of one schema to a Parquet file.
+///
+/// See the [module documentation](self) for an example.
+#[derive(Debug)]
+pub struct ParquetWriter<W: Write> {
+    out: Counting<W>,
+    schema: SchemaRef,
+    parquet: ParquetSchema,
+    options: WriterOptions,
+    columns: Vec<ColumnChunkWriter>,
+    rows_in_group: usize,
+    row_groups: Vec<RowGroup>,
+    /// Per row group, per column: the page indexes, written before the footer.
+    indexes: Vec<
+        Vec<(
+            Option<pq_format::ColumnIndex>,
+            Option<pq_format::OffsetIndex>,
+        )>,
+    >,
+    total_rows: u64,
+}
+
+impl<W: Write> ParquetWriter<W> {
+    /// A writer of batches of `schema` to `writer`, with `options`.
+    ///
+    /// Fails when a type cannot be written or an option does not fit a
+    /// column (an encoding its type does not allow). Writes the leading
+    /// magic.
+    pub fn try_new(writer: W, schema: SchemaRef, options: WriterOptions) -> Result<Self> {
+        let parquet = schema::to_parquet(&schema)?;
+        for key in options.columns.keys() {
+            let known = parquet
+                .leaves
+                .iter()
+                .any(|l| (1..=l.path.len()).any(|n| l.path[..n].join(".") == *key));
+            if !known {
+                return Err(Error::Request {
+                    message: format!("options name column '{key}', which the schema does not have"),
+                });
+            }
+        }
+        let mut writer = Self {
+            out: Counting {
+                inner: writer,
+                pos: 0,
+            },
+            schema,
+            parquet,
+            options,
+            columns: Vec::new(),
+            rows_in_group: 0,
+            row_groups: Vec::new(),
+            indexes: Vec::new(),
+            total_rows: 0,
+        };
+        writer.columns = writer.new_columns()?;
+        writer.out.write_all(&pq_format::MAGIC)?;
+        Ok(writer)
+    }
+
+    fn new_columns(&self) -> Result<Vec<ColumnChunkWriter>> {
+        self.parquet
+            .leaves
+            .iter()
+            .map(|leaf| {
+                let resolved = self.options.resolve(&leaf.path);
+                if !encoding_allowed(leaf.physical, resolved.encoding) {
+                    return Err(Error::Request {
+                        message: format!(
+                            "encoding {} cannot encode column '{}' of type {}",
+                            resolved.encoding,
+                            leaf.path.join("."),
+                            leaf.physical
+                        ),
+                    });
+                }
+                Ok(ColumnChunkWriter::new(leaf, resolved, &self.options))
+            })
+            .collect()
+    }
+
+    /// The Arrow schema being written.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// Bytes written to the underlying writer so far.
+    pub fn bytes_written(&self) -> u64 {
+        self.out.pos
+    }
+
+    /// Bytes of the row group being built (encoded, compressed pages plus
+    /// estimates of the open pages and dictionaries).
+    pub fn in_progress_size(&self) -> usize {
+        self.columns.iter().map(|c| c.buffered_bytes()).sum()
+    }
+
+    /// Rows of the row group being built.
+    pub fn in_progress_rows(&self) -> usize {
+        self.rows_in_group
+    }
+
+    /// Writes a batch; its schema must have the writer's fields (metadata
+    /// may differ).
+    pub fn write(&mut self, batch: &RecordBatch) -> Result<()> {
+        if batch.schema().fields() != self.schema.fields() {
+            return Err(Error::Request {
+                message: format!(
+                    "the batch's schema {:?} differs from the writer's {:?}",
+                    batch.schema().fields(),
+                    self.schema.fields()
+                ),
+            });
+        }
+        let mut offset = 0;
+        let n = batch.num_rows();
+        while offset < n {
+            let room = self.options.max_row_group_rows - self.rows_in_group;
+            let take = (n - offset).min(room).min(SLICE_ROWS);
+            let mut leaves = Vec::with_capacity(self.columns.len());
+            for (field, col) in self.schema.fields().iter().zip(batch.columns()) {
+                let slice = col.slice(offset, take);
+                levels::leaves(field, &slice, &mut leaves)?;
+            }
+            for (w, leaf) in self.columns.iter_mut().zip(&leaves) {
+                w.write(leaf)?;
+            }
+            self.rows_in_group += take;
+            offset += take;
+            if self.rows_in_group >= self.options.max_row_group_rows
+                || self.in_progress_size() >= self.options.max_row_group_bytes
+            {
+                self.flush()?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the row group being built (if it has rows) and writes it out.
+    pub fn flush(&mut self) -> Result<()> {
+        if self.rows_in_group == 0 {
+            return Ok(());
+        }
+        let fresh = self.new_columns()?;
+        let columns = std::mem::replace(&mut self.columns, fresh);
+        let start = self.out.pos;
+        let mut chunks = Vec::with_capacity(columns.len());
+        let mut indexes = Vec::with_capacity(columns.len());
+        let mut total_uncompressed = 0;
+        for col in columns {
+            let finished = col.finish()?;
+            let base = self.out.pos as i64;
+            self.out.write_all(&finished.bytes)?;
+            let mut meta = finished.meta;
+            meta.data_page_offset += base;
+            meta.dictionary_page_offset = meta.dictionary_page_offset.map(|o| o + base);
+            total_uncompressed += meta.total_uncompressed_size;
+            let mut offset_index = finished.offset_index;
+            if let Some(oi) = &mut offset_index {
+                for p in &mut oi.page_locations {
+                    p.offset += base;
+                }
+            }
+            indexes.push((finished.column_index, offset_index));
+            chunks.push(ColumnChunk {
+                file_offset: meta.dictionary_page_offset.unwrap_or(meta.data_page_offset),
+                meta_data: Some(meta),
+                ..Default::default()
+            });
+        }
+        self.row_groups.push(RowGroup {
+            columns: chunks,
+            total_byte_size: total_uncompressed,
+            num_rows: self.rows_in_group as i64,
+            file_offset: Some(start as i64),
+            total_compressed_size: Some((self.out.pos - start) as i64),
+            ordinal: Some(self.row_groups.len() as i16),
+            ..Default::default()
+        });
+        self.indexes.push(indexes);
+        self.total_rows += self.rows_in_group as u64;
+        self.rows_in_group = 0;
+        Ok(())
+    }
+
+    /// Writes the last row group, the page indexes and the footer, and
+    /// returns the file's metadata (the writer is flushed, not closed).
+    pub fn close(self) -> Result<FileMetaData> {
+        self.close_into_inner().map(|(_, m)| m)
+    }
+
+    /// As [`close`](Self::close), also giving the underlying writer back.
+    pub fn close_into_inner(mut self) -> Result<(W, FileMetaData)> {
+        self.flush()?;
+        // Column indexes of every chunk, then offset indexes, as arrow-rs
+        // and parquet-cpp lay them out.
+        let indexes = std::mem::take(&mut self.indexes);
+        for (rg, idx) in self.row_groups.iter_mut().zip(&indexes) {
+            for (chunk, (ci, _)) in rg.columns.iter_mut().zip(idx) {
+                if let Some(ci) = ci {
+                    let bytes = ci.encode();
+                    chunk.column_index_offset = Some(self.out.pos as i64);
+                    chunk.column_index_length = Some(bytes.len() as i32);
+                    self.out.write_all(&bytes)?;
+                }
+            }
+        }
+        for (rg, idx) in self.row_groups.iter_mut().zip(&indexes) {
+            for (chunk, (_, oi)) in rg.columns.iter_mut().zip(idx) {
+                if let Some(oi) = oi {
+                    let bytes = oi.encode();
+                    chunk.offset_index_offset = Some(self.out.pos as i64);
+                    chunk.offset_index_length = Some(bytes.len() as i32);
+                    self.out.write_all(&bytes)?;
+                }
+            }
+        }
+        let mut kv: Vec<KeyValue> = self
+            .options
+            .key_value_metadata
+            .iter()
+            .filter(|(k, _)| !(self.options.store_arrow_schema && k == ARROW_SCHEMA_META_KEY))
+            .map(|(k, v)| KeyValue {
+                key: k.clone(),
+                value: Some(v.clone()),
+            })
+            .collect();
+        if self.options.store_arrow_schema {
+            kv.push(KeyValue {
+                key: ARROW_SCHEMA_META_KEY.to_string(),
+                value: Some(schema::encode_arrow_schema(&self.schema)),
+            });
+        }
+        let metadata = FileMetaData {
+            version: match self.options.data_page_version {
+                DataPageVersion::V1 => 1,
+                DataPageVersion::V2 => 2,
+            },
+            schema: self.parquet.elements.clone(),
+            num_rows: self.total_rows as i64,
+            row_groups: std::mem::take(&mut self.row_groups),
+            key_value_metadata: (!kv.is_empty()).then_some(kv),
+            created_by: Some(self.options.created_by.clone()),
+            column_orders: Some(
+                self.parquet
+                    .leaves
+                    .iter()
+                    .map(|_| ColumnOrder::TypeOrder(TypeDefinedOrder {}))
+                    .collect(),
+            ),
+            ..Default::default()
+        };
+        let bytes = metadata.encode();
+        self.out.write_all(&bytes)?;
+        self.out.write_all(&(bytes.len() as u32).to_le_bytes())?;
+        self.out.write_all(&pq_format::MAGIC)?;
+        let pos = self.out.pos;
+        self.out.inner.flush().map_err(|source| Error::Io {
+            at: Box::new(Location::default().at_offset(pos)),
+            source,
+        })?;
+        Ok((self.out.inner, metadata))
+    }
+}
+
+/// Writes `batches` (all of one schema) to a new file at `path`.
+///
+/// ```
+/// # fn main() -> Result<(), pq_arrow::Error> {
+/// use std::sync::Arc;
+/// use arrow_array::{ArrayRef, Int32Array, RecordBatch};
+/// let batch = RecordBatch::try_from_iter([
+///     ("x", Arc::new(Int32Array::from(vec![1, 2, 3])) as ArrayRef),
+/// ])
+/// .unwrap();
+/// let path = std::env::temp_dir().join("pq_write_parquet_doc.parquet");
+/// let meta = pq_arrow::write_parquet(&path, &[batch], Default::default())?;
+/// assert_eq!(meta.num_rows, 3);
+/// # std::fs::remove_file(&path).ok();
+/// # Ok(())
+/// # }
+/// ```
+pub fn write_parquet(
+    path: impl AsRef<Path>,
+    batches: &[RecordBatch],
+    options: WriterOptions,
+) -> Result<FileMetaData> {
+    let Some(first) = batches.first() else {
+        return Err(Error::Request {
+            message: "no batches to write (use ParquetWriter to write a file of no rows)".into(),
+        });
+    };
+    let path = path.as_ref();
+    let file = File::create(path).map_err(|source| Error::Io {
+        at: Box::new(Location::default()),
+        source,
+    })?;
+    let mut writer = ParquetWriter::try_new(BufWriter::new(file), first.schema(), options)?;
+    for b in batches {
+        writer.write(b)?;
+    }
+    writer.close()
+}
