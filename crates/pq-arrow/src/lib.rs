@@ -50,6 +50,8 @@ mod convert;
 mod error;
 mod reader;
 pub mod schema;
+pub mod write;
 
 pub use error::{Error, Location, Result};
 pub use reader::{ParquetReader, ParquetRecordBatchReader, ReadSeek, read_parquet};
+pub use write::{ParquetWriter, WriterOptions, write_parquet};
