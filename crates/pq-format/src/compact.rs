@@ -164,6 +164,14 @@ pub trait ThriftDecode: Sized {
     /// Read one value at the reader's position.
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError>;
 
+    /// Read one value at the reader's position into `out` (for structs,
+    /// `out` should be `Default::default()`: fields absent from the input
+    /// are left as they are). Avoids moving large structs.
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        *out = Self::read_from(r)?;
+        Ok(())
+    }
+
     /// Decode a value from the start of `buf` with the default [`Limits`].
     /// Trailing bytes are ignored; see [`ThriftDecode::decode_prefix`].
     fn decode(buf: &[u8]) -> Result<Self, DecodeError> {
@@ -240,6 +248,12 @@ pub trait ListElement: Sized {
     const MIN_SIZE: usize = 1;
     /// Read one element.
     fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError>;
+    /// Read one element and append it to `v` (structs decode in place).
+    #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::read_elem(r)?);
+        Ok(())
+    }
     /// Write one element.
     fn write_elem(&self, w: &mut CompactWriter);
 }
@@ -573,7 +587,7 @@ impl<'a> CompactReader<'a> {
         let cap = count.min((1 << 20) / std::mem::size_of::<T>().max(1));
         let mut v = Vec::with_capacity(cap);
         for _ in 0..count {
-            v.push(T::read_elem(self)?);
+            T::read_elem_into(self, &mut v)?;
         }
         Ok(v)
     }

@@ -292,9 +292,14 @@ pub struct SizeStatistics {
 }
 
 impl ThriftDecode for SizeStatistics {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
-        r.enter()?;
         let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        r.enter()?;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
@@ -305,7 +310,7 @@ impl ThriftDecode for SizeStatistics {
             }
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -333,6 +338,14 @@ impl ListElement for SizeStatistics {
     #[inline]
     fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         Self::read_from(r)
+    }
+    #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
     }
     #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
@@ -364,10 +377,15 @@ pub struct BoundingBox {
 }
 
 impl ThriftDecode for BoundingBox {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -408,7 +426,7 @@ impl ThriftDecode for BoundingBox {
         if seen & 0x8 == 0 {
             return Err(r.missing_field(start, "BoundingBox", "ymax"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -462,6 +480,14 @@ impl ListElement for BoundingBox {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -479,19 +505,26 @@ pub struct GeospatialStatistics {
 }
 
 impl ThriftDecode for GeospatialStatistics {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
-        r.enter()?;
         let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        r.enter()?;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
-                1 if ty == ct::STRUCT => out.bbox = Some(BoundingBox::read_from(r)?),
+                1 if ty == ct::STRUCT => {
+                    BoundingBox::read_into(r, out.bbox.insert(Default::default()))?
+                }
                 2 if ty == ct::LIST => out.geospatial_types = Some(r.read_list::<i32>()?),
                 _ => r.skip(ty)?,
             }
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -515,6 +548,14 @@ impl ListElement for GeospatialStatistics {
     #[inline]
     fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         Self::read_from(r)
+    }
+    #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
     }
     #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
@@ -549,9 +590,14 @@ pub struct Statistics {
 }
 
 impl ThriftDecode for Statistics {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
-        r.enter()?;
         let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        r.enter()?;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
@@ -568,7 +614,7 @@ impl ThriftDecode for Statistics {
             }
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -620,6 +666,14 @@ impl ListElement for Statistics {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -632,15 +686,21 @@ impl ListElement for Statistics {
 pub struct StringType {}
 
 impl ThriftDecode for StringType {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = StringType {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -657,6 +717,14 @@ impl ListElement for StringType {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -667,15 +735,21 @@ impl ListElement for StringType {
 pub struct UUIDType {}
 
 impl ThriftDecode for UUIDType {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = UUIDType {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -692,6 +766,14 @@ impl ListElement for UUIDType {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -702,15 +784,21 @@ impl ListElement for UUIDType {
 pub struct MapType {}
 
 impl ThriftDecode for MapType {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = MapType {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -727,6 +815,14 @@ impl ListElement for MapType {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -737,15 +833,21 @@ impl ListElement for MapType {
 pub struct ListType {}
 
 impl ThriftDecode for ListType {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = ListType {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -762,6 +864,14 @@ impl ListElement for ListType {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -772,15 +882,21 @@ impl ListElement for ListType {
 pub struct EnumType {}
 
 impl ThriftDecode for EnumType {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = EnumType {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -797,6 +913,14 @@ impl ListElement for EnumType {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -807,15 +931,21 @@ impl ListElement for EnumType {
 pub struct DateType {}
 
 impl ThriftDecode for DateType {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = DateType {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -832,6 +962,14 @@ impl ListElement for DateType {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -842,15 +980,21 @@ impl ListElement for DateType {
 pub struct Float16Type {}
 
 impl ThriftDecode for Float16Type {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = Float16Type {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -867,6 +1011,14 @@ impl ListElement for Float16Type {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -877,15 +1029,21 @@ impl ListElement for Float16Type {
 pub struct NullType {}
 
 impl ThriftDecode for NullType {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = NullType {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -900,6 +1058,14 @@ impl ListElement for NullType {
     #[inline]
     fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         Self::read_from(r)
+    }
+    #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
     }
     #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
@@ -917,10 +1083,15 @@ pub struct DecimalType {
 }
 
 impl ThriftDecode for DecimalType {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -943,7 +1114,7 @@ impl ThriftDecode for DecimalType {
         if seen & 0x2 == 0 {
             return Err(r.missing_field(start, "DecimalType", "precision"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -971,6 +1142,14 @@ impl ListElement for DecimalType {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -983,15 +1162,21 @@ impl ListElement for DecimalType {
 pub struct MilliSeconds {}
 
 impl ThriftDecode for MilliSeconds {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = MilliSeconds {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -1008,6 +1193,14 @@ impl ListElement for MilliSeconds {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -1018,15 +1211,21 @@ impl ListElement for MilliSeconds {
 pub struct MicroSeconds {}
 
 impl ThriftDecode for MicroSeconds {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = MicroSeconds {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -1043,6 +1242,14 @@ impl ListElement for MicroSeconds {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -1053,15 +1260,21 @@ impl ListElement for MicroSeconds {
 pub struct NanoSeconds {}
 
 impl ThriftDecode for NanoSeconds {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = NanoSeconds {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -1076,6 +1289,14 @@ impl ListElement for NanoSeconds {
     #[inline]
     fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         Self::read_from(r)
+    }
+    #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
     }
     #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
@@ -1180,10 +1401,15 @@ pub struct TimestampType {
 }
 
 impl ThriftDecode for TimestampType {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -1206,7 +1432,7 @@ impl ThriftDecode for TimestampType {
         if seen & 0x2 == 0 {
             return Err(r.missing_field(start, "TimestampType", "unit"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -1233,6 +1459,14 @@ impl ListElement for TimestampType {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -1248,10 +1482,15 @@ pub struct TimeType {
 }
 
 impl ThriftDecode for TimeType {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -1274,7 +1513,7 @@ impl ThriftDecode for TimeType {
         if seen & 0x2 == 0 {
             return Err(r.missing_field(start, "TimeType", "unit"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -1301,6 +1540,14 @@ impl ListElement for TimeType {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -1316,10 +1563,15 @@ pub struct IntType {
 }
 
 impl ThriftDecode for IntType {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -1342,7 +1594,7 @@ impl ThriftDecode for IntType {
         if seen & 0x2 == 0 {
             return Err(r.missing_field(start, "IntType", "isSigned"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -1369,6 +1621,14 @@ impl ListElement for IntType {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -1379,15 +1639,21 @@ impl ListElement for IntType {
 pub struct JsonType {}
 
 impl ThriftDecode for JsonType {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = JsonType {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -1404,6 +1670,14 @@ impl ListElement for JsonType {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -1414,15 +1688,21 @@ impl ListElement for JsonType {
 pub struct BsonType {}
 
 impl ThriftDecode for BsonType {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = BsonType {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -1439,6 +1719,14 @@ impl ListElement for BsonType {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -1452,9 +1740,14 @@ pub struct VariantType {
 }
 
 impl ThriftDecode for VariantType {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
-        r.enter()?;
         let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        r.enter()?;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
@@ -1463,7 +1756,7 @@ impl ThriftDecode for VariantType {
             }
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -1483,6 +1776,14 @@ impl ListElement for VariantType {
     #[inline]
     fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         Self::read_from(r)
+    }
+    #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
     }
     #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
@@ -1563,9 +1864,14 @@ pub struct GeometryType {
 }
 
 impl ThriftDecode for GeometryType {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
-        r.enter()?;
         let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        r.enter()?;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
@@ -1574,7 +1880,7 @@ impl ThriftDecode for GeometryType {
             }
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -1596,6 +1902,14 @@ impl ListElement for GeometryType {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -1611,9 +1925,14 @@ pub struct GeographyType {
 }
 
 impl ThriftDecode for GeographyType {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
-        r.enter()?;
         let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        r.enter()?;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
@@ -1625,7 +1944,7 @@ impl ThriftDecode for GeographyType {
             }
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -1651,6 +1970,14 @@ impl ListElement for GeographyType {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -1661,15 +1988,21 @@ impl ListElement for GeographyType {
 pub struct FileType {}
 
 impl ThriftDecode for FileType {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = FileType {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -1684,6 +2017,14 @@ impl ListElement for FileType {
     #[inline]
     fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         Self::read_from(r)
+    }
+    #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
     }
     #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
@@ -1927,10 +2268,15 @@ pub struct SchemaElement {
 }
 
 impl ThriftDecode for SchemaElement {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -1957,7 +2303,7 @@ impl ThriftDecode for SchemaElement {
         if seen & 0x1 == 0 {
             return Err(r.missing_field(start, "SchemaElement", "name"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -2014,6 +2360,14 @@ impl ListElement for SchemaElement {
     #[inline]
     fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         Self::read_from(r)
+    }
+    #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
     }
     #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
@@ -2315,10 +2669,15 @@ pub struct DataPageHeader {
 }
 
 impl ThriftDecode for DataPageHeader {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -2339,7 +2698,9 @@ impl ThriftDecode for DataPageHeader {
                     out.repetition_level_encoding = Encoding(r.read_i32()?);
                     seen |= 0x8;
                 }
-                5 if ty == ct::STRUCT => out.statistics = Some(Statistics::read_from(r)?),
+                5 if ty == ct::STRUCT => {
+                    Statistics::read_into(r, out.statistics.insert(Default::default()))?
+                }
                 _ => r.skip(ty)?,
             }
         }
@@ -2356,7 +2717,7 @@ impl ThriftDecode for DataPageHeader {
         if seen & 0x8 == 0 {
             return Err(r.missing_field(start, "DataPageHeader", "repetition_level_encoding"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -2398,6 +2759,14 @@ impl ListElement for DataPageHeader {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -2408,15 +2777,21 @@ impl ListElement for DataPageHeader {
 pub struct IndexPageHeader {}
 
 impl ThriftDecode for IndexPageHeader {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = IndexPageHeader {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -2431,6 +2806,14 @@ impl ListElement for IndexPageHeader {
     #[inline]
     fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         Self::read_from(r)
+    }
+    #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
     }
     #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
@@ -2450,10 +2833,15 @@ pub struct DictionaryPageHeader {
 }
 
 impl ThriftDecode for DictionaryPageHeader {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -2477,7 +2865,7 @@ impl ThriftDecode for DictionaryPageHeader {
         if seen & 0x2 == 0 {
             return Err(r.missing_field(start, "DictionaryPageHeader", "encoding"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -2506,6 +2894,14 @@ impl ListElement for DictionaryPageHeader {
     #[inline]
     fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         Self::read_from(r)
+    }
+    #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
     }
     #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
@@ -2537,10 +2933,15 @@ pub struct DataPageHeaderV2 {
 }
 
 impl ThriftDecode for DataPageHeaderV2 {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -2570,7 +2971,9 @@ impl ThriftDecode for DataPageHeaderV2 {
                     seen |= 0x20;
                 }
                 7 if ct::is_bool(ty) => out.is_compressed = Some(ty == ct::BOOL_TRUE),
-                8 if ty == ct::STRUCT => out.statistics = Some(Statistics::read_from(r)?),
+                8 if ty == ct::STRUCT => {
+                    Statistics::read_into(r, out.statistics.insert(Default::default()))?
+                }
                 _ => r.skip(ty)?,
             }
         }
@@ -2601,7 +3004,7 @@ impl ThriftDecode for DataPageHeaderV2 {
                 "repetition_levels_byte_length",
             ));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -2656,6 +3059,14 @@ impl ListElement for DataPageHeaderV2 {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -2668,15 +3079,21 @@ impl ListElement for DataPageHeaderV2 {
 pub struct SplitBlockAlgorithm {}
 
 impl ThriftDecode for SplitBlockAlgorithm {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = SplitBlockAlgorithm {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -2691,6 +3108,14 @@ impl ListElement for SplitBlockAlgorithm {
     #[inline]
     fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         Self::read_from(r)
+    }
+    #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
     }
     #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
@@ -2776,15 +3201,21 @@ impl ListElement for BloomFilterAlgorithm {
 pub struct XxHash {}
 
 impl ThriftDecode for XxHash {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = XxHash {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -2799,6 +3230,14 @@ impl ListElement for XxHash {
     #[inline]
     fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         Self::read_from(r)
+    }
+    #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
     }
     #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
@@ -2882,15 +3321,21 @@ impl ListElement for BloomFilterHash {
 pub struct Uncompressed {}
 
 impl ThriftDecode for Uncompressed {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = Uncompressed {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -2905,6 +3350,14 @@ impl ListElement for Uncompressed {
     #[inline]
     fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         Self::read_from(r)
+    }
+    #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
     }
     #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
@@ -2999,10 +3452,15 @@ pub struct BloomFilterHeader {
 }
 
 impl ThriftDecode for BloomFilterHeader {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -3039,7 +3497,7 @@ impl ThriftDecode for BloomFilterHeader {
         if seen & 0x8 == 0 {
             return Err(r.missing_field(start, "BloomFilterHeader", "compression"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -3077,6 +3535,14 @@ impl ListElement for BloomFilterHeader {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -3106,10 +3572,15 @@ pub struct PageHeader {
 }
 
 impl ThriftDecode for PageHeader {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -3127,16 +3598,20 @@ impl ThriftDecode for PageHeader {
                     seen |= 0x4;
                 }
                 4 if ty == ct::I32 => out.crc = Some(r.read_i32()?),
-                5 if ty == ct::STRUCT => out.data_page_header = Some(DataPageHeader::read_from(r)?),
+                5 if ty == ct::STRUCT => {
+                    DataPageHeader::read_into(r, out.data_page_header.insert(Default::default()))?
+                }
                 6 if ty == ct::STRUCT => {
-                    out.index_page_header = Some(IndexPageHeader::read_from(r)?)
+                    IndexPageHeader::read_into(r, out.index_page_header.insert(Default::default()))?
                 }
-                7 if ty == ct::STRUCT => {
-                    out.dictionary_page_header = Some(DictionaryPageHeader::read_from(r)?)
-                }
-                8 if ty == ct::STRUCT => {
-                    out.data_page_header_v2 = Some(DataPageHeaderV2::read_from(r)?)
-                }
+                7 if ty == ct::STRUCT => DictionaryPageHeader::read_into(
+                    r,
+                    out.dictionary_page_header.insert(Default::default()),
+                )?,
+                8 if ty == ct::STRUCT => DataPageHeaderV2::read_into(
+                    r,
+                    out.data_page_header_v2.insert(Default::default()),
+                )?,
                 _ => r.skip(ty)?,
             }
         }
@@ -3150,7 +3625,7 @@ impl ThriftDecode for PageHeader {
         if seen & 0x4 == 0 {
             return Err(r.missing_field(start, "PageHeader", "compressed_page_size"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -3203,6 +3678,14 @@ impl ListElement for PageHeader {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -3218,10 +3701,15 @@ pub struct KeyValue {
 }
 
 impl ThriftDecode for KeyValue {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -3238,7 +3726,7 @@ impl ThriftDecode for KeyValue {
         if seen & 0x1 == 0 {
             return Err(r.missing_field(start, "KeyValue", "key"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -3265,6 +3753,14 @@ impl ListElement for KeyValue {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -3284,10 +3780,15 @@ pub struct SortingColumn {
 }
 
 impl ThriftDecode for SortingColumn {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -3317,7 +3818,7 @@ impl ThriftDecode for SortingColumn {
         if seen & 0x4 == 0 {
             return Err(r.missing_field(start, "SortingColumn", "nulls_first"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -3348,6 +3849,14 @@ impl ListElement for SortingColumn {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -3367,10 +3876,15 @@ pub struct PageEncodingStats {
 }
 
 impl ThriftDecode for PageEncodingStats {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -3400,7 +3914,7 @@ impl ThriftDecode for PageEncodingStats {
         if seen & 0x4 == 0 {
             return Err(r.missing_field(start, "PageEncodingStats", "count"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -3431,6 +3945,14 @@ impl ListElement for PageEncodingStats {
     #[inline]
     fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         Self::read_from(r)
+    }
+    #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
     }
     #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
@@ -3478,10 +4000,15 @@ pub struct ColumnMetaData {
 }
 
 impl ThriftDecode for ColumnMetaData {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -3521,16 +4048,21 @@ impl ThriftDecode for ColumnMetaData {
                 }
                 10 if ty == ct::I64 => out.index_page_offset = Some(r.read_i64()?),
                 11 if ty == ct::I64 => out.dictionary_page_offset = Some(r.read_i64()?),
-                12 if ty == ct::STRUCT => out.statistics = Some(Statistics::read_from(r)?),
+                12 if ty == ct::STRUCT => {
+                    Statistics::read_into(r, out.statistics.insert(Default::default()))?
+                }
                 13 if ty == ct::LIST => {
                     out.encoding_stats = Some(r.read_list::<PageEncodingStats>()?)
                 }
                 14 if ty == ct::I64 => out.bloom_filter_offset = Some(r.read_i64()?),
                 15 if ty == ct::I32 => out.bloom_filter_length = Some(r.read_i32()?),
-                16 if ty == ct::STRUCT => out.size_statistics = Some(SizeStatistics::read_from(r)?),
-                17 if ty == ct::STRUCT => {
-                    out.geospatial_statistics = Some(GeospatialStatistics::read_from(r)?)
+                16 if ty == ct::STRUCT => {
+                    SizeStatistics::read_into(r, out.size_statistics.insert(Default::default()))?
                 }
+                17 if ty == ct::STRUCT => GeospatialStatistics::read_into(
+                    r,
+                    out.geospatial_statistics.insert(Default::default()),
+                )?,
                 _ => r.skip(ty)?,
             }
         }
@@ -3559,7 +4091,7 @@ impl ThriftDecode for ColumnMetaData {
         if seen & 0x80 == 0 {
             return Err(r.missing_field(start, "ColumnMetaData", "data_page_offset"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -3653,6 +4185,14 @@ impl ListElement for ColumnMetaData {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -3665,15 +4205,21 @@ impl ListElement for ColumnMetaData {
 pub struct EncryptionWithFooterKey {}
 
 impl ThriftDecode for EncryptionWithFooterKey {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = EncryptionWithFooterKey {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -3688,6 +4234,14 @@ impl ListElement for EncryptionWithFooterKey {
     #[inline]
     fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         Self::read_from(r)
+    }
+    #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
     }
     #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
@@ -3705,10 +4259,15 @@ pub struct EncryptionWithColumnKey {
 }
 
 impl ThriftDecode for EncryptionWithColumnKey {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -3725,7 +4284,7 @@ impl ThriftDecode for EncryptionWithColumnKey {
         if seen & 0x1 == 0 {
             return Err(r.missing_field(start, "EncryptionWithColumnKey", "path_in_schema"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -3750,6 +4309,14 @@ impl ListElement for EncryptionWithColumnKey {
     #[inline]
     fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         Self::read_from(r)
+    }
+    #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
     }
     #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
@@ -3865,10 +4432,15 @@ pub struct ColumnChunk {
 }
 
 impl ThriftDecode for ColumnChunk {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -3878,7 +4450,9 @@ impl ThriftDecode for ColumnChunk {
                     out.file_offset = r.read_i64()?;
                     seen |= 0x1;
                 }
-                3 if ty == ct::STRUCT => out.meta_data = Some(ColumnMetaData::read_from(r)?),
+                3 if ty == ct::STRUCT => {
+                    ColumnMetaData::read_into(r, out.meta_data.insert(Default::default()))?
+                }
                 4 if ty == ct::I64 => out.offset_index_offset = Some(r.read_i64()?),
                 5 if ty == ct::I32 => out.offset_index_length = Some(r.read_i32()?),
                 6 if ty == ct::I64 => out.column_index_offset = Some(r.read_i64()?),
@@ -3894,7 +4468,7 @@ impl ThriftDecode for ColumnChunk {
         if seen & 0x1 == 0 {
             return Err(r.missing_field(start, "ColumnChunk", "file_offset"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -3949,6 +4523,14 @@ impl ListElement for ColumnChunk {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -3974,10 +4556,15 @@ pub struct RowGroup {
 }
 
 impl ThriftDecode for RowGroup {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -4011,7 +4598,7 @@ impl ThriftDecode for RowGroup {
         if seen & 0x4 == 0 {
             return Err(r.missing_field(start, "RowGroup", "num_rows"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -4060,6 +4647,14 @@ impl ListElement for RowGroup {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -4072,15 +4667,21 @@ impl ListElement for RowGroup {
 pub struct TypeDefinedOrder {}
 
 impl ThriftDecode for TypeDefinedOrder {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = TypeDefinedOrder {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -4097,6 +4698,14 @@ impl ListElement for TypeDefinedOrder {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -4107,15 +4716,21 @@ impl ListElement for TypeDefinedOrder {
 pub struct IEEE754TotalOrder {}
 
 impl ThriftDecode for IEEE754TotalOrder {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = IEEE754TotalOrder {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -4132,6 +4747,14 @@ impl ListElement for IEEE754TotalOrder {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -4142,15 +4765,21 @@ impl ListElement for IEEE754TotalOrder {
 pub struct Int96TimestampOrder {}
 
 impl ThriftDecode for Int96TimestampOrder {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         r.enter()?;
-        let out = Int96TimestampOrder {};
+        let _ = out;
         let mut last_id = 0i16;
         while let Some((ty, _)) = r.read_field_header(&mut last_id)? {
             r.skip(ty)?;
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -4165,6 +4794,14 @@ impl ListElement for Int96TimestampOrder {
     #[inline]
     fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         Self::read_from(r)
+    }
+    #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
     }
     #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
@@ -4279,10 +4916,15 @@ pub struct PageLocation {
 }
 
 impl ThriftDecode for PageLocation {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -4312,7 +4954,7 @@ impl ThriftDecode for PageLocation {
         if seen & 0x4 == 0 {
             return Err(r.missing_field(start, "PageLocation", "first_row_index"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -4345,6 +4987,14 @@ impl ListElement for PageLocation {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -4360,10 +5010,15 @@ pub struct OffsetIndex {
 }
 
 impl ThriftDecode for OffsetIndex {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -4382,7 +5037,7 @@ impl ThriftDecode for OffsetIndex {
         if seen & 0x1 == 0 {
             return Err(r.missing_field(start, "OffsetIndex", "page_locations"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -4407,6 +5062,14 @@ impl ListElement for OffsetIndex {
     #[inline]
     fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         Self::read_from(r)
+    }
+    #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
     }
     #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
@@ -4438,10 +5101,15 @@ pub struct ColumnIndex {
 }
 
 impl ThriftDecode for ColumnIndex {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -4486,7 +5154,7 @@ impl ThriftDecode for ColumnIndex {
         if seen & 0x8 == 0 {
             return Err(r.missing_field(start, "ColumnIndex", "boundary_order"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -4540,6 +5208,14 @@ impl ListElement for ColumnIndex {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -4559,9 +5235,14 @@ pub struct AesGcmV1 {
 }
 
 impl ThriftDecode for AesGcmV1 {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
-        r.enter()?;
         let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        r.enter()?;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
@@ -4572,7 +5253,7 @@ impl ThriftDecode for AesGcmV1 {
             }
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -4601,6 +5282,14 @@ impl ListElement for AesGcmV1 {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -4618,9 +5307,14 @@ pub struct AesGcmCtrV1 {
 }
 
 impl ThriftDecode for AesGcmCtrV1 {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
-        r.enter()?;
         let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
+        r.enter()?;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
@@ -4631,7 +5325,7 @@ impl ThriftDecode for AesGcmCtrV1 {
             }
         }
         r.leave();
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -4658,6 +5352,14 @@ impl ListElement for AesGcmCtrV1 {
     #[inline]
     fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         Self::read_from(r)
+    }
+    #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
     }
     #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
@@ -4771,10 +5473,15 @@ pub struct FileMetaData {
 }
 
 impl ThriftDecode for FileMetaData {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -4818,7 +5525,7 @@ impl ThriftDecode for FileMetaData {
         if seen & 0x8 == 0 {
             return Err(r.missing_field(start, "FileMetaData", "row_groups"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -4876,6 +5583,14 @@ impl ListElement for FileMetaData {
         Self::read_from(r)
     }
     #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
+    }
+    #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {
         self.write_to(w)
     }
@@ -4893,10 +5608,15 @@ pub struct FileCryptoMetaData {
 }
 
 impl ThriftDecode for FileCryptoMetaData {
+    #[inline]
     fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
+        let mut out = Self::default();
+        Self::read_into(r, &mut out)?;
+        Ok(out)
+    }
+    fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {
         let start = r.position();
         r.enter()?;
-        let mut out = Self::default();
         let mut seen = 0u64;
         let mut last_id = 0i16;
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
@@ -4913,7 +5633,7 @@ impl ThriftDecode for FileCryptoMetaData {
         if seen & 0x1 == 0 {
             return Err(r.missing_field(start, "FileCryptoMetaData", "encryption_algorithm"));
         }
-        Ok(out)
+        Ok(())
     }
 }
 
@@ -4938,6 +5658,14 @@ impl ListElement for FileCryptoMetaData {
     #[inline]
     fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {
         Self::read_from(r)
+    }
+    #[inline]
+    fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> {
+        v.push(Self::default());
+        match v.last_mut() {
+            Some(last) => Self::read_into(r, last),
+            None => Ok(()),
+        }
     }
     #[inline]
     fn write_elem(&self, w: &mut CompactWriter) {

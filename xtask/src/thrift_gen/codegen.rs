@@ -10,6 +10,7 @@ use super::parser::{Const, Def, EnumDef, Field, Req, StructDef, Ty};
 enum Kind {
     Enum,
     Struct,
+    Union,
 }
 
 struct Gen<'a> {
@@ -126,7 +127,7 @@ impl<'a> Gen<'a> {
             Ty::List(_) => "ct::LIST",
             Ty::Named(n) => match self.kind(n)? {
                 Kind::Enum => "ct::I32",
-                Kind::Struct => "ct::STRUCT",
+                Kind::Struct | Kind::Union => "ct::STRUCT",
             },
         })
     }
@@ -144,7 +145,7 @@ impl<'a> Gen<'a> {
             Ty::List(inner) => format!("r.read_list::<{}>()?", self.rust_ty(inner)?),
             Ty::Named(n) => match self.kind(n)? {
                 Kind::Enum => format!("{n}(r.read_i32()?)"),
-                Kind::Struct => format!("{n}::read_from(r)?"),
+                Kind::Struct | Kind::Union => format!("{n}::read_from(r)?"),
             },
         })
     }
@@ -166,7 +167,7 @@ impl<'a> Gen<'a> {
             Ty::List(_) => "w.write_list(v.as_slice());".into(),
             Ty::Named(n) => match self.kind(n)? {
                 Kind::Enum => "w.write_i32(v.0);".into(),
-                Kind::Struct => "v.write_to(w);".into(),
+                Kind::Struct | Kind::Union => "v.write_to(w);".into(),
             },
         };
         Ok(format!(
@@ -274,7 +275,8 @@ impl<'a> Gen<'a> {
         // non-optional field records its presence.
         let _ = writeln!(
             o,
-            "impl ThriftDecode for {n} {{ fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {{"
+            "impl ThriftDecode for {n} {{ #[inline] fn read_from(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {{ let mut out = Self::default(); Self::read_into(r, &mut out)?; Ok(out) }}\n\
+             fn read_into(r: &mut CompactReader<'_>, out: &mut Self) -> Result<(), DecodeError> {{"
         );
         let tracked: Vec<&Field> = s.fields.iter().filter(|f| f.req != Req::Optional).collect();
         if tracked.len() > 64 {
@@ -289,9 +291,7 @@ impl<'a> Gen<'a> {
         }
         o.push_str("r.enter()?;\n");
         if s.fields.is_empty() {
-            let _ = writeln!(o, "let out = {n} {{}};");
-        } else {
-            o.push_str("let mut out = Self::default();\n");
+            o.push_str("let _ = out;\n");
         }
         if !tracked.is_empty() {
             o.push_str("let mut seen = 0u64;\n");
@@ -312,9 +312,26 @@ impl<'a> Gen<'a> {
                 } else {
                     (format!("ty == {}", self.wire(&f.ty)?), self.read_expr(&f.ty)?)
                 };
+                let nested_struct = matches!(&f.ty, Ty::Named(t) if self.kind(t)? == Kind::Struct);
                 match bit(f) {
+                    None if nested_struct => {
+                        let _ = writeln!(
+                            o,
+                            "{} if {guard} => {}::read_into(r, out.{field}.insert(Default::default()))?,",
+                            f.id,
+                            self.rust_ty(&f.ty)?
+                        );
+                    }
                     None => {
                         let _ = writeln!(o, "{} if {guard} => out.{field} = Some({value}),", f.id);
+                    }
+                    Some(b) if nested_struct => {
+                        let _ = writeln!(
+                            o,
+                            "{} if {guard} => {{ out.{field} = Default::default(); {}::read_into(r, &mut out.{field})?; seen |= {b:#x}; }}",
+                            f.id,
+                            self.rust_ty(&f.ty)?
+                        );
                     }
                     Some(b) => {
                         let _ = writeln!(
@@ -347,7 +364,7 @@ impl<'a> Gen<'a> {
                 }
             }
         }
-        o.push_str("Ok(out) } }\n\n");
+        o.push_str("Ok(()) } }\n\n");
 
         // Encoder.
         let _ = writeln!(
@@ -367,15 +384,20 @@ impl<'a> Gen<'a> {
             }
         }
         o.push_str("w.write_stop(); } }\n\n");
-        self.list_elem(&mut o, n);
+        self.list_elem(&mut o, n, true);
         self.out.push_str(&o);
         Ok(())
     }
 
-    fn list_elem(&self, o: &mut String, n: &str) {
+    fn list_elem(&self, o: &mut String, n: &str, in_place: bool) {
+        let into = if in_place {
+            "#[inline] fn read_elem_into(r: &mut CompactReader<'_>, v: &mut Vec<Self>) -> Result<(), DecodeError> { v.push(Self::default()); match v.last_mut() { Some(last) => Self::read_into(r, last), None => Ok(()) } }"
+        } else {
+            ""
+        };
         let _ = writeln!(
             o,
-            "impl ListElement for {n} {{ const ELEM_TYPE: u8 = ct::STRUCT; #[inline] fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {{ Self::read_from(r) }} #[inline] fn write_elem(&self, w: &mut CompactWriter) {{ self.write_to(w) }} }}\n"
+            "impl ListElement for {n} {{ const ELEM_TYPE: u8 = ct::STRUCT; #[inline] fn read_elem(r: &mut CompactReader<'_>) -> Result<Self, DecodeError> {{ Self::read_from(r) }} {into} #[inline] fn write_elem(&self, w: &mut CompactWriter) {{ self.write_to(w) }} }}\n"
         );
     }
 
@@ -453,7 +475,7 @@ impl<'a> Gen<'a> {
             "Self::Unrecognized(id) => { w.write_field_header(ct::STRUCT, *id, &mut last_id); w.write_stop(); }\n",
         );
         o.push_str("} w.write_stop(); } }\n\n");
-        self.list_elem(&mut o, n);
+        self.list_elem(&mut o, n, false);
         self.out.push_str(&o);
         Ok(())
     }
@@ -465,6 +487,7 @@ pub fn generate(defs: &[Def]) -> Result<String, String> {
     for d in defs {
         let (name, kind) = match d {
             Def::Enum(e) => (e.name.as_str(), Kind::Enum),
+            Def::Struct(s) if s.is_union => (s.name.as_str(), Kind::Union),
             Def::Struct(s) => (s.name.as_str(), Kind::Struct),
         };
         if kinds.insert(name, kind).is_some() {
