@@ -10,6 +10,7 @@
 use alloc::vec::Vec;
 
 use crate::error::{Error, Result, eof};
+use crate::rle::RleValue;
 
 /// Mask of the low `num_bits` bits (all ones for 64).
 #[inline]
@@ -27,56 +28,75 @@ pub const fn bit_width(max: u64) -> u8 {
     (64 - max.leading_zeros()) as u8
 }
 
+/// One value of a 32-value group, with every offset a compile-time constant
+/// so the read has no bounds check and the shift no variable.
 #[inline(always)]
-fn read_le64(input: &[u8], byte: usize, len: usize) -> u64 {
+fn one32<const W: usize, const I: usize, T: RleValue>(buf: &[u8]) -> T {
+    let bit = I * W;
+    let byte = bit / 8;
     let mut b = [0u8; 8];
-    if byte + 8 <= len {
-        b.copy_from_slice(&input[byte..byte + 8]);
-    } else if byte < len {
-        b[..len - byte].copy_from_slice(&input[byte..len]);
+    b.copy_from_slice(&buf[byte..byte + 8]);
+    T::from_u32(((u64::from_le_bytes(b) >> (bit % 8)) & mask64(W)) as u32)
+}
+
+#[inline(always)]
+fn one64<const W: usize, const I: usize, T: From<u64>>(buf: &[u8]) -> T {
+    let bit = I * W;
+    let byte = bit / 8;
+    let shift = bit % 8;
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&buf[byte..byte + 8]);
+    let mut word = u64::from_le_bytes(b) >> shift;
+    if shift + W > 64 {
+        // The value straddles a ninth byte.
+        word |= u64::from(buf[byte + 8]) << (64 - shift);
     }
-    u64::from_le_bytes(b)
+    T::from(word & mask64(W))
+}
+
+macro_rules! unroll32 {
+    ($f:ident, $w:ident, $buf:expr, $out:expr) => {
+        unroll32!(@ $f, $w, $buf, $out, 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31)
+    };
+    (@ $f:ident, $w:ident, $buf:expr, $out:expr, $($i:literal)*) => {
+        $( $out[$i] = $f::<$w, $i, _>($buf); )*
+    };
 }
 
 /// Unpacks 32 values of width `W <= 32`; `input` holds at least `4 * W` bytes.
 #[inline(always)]
-fn unpack32_w<const W: usize>(input: &[u8], out: &mut [u32; 32]) {
-    let len = 4 * W;
-    let input = &input[..len];
-    let mask = mask64(W);
-    for (i, o) in out.iter_mut().enumerate() {
-        let bit = i * W;
-        let word = read_le64(input, bit / 8, len);
-        *o = ((word >> (bit % 8)) & mask) as u32;
+fn unpack32_w<const W: usize, T: RleValue>(input: &[u8], out: &mut [T; 32]) {
+    // With 8 spare bytes after the group every read is a plain unaligned
+    // load at a constant offset, straight from the input. Only a page's last
+    // group goes through a padded copy (reading a fresh copy with
+    // overlapping loads would stall on store forwarding, so it is the
+    // exception, not the rule).
+    if let Some(inp) = input.get(..4 * W + 8) {
+        unroll32!(one32, W, inp, out);
+    } else {
+        let mut buf = [0u8; 136];
+        buf[..4 * W].copy_from_slice(&input[..4 * W]);
+        unroll32!(one32, W, &buf[..4 * W + 8], out);
     }
 }
 
 /// Unpacks 32 values of width `W <= 64`; `input` holds at least `4 * W` bytes.
 #[inline(always)]
 fn unpack32_w64<const W: usize>(input: &[u8], out: &mut [u64; 32]) {
-    let len = 4 * W;
-    let input = &input[..len];
-    let mask = mask64(W);
-    for (i, o) in out.iter_mut().enumerate() {
-        let bit = i * W;
-        let byte = bit / 8;
-        let shift = bit % 8;
-        let mut word = read_le64(input, byte, len) >> shift;
-        if shift + W > 64 {
-            // The value straddles a ninth byte.
-            let hi = input.get(byte + 8).copied().unwrap_or(0) as u64;
-            word |= hi << (64 - shift);
-        }
-        *o = word & mask;
+    if let Some(inp) = input.get(..4 * W + 9) {
+        unroll32!(one64, W, inp, out);
+    } else {
+        let mut buf = [0u8; 272];
+        buf[..4 * W].copy_from_slice(&input[..4 * W]);
+        unroll32!(one64, W, &buf[..4 * W + 9], out);
     }
 }
 
 macro_rules! dispatch32 {
     ($w:expr, $input:expr, $out:expr, $($n:literal)*) => {
         match $w {
-            0 => *$out = [0; 32],
-            $( $n => unpack32_w::<$n>($input, $out), )*
-            _ => *$out = [0; 32],
+            $( $n => unpack32_w::<$n, _>($input, $out), )*
+            _ => *$out = [T::default(); 32],
         }
     };
 }
@@ -91,7 +111,9 @@ macro_rules! dispatch64 {
     };
 }
 
-/// Unpacks 32 LSB-first values of `num_bits` (0..=32) bits each from `input`.
+/// Unpacks 32 LSB-first values of `num_bits` (0..=32) bits each from
+/// `input`, converted to `T` (`u32` for indices, `i16` for levels...) as
+/// they are unpacked, so no intermediate buffer is written and re-read.
 ///
 /// A full group is `4 * num_bits` bytes; a shorter `input` reads as if padded
 /// with zero bytes. Widths over 32 yield zeros: callers validate widths first.
@@ -103,7 +125,7 @@ macro_rules! dispatch64 {
 /// assert_eq!(&out[..8], &[0, 1, 2, 3, 4, 5, 6, 7]);
 /// ```
 #[inline]
-pub fn unpack32(input: &[u8], out: &mut [u32; 32], num_bits: usize) {
+pub fn unpack32<T: RleValue>(input: &[u8], out: &mut [T; 32], num_bits: usize) {
     if input.len() < 4 * num_bits {
         let mut padded = [0u8; 128];
         let n = input.len().min(128);
@@ -111,7 +133,7 @@ pub fn unpack32(input: &[u8], out: &mut [u32; 32], num_bits: usize) {
         return unpack32(&padded, out, num_bits.min(32));
     }
     dispatch32!(num_bits, input, out,
-        1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
+        0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
 }
 
 /// Like [`unpack32`] for widths up to 64, into `u64`.
@@ -215,11 +237,7 @@ pub fn pack_u32(values: &[u32], num_bits: usize, out: &mut Vec<u8>) {
 /// pq_encoding::bit_pack::unpack_msb(&[0b0000_0101, 0b0011_1001, 0b0111_0111], 3, &mut out).unwrap();
 /// assert_eq!(out, [0, 1, 2, 3, 4, 5, 6, 7]);
 /// ```
-pub fn unpack_msb<T: crate::rle::RleValue>(
-    input: &[u8],
-    num_bits: usize,
-    out: &mut [T],
-) -> Result<()> {
+pub fn unpack_msb<T: RleValue>(input: &[u8], num_bits: usize, out: &mut [T]) -> Result<()> {
     if num_bits > 32 {
         return Err(Error::BitWidth {
             what: "BIT_PACKED levels",

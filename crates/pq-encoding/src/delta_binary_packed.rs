@@ -213,11 +213,7 @@ impl<'a, T: DeltaInt> DeltaBitPackDecoder<'a, T> {
         let input = self.data.get(self.mb_pos..).unwrap_or(&[]);
         let mut raw = [0u64; 32];
         if self.mb_width <= 32 {
-            let mut r32 = [0u32; 32];
-            bit_pack::unpack32(input, &mut r32, self.mb_width);
-            for (r, &v) in raw.iter_mut().zip(r32.iter()) {
-                *r = u64::from(v);
-            }
+            bit_pack::unpack32(input, &mut raw, self.mb_width);
         } else {
             bit_pack::unpack32_u64(input, &mut raw, self.mb_width);
         }

@@ -198,16 +198,17 @@ impl<'a> RleDecoder<'a> {
                 done += n;
             } else if self.bp_left > 0 {
                 // Whole groups straight into the output, the tail via `buf`.
-                let mut chunks = rest.chunks_exact_mut(32);
-                let mut tmp = [0u32; 32];
-                for chunk in &mut chunks {
+                for chunk in rest.chunks_exact_mut(32) {
                     if self.bp_left < 32 {
                         break;
                     }
-                    self.unpack_group(&mut tmp);
-                    for (o, &v) in chunk.iter_mut().zip(tmp.iter()) {
-                        *o = T::from_u32(v);
-                    }
+                    let Ok(chunk) = <&mut [T; 32]>::try_from(chunk) else {
+                        break;
+                    };
+                    let input = self.data.get(self.pos..).unwrap_or(&[]);
+                    bit_pack::unpack32(input, chunk, self.bit_width);
+                    self.pos = (self.pos + 4 * self.bit_width).min(self.data.len());
+                    self.bp_left -= 32;
                     done += 32;
                 }
                 if done < total && self.bp_left > 0 {
