@@ -541,6 +541,37 @@ impl<'a> CompactReader<'a> {
         }
     }
 
+    /// Read a `list<binary>` into a [`BinaryList`]: one buffer (a slice of
+    /// the input when reading from [`Bytes`]) and the value ranges, instead
+    /// of one allocation per value.
+    pub fn read_binary_list(&mut self) -> Result<BinaryList, DecodeError> {
+        let header_start = self.pos;
+        let (elem, count) = self.read_list_header(1)?;
+        if elem != ct::BINARY && count > 0 {
+            return Err(DecodeError {
+                offset: header_start,
+                kind: DecodeErrorKind::UnexpectedListType {
+                    expected: ct::BINARY,
+                    found: elem,
+                },
+            });
+        }
+        let start = self.pos;
+        let mut ranges = Vec::with_capacity(count);
+        for _ in 0..count {
+            let len = self.read_varint()?;
+            let len = self.check_len(len, 1, self.max_string_len, "string length")?;
+            let from = self.pos - start;
+            self.read_bytes(len)?;
+            ranges.push((from, self.pos - start));
+        }
+        let data = match self.source {
+            Some(b) => b.slice(start..self.pos),
+            None => Bytes::copy_from_slice(self.buf.get(start..self.pos).unwrap_or_default()),
+        };
+        Ok(BinaryList { data, ranges })
+    }
+
     /// Read a list (or set) header: the element type and the count, checked
     /// against the list limit and against the bytes remaining (each element
     /// taking at least `min_size` bytes).
@@ -806,12 +837,110 @@ impl CompactWriter {
         }
     }
 
+    /// Write a `list<binary>`.
+    pub fn write_binary_list(&mut self, v: &BinaryList) {
+        self.write_list_header(ct::BINARY, v.len());
+        for b in v.iter() {
+            self.write_binary(b);
+        }
+    }
+
     /// Write a `list<T>`.
     pub fn write_list<T: ListElement>(&mut self, v: &[T]) {
         self.write_list_header(T::ELEM_TYPE, v.len());
         for e in v {
             e.write_elem(self);
         }
+    }
+}
+
+/// A `list<binary>` (e.g. [`ColumnIndex::min_values`](crate::ColumnIndex)):
+/// the values share one buffer instead of one allocation each.
+///
+/// ```
+/// use pq_format::BinaryList;
+/// let l = BinaryList::from_values([&b"a"[..], b"bc"]);
+/// assert_eq!(l.len(), 2);
+/// assert_eq!(l.get(1), Some(&b"bc"[..]));
+/// assert_eq!(l.iter().collect::<Vec<_>>(), [&b"a"[..], b"bc"]);
+/// ```
+#[derive(Clone, Default)]
+pub struct BinaryList {
+    data: Bytes,
+    ranges: Vec<(usize, usize)>,
+}
+
+impl BinaryList {
+    /// A list of the given values.
+    pub fn from_values<I>(values: I) -> Self
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[u8]>,
+    {
+        let mut data = Vec::new();
+        let mut ranges = Vec::new();
+        for v in values {
+            let from = data.len();
+            data.extend_from_slice(v.as_ref());
+            ranges.push((from, data.len()));
+        }
+        Self {
+            data: Bytes::from(data),
+            ranges,
+        }
+    }
+
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+
+    /// Value `i`.
+    pub fn get(&self, i: usize) -> Option<&[u8]> {
+        let &(a, b) = self.ranges.get(i)?;
+        self.data.get(a..b)
+    }
+
+    /// Value `i` as a zero-copy [`Bytes`].
+    pub fn get_bytes(&self, i: usize) -> Option<Bytes> {
+        let &(a, b) = self.ranges.get(i)?;
+        if b <= self.data.len() && a <= b {
+            Some(self.data.slice(a..b))
+        } else {
+            None
+        }
+    }
+
+    /// The values in order.
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &[u8]> + '_ {
+        self.ranges
+            .iter()
+            .map(|&(a, b)| self.data.get(a..b).unwrap_or_default())
+    }
+}
+
+impl PartialEq for BinaryList {
+    fn eq(&self, other: &Self) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for BinaryList {}
+
+impl std::fmt::Debug for BinaryList {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<T: AsRef<[u8]>> FromIterator<T> for BinaryList {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        Self::from_values(iter)
     }
 }
 

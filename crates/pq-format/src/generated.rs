@@ -8,7 +8,8 @@ use std::fmt;
 use bytes::Bytes;
 
 use crate::compact::{
-    CompactReader, CompactWriter, DecodeError, ListElement, ThriftDecode, ThriftEncode, ct,
+    BinaryList, CompactReader, CompactWriter, DecodeError, ListElement, ThriftDecode, ThriftEncode,
+    ct,
 };
 
 /// Physical storage types.
@@ -5085,9 +5086,9 @@ pub struct ColumnIndex {
     /// Field 1 `null_pages`, required.
     pub null_pages: Vec<bool>,
     /// Field 2 `min_values`, required.
-    pub min_values: Vec<Bytes>,
+    pub min_values: BinaryList,
     /// Field 3 `max_values`, required.
-    pub max_values: Vec<Bytes>,
+    pub max_values: BinaryList,
     /// Field 4 `boundary_order`, required.
     pub boundary_order: BoundaryOrder,
     /// Field 5 `null_counts`, optional.
@@ -5119,11 +5120,11 @@ impl ThriftDecode for ColumnIndex {
                     seen |= 0x1;
                 }
                 2 if ty == ct::LIST => {
-                    out.min_values = r.read_list::<Bytes>()?;
+                    out.min_values = r.read_binary_list()?;
                     seen |= 0x2;
                 }
                 3 if ty == ct::LIST => {
-                    out.max_values = r.read_list::<Bytes>()?;
+                    out.max_values = r.read_binary_list()?;
                     seen |= 0x4;
                 }
                 4 if ty == ct::I32 => {
@@ -5169,12 +5170,12 @@ impl ThriftEncode for ColumnIndex {
         {
             let v = &self.min_values;
             w.write_field_header(ct::LIST, 2, &mut last_id);
-            w.write_list(v.as_slice());
+            w.write_binary_list(v);
         }
         {
             let v = &self.max_values;
             w.write_field_header(ct::LIST, 3, &mut last_id);
-            w.write_list(v.as_slice());
+            w.write_binary_list(v);
         }
         {
             let v = &self.boundary_order;

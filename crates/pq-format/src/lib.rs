@@ -67,8 +67,8 @@ mod metadata;
 mod schema;
 
 pub use compact::{
-    CompactReader, CompactWriter, DecodeError, DecodeErrorKind, ListElement, ThriftDecode,
-    ThriftEncode,
+    BinaryList, CompactReader, CompactWriter, DecodeError, DecodeErrorKind, ListElement,
+    ThriftDecode, ThriftEncode,
 };
 pub use error::{FileEnd, FormatError, Result};
 pub use footer::{

@@ -440,3 +440,39 @@ proptest! {
         check_both(&h);
     }
 }
+
+fn column_index() -> impl Strategy<Value = ColumnIndex> {
+    (0..30usize)
+        .prop_flat_map(|n| {
+            (
+                proptest::collection::vec(any::<bool>(), n),
+                proptest::collection::vec(bin(), n),
+                proptest::collection::vec(bin(), n),
+                0..3i32,
+                opt(proptest::collection::vec(any::<i64>(), n)),
+                opt(proptest::collection::vec(any::<i64>(), 0..40)),
+                opt(proptest::collection::vec(any::<i64>(), 0..40)),
+                opt(proptest::collection::vec(any::<i64>(), n)),
+            )
+        })
+        .prop_map(|(np, min, max, bo, nc, rh, dh, nan)| ColumnIndex {
+            null_pages: np,
+            min_values: min.into_iter().collect(),
+            max_values: max.into_iter().collect(),
+            boundary_order: BoundaryOrder(bo),
+            null_counts: nc,
+            repetition_level_histograms: rh,
+            definition_level_histograms: dh,
+            nan_counts: nan,
+        })
+}
+
+proptest! {
+    #[test]
+    fn random_column_indexes(ci in column_index()) {
+        check_both(&ci);
+        // Zero-copy decoding gives the same value.
+        let b = bytes::Bytes::from(ci.encode());
+        prop_assert_eq!(ColumnIndex::decode_bytes(&b).unwrap(), ci);
+    }
+}
