@@ -5,8 +5,8 @@ use pq_encoding::dictionary::{ByteArrayDictEncoder, DictEncoder, DictLimits};
 use pq_encoding::rle::RleEncoder;
 use pq_encoding::{alp, byte_stream_split, delta_binary_packed, delta_byte_array, plain};
 use pq_format::{
-    BoundaryOrder, ColumnIndex, ColumnMetaData, CompressionCodec, Encoding, OffsetIndex,
-    PageEncodingStats, PageLocation, PageType, Statistics, Type,
+    BinaryList, BoundaryOrder, ColumnIndex, ColumnMetaData, CompressionCodec, Encoding,
+    OffsetIndex, PageEncodingStats, PageLocation, PageType, Statistics, Type,
 };
 use pq_page::{DataPageV1Parts, DataPageV2Parts, PageWriteError, PageWriter, bit_width};
 
@@ -823,21 +823,24 @@ fn column_index(pages: &[PageMeta], order: &Order) -> Option<ColumnIndex> {
         null_counts: Some(pages.iter().map(|p| p.null_count as i64).collect()),
         ..Default::default()
     };
+    let (mut mins, mut maxs): (Vec<&[u8]>, Vec<&[u8]>) = (Vec::new(), Vec::new());
     for p in pages {
         ci.null_pages.push(p.null_page);
         match (&p.bounds, p.null_page) {
             (Some((lo, hi)), false) => {
-                ci.min_values.push(lo.clone().into());
-                ci.max_values.push(hi.clone().into());
+                mins.push(lo);
+                maxs.push(hi);
             }
             (_, true) => {
-                ci.min_values.push(Default::default());
-                ci.max_values.push(Default::default());
+                mins.push(&[]);
+                maxs.push(&[]);
             }
             // Values without bounds (all NaN, or no order): no index.
             (None, false) => return None,
         }
     }
+    ci.min_values = BinaryList::from_values(mins);
+    ci.max_values = BinaryList::from_values(maxs);
     let bounded: Vec<&PageMeta> = pages.iter().filter(|p| !p.null_page).collect();
     let pairs = || {
         bounded

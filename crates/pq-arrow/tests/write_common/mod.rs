@@ -10,6 +10,13 @@ use arrow_buffer::{NullBuffer, OffsetBuffer, i256};
 use arrow_schema::{DataType, Field, Fields, IntervalUnit, Schema, TimeUnit};
 use bytes::Bytes;
 
+/// When set, float generators make no NaN (pyarrow compares NaN unequal).
+pub static NO_NAN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn nan_ok() -> bool {
+    !NO_NAN.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// A small deterministic generator.
 pub struct Rng(pub u64);
 
@@ -187,8 +194,9 @@ pub fn random_array(r: &mut Rng, dt: &DataType, len: usize, nullable: bool) -> A
         DataType::UInt32 => Arc::new(prim::<UInt32Type>(r, len, &n, |r| r.next() as u32)),
         DataType::UInt64 => Arc::new(prim::<UInt64Type>(r, len, &n, |r| r.next())),
         DataType::Float16 => {
-            const HALVES: [u16; 7] = [0x3c00, 0xc000, 0x0000, 0x8000, 0x3800, 0x7e00, 0x4500];
-            let bits: Vec<u16> = (0..len).map(|_| HALVES[r.below(7) as usize]).collect();
+            const HALVES: [u16; 7] = [0x3c00, 0xc000, 0x0000, 0x8000, 0x3800, 0x4500, 0x7e00];
+            let k = if nan_ok() { 7 } else { 6 };
+            let bits: Vec<u16> = (0..len).map(|_| HALVES[r.below(k) as usize]).collect();
             let data = arrow_data::ArrayData::builder(DataType::Float16)
                 .len(len)
                 .add_buffer(arrow_buffer::Buffer::from_vec(bits))
@@ -198,12 +206,12 @@ pub fn random_array(r: &mut Rng, dt: &DataType, len: usize, nullable: bool) -> A
             make_array(data)
         }
         DataType::Float32 => Arc::new(prim::<Float32Type>(r, len, &n, |r| match r.below(20) {
-            0 => f32::NAN,
+            0 if nan_ok() => f32::NAN,
             1 => -0.0,
             _ => small(r, -1000, 1000) as f32 / 8.0,
         })),
         DataType::Float64 => Arc::new(prim::<Float64Type>(r, len, &n, |r| match r.below(20) {
-            0 => f64::NAN,
+            0 if nan_ok() => f64::NAN,
             1 => 0.0,
             _ => small(r, -1_000_000, 1_000_000) as f64 / 16.0,
         })),
