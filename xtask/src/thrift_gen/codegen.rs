@@ -288,7 +288,9 @@ impl<'a> Gen<'a> {
         let bit = |f: &Field| -> Option<u64> {
             tracked.iter().position(|t| t.id == f.id).map(|i| 1u64 << i)
         };
-        let needs_start = tracked.iter().any(|f| f.req == Req::Required || f.default.is_none());
+        let needs_start = tracked
+            .iter()
+            .any(|f| f.req == Req::Required || f.default.is_none());
         if needs_start {
             o.push_str("let start = r.position();\n");
         }
@@ -311,9 +313,15 @@ impl<'a> Gen<'a> {
             for f in &s.fields {
                 let field = snake(&f.name);
                 let (guard, value) = if f.ty == Ty::Bool {
-                    ("ct::is_bool(ty)".to_string(), "ty == ct::BOOL_TRUE".to_string())
+                    (
+                        "ct::is_bool(ty)".to_string(),
+                        "ty == ct::BOOL_TRUE".to_string(),
+                    )
                 } else {
-                    (format!("ty == {}", self.wire(&f.ty)?), self.read_expr(&f.ty)?)
+                    (
+                        format!("ty == {}", self.wire(&f.ty)?),
+                        self.read_expr(&f.ty)?,
+                    )
                 };
                 let nested_struct = matches!(&f.ty, Ty::Named(t) if self.kind(t)? == Kind::Struct);
                 match bit(f) {
