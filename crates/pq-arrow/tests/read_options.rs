@@ -1,6 +1,8 @@
 //! The reader's options: sources, projection, row groups, offset, limit,
 //! batch size and threads give the rows a plain full read gives.
 
+#![allow(clippy::unwrap_used)]
+
 use arrow_array::RecordBatch;
 use bytes::Bytes;
 use pq_arrow::ParquetReader;
