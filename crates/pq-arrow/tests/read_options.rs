@@ -131,10 +131,10 @@ fn errors_say_where() {
         *b = 0xff;
     }
     let r = ParquetReader::from_bytes(Bytes::from(bytes)).and_then(|r| r.build());
-    if let Ok(r) = r {
-        if let Some(Err(e)) = r.into_iter().find(|b| b.is_err()) {
-            let msg = e.to_string();
-            assert!(msg.contains("column") && msg.contains("row group"), "{msg}");
-        }
+    if let Ok(r) = r
+        && let Some(Err(e)) = r.into_iter().find(|b| b.is_err())
+    {
+        let msg = e.to_string();
+        assert!(msg.contains("column") && msg.contains("row group"), "{msg}");
     }
 }
