@@ -128,11 +128,10 @@ pub fn check_not_encrypted(md: &FileMetaData) -> Result<()> {
             detail: "plaintext footer with an encryption algorithm",
         });
     }
-    let encrypted_column = md.row_groups.iter().any(|rg| {
-        rg.columns
-            .iter()
-            .any(|c| c.crypto_metadata.is_some() || c.encrypted_column_metadata.is_some())
-    });
+    let encrypted_column = md
+        .row_groups
+        .iter()
+        .any(|rg| rg.columns.iter().any(crate::ColumnChunk::is_encrypted));
     if encrypted_column {
         return Err(FormatError::Encrypted {
             detail: "encrypted columns",

@@ -60,6 +60,7 @@
 
 pub mod compact;
 mod error;
+mod ext;
 mod footer;
 mod generated;
 mod limits;
