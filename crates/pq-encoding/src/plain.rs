@@ -29,9 +29,12 @@ macro_rules! fixed_width {
             const SIZE: usize = $n;
             #[inline(always)]
             fn from_le(b: &[u8]) -> Self {
-                let mut a = [0u8; $n];
-                a.copy_from_slice(&b[..$n]);
-                <$t>::from_le_bytes(a)
+                // `try_from` on an exact-length slice compiles to one load;
+                // a `copy_from_slice` here sometimes became a memcpy call.
+                match b.get(..$n).map(<[u8; $n]>::try_from) {
+                    Some(Ok(a)) => <$t>::from_le_bytes(a),
+                    _ => <$t>::default(),
+                }
             }
             #[inline(always)]
             fn to_le(self, out: &mut [u8]) {
@@ -78,7 +81,16 @@ impl FixedWidth for [u32; 3] {
 /// Decodes values from `bytes` (exactly `out.len() * T::SIZE` of them).
 #[inline]
 pub(crate) fn decode_slice<T: FixedWidth>(bytes: &[u8], out: &mut [T]) {
-    for (o, c) in out.iter_mut().zip(bytes.chunks_exact(T::SIZE)) {
+    // Blocks of 16 values keep the loop a vector copy; a flat per-value loop
+    // over 4-byte chunks was turned into a slow `rep movsb` memmove.
+    let mut outs = out.chunks_exact_mut(16);
+    let mut ins = bytes.chunks_exact(16 * T::SIZE);
+    for (o, c) in (&mut outs).zip(&mut ins) {
+        for (o, c) in o.iter_mut().zip(c.chunks_exact(T::SIZE)) {
+            *o = T::from_le(c);
+        }
+    }
+    for (o, c) in outs.into_remainder().iter_mut().zip(ins.remainder().chunks_exact(T::SIZE)) {
         *o = T::from_le(c);
     }
 }
