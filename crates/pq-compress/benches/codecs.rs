@@ -84,6 +84,16 @@ fn ours(
             black_box(out.len())
         })
     });
+    // A fresh output buffer per page: the first page of a column chunk, or a
+    // caller that does not reuse `out`. Includes allocating the output.
+    c.bench_function(format!("{label}, cold output"), |b| {
+        b.iter(|| {
+            let mut out = Vec::new();
+            dec.decompress(codec, black_box(body), n, &mut out)
+                .expect("decompress");
+            black_box(out.len())
+        })
+    });
 }
 
 fn bench(c: &mut Criterion) {
@@ -96,6 +106,22 @@ fn bench(c: &mut Criterion) {
         let mut g = c.benchmark_group("zstd");
         g.throughput(Throughput::Bytes(n as u64));
         ours(&mut g, Codec::Zstd, &body, n, "zstd (libzstd, chosen)");
+        // Frames without a content size, as streaming writers (arrow-rs,
+        // parquet-mr) produce them.
+        let streamed = {
+            use std::io::Write;
+            let mut enc = zstd::stream::Encoder::new(Vec::new(), 1).unwrap();
+            enc.include_contentsize(false).unwrap();
+            enc.write_all(&data).unwrap();
+            enc.finish().unwrap()
+        };
+        ours(
+            &mut g,
+            Codec::Zstd,
+            &streamed,
+            n,
+            "zstd (libzstd, chosen), no content size",
+        );
         let mut dec = ruzstd::decoding::FrameDecoder::new();
         g.bench_function("ruzstd (pure Rust)", |b| {
             b.iter(|| dec.decode_all(black_box(&body), &mut out).expect("ruzstd"))
