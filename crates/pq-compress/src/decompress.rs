@@ -8,6 +8,15 @@ pub(crate) enum Fail {
     /// The stream produces more than the output slice holds; the full size if
     /// the format announces it.
     TooLarge(Option<usize>),
+    /// The format announces a size other than the declared one (checked
+    /// before allocating).
+    Announced(usize),
+    /// The declared size is more than the input can produce: the format
+    /// caps the output of this input at `max` bytes.
+    Unreachable {
+        /// The most the input can produce.
+        max: usize,
+    },
     /// Invalid or truncated data.
     Corrupt(String),
 }
@@ -158,10 +167,12 @@ impl Decompressor {
         if !codec.is_available() {
             return Err(feature_disabled(codec));
         }
-        out.resize(uncompressed_size, 0);
-        let result = self.decode(codec, input, out);
+        let result = self.decode(codec, input, uncompressed_size, out);
         let err = match result {
-            Ok(n) if n == uncompressed_size => return Ok(()),
+            Ok(n) if n == uncompressed_size && out.len() >= n => {
+                out.truncate(n);
+                return Ok(());
+            }
             Ok(n) if n > uncompressed_size => Error::OutputTooLarge {
                 codec,
                 declared: uncompressed_size,
@@ -171,7 +182,7 @@ impl Decompressor {
                 declared: uncompressed_size,
                 actual,
             },
-            Err(Fail::TooLarge(Some(actual))) => Error::SizeMismatch {
+            Err(Fail::TooLarge(Some(actual)) | Fail::Announced(actual)) => Error::SizeMismatch {
                 codec,
                 declared: uncompressed_size,
                 actual,
@@ -180,33 +191,46 @@ impl Decompressor {
                 codec,
                 declared: uncompressed_size,
             },
+            Err(Fail::Unreachable { max }) => Error::SizeUnreachable {
+                codec,
+                declared: uncompressed_size,
+                compressed: input.len(),
+                max,
+            },
             Err(Fail::Corrupt(message)) => Error::Corrupt { codec, message },
         };
         out.clear();
         Err(err)
     }
 
-    /// Runs the codec's decoder into `dst`, returning how many bytes it wrote.
+    /// Runs the codec's decoder into the empty `out`, returning how many
+    /// bytes it decoded; `out` then holds at least that many.
     #[allow(unused_variables)] // every arm is compiled out without features
-    fn decode(&mut self, codec: Codec, input: &[u8], dst: &mut [u8]) -> Result<usize, Fail> {
+    fn decode(
+        &mut self,
+        codec: Codec,
+        input: &[u8],
+        declared: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, Fail> {
         #[cfg(test)]
         tests::CODEC_CALLS.with(|c| c.set(c.get() + 1));
         match codec {
             #[cfg(feature = "snappy")]
-            Codec::Snappy => crate::codecs::snappy::decompress(input, dst),
+            Codec::Snappy => crate::codecs::snappy::decompress(input, declared, out),
             #[cfg(feature = "gzip")]
-            Codec::Gzip => crate::codecs::gzip::decompress(input, dst),
+            Codec::Gzip => crate::codecs::gzip::decompress(input, declared, out),
             #[cfg(feature = "brotli")]
-            Codec::Brotli => crate::codecs::brotli::decompress(input, dst),
+            Codec::Brotli => crate::codecs::brotli::decompress(input, declared, out),
             #[cfg(feature = "zstd")]
             Codec::Zstd => {
                 let dctx = self.zstd.get_or_insert_with(zstd::zstd_safe::DCtx::create);
-                crate::codecs::zstd::decompress(dctx, input, dst)
+                crate::codecs::zstd::decompress(dctx, input, declared, out)
             }
             #[cfg(feature = "lz4")]
-            Codec::Lz4Raw => crate::codecs::lz4::decompress_raw(input, dst),
+            Codec::Lz4Raw => crate::codecs::lz4::decompress_raw_into(input, declared, out),
             #[cfg(feature = "lz4")]
-            Codec::Lz4 => crate::codecs::lz4::decompress_hadoop(input, dst),
+            Codec::Lz4 => crate::codecs::lz4::decompress_hadoop_into(input, declared, out),
             // Handled by the caller; never reached.
             _ => Err(Fail::Corrupt(format!("{codec} is not available"))),
         }

@@ -68,6 +68,25 @@ pub enum Error {
         actual: usize,
     },
 
+    /// The declared size is more than the compressed data can produce: the
+    /// codec's format caps the expansion ratio (SNAPPY 64:3, LZ4 and LZ4_RAW
+    /// 255:1, GZIP 1032:1), and `compressed` bytes decompress to at most
+    /// `max`. Checked before anything is allocated.
+    #[error(
+        "{codec} data of {compressed} bytes decompresses to at most {max} bytes, \
+         less than the declared size of {declared} bytes"
+    )]
+    SizeUnreachable {
+        /// The codec.
+        codec: Codec,
+        /// The declared uncompressed size.
+        declared: usize,
+        /// The length of the compressed data.
+        compressed: usize,
+        /// The most the compressed data can decompress to.
+        max: usize,
+    },
+
     /// The data would decompress to more than the declared size; decoding
     /// stopped at the declared size, so the full size is not known.
     #[error("{codec} data decompresses to more than the declared size of {declared} bytes")]

@@ -10,13 +10,52 @@
 
 use lz4_flex::block::DecompressError;
 
-use super::read_bounded;
+use super::{check_bound, full, read_bounded};
 use crate::decompress::Fail;
 
 /// Little-endian magic number of the LZ4 frame format.
 const FRAME_MAGIC: [u8; 4] = [0x04, 0x22, 0x4d, 0x18];
 /// Length of a Hadoop frame header.
 const HADOOP_HEADER: usize = 8;
+
+/// The most `input_len` bytes of LZ4 data can decompress to, whichever of
+/// the three layouts they are in.
+///
+/// A raw LZ4 block is a run of sequences: a token byte (literal length and
+/// match length nibbles), literal length extension bytes, the literals, a
+/// 2-byte offset, match length extension bytes. Literals produce one byte per
+/// input byte. A match is `4 + 15 + e_1 + ... + e_m` bytes long with `m`
+/// extension bytes, each at most 255 (every one but the last exactly 255), so
+/// the largest match from a sequence of `3 + m` bytes is `18 + 255 * m`
+/// bytes, below `255 * (3 + m)`. Hence a block of n bytes yields less than
+/// `255 * n`. Hadoop framing adds 8-byte headers around raw blocks, and the
+/// LZ4 frame format holds raw blocks or stored ones (ratio 1) behind headers,
+/// so both stay below `255 * n` as well.
+pub(crate) fn max_output(input_len: usize) -> usize {
+    input_len.saturating_mul(255)
+}
+
+/// LZ4_RAW: one raw block, into a buffer of the declared size once that size
+/// passes [`max_output`].
+pub(crate) fn decompress_raw_into(
+    input: &[u8],
+    declared: usize,
+    out: &mut Vec<u8>,
+) -> Result<usize, Fail> {
+    check_bound(declared, max_output(input.len()))?;
+    decompress_raw(input, full(out, declared))
+}
+
+/// LZ4 (deprecated): every layout, into a buffer of the declared size once
+/// that size passes [`max_output`].
+pub(crate) fn decompress_hadoop_into(
+    input: &[u8],
+    declared: usize,
+    out: &mut Vec<u8>,
+) -> Result<usize, Fail> {
+    check_bound(declared, max_output(input.len()))?;
+    decompress_hadoop(input, full(out, declared))
+}
 
 pub(crate) fn decompress_raw(input: &[u8], dst: &mut [u8]) -> Result<usize, Fail> {
     lz4_flex::block::decompress_into(input, dst).map_err(|e| match e {
@@ -25,7 +64,7 @@ pub(crate) fn decompress_raw(input: &[u8], dst: &mut [u8]) -> Result<usize, Fail
     })
 }
 
-pub(crate) fn decompress_hadoop(input: &[u8], dst: &mut [u8]) -> Result<usize, Fail> {
+fn decompress_hadoop(input: &[u8], dst: &mut [u8]) -> Result<usize, Fail> {
     let full = dst.len();
     let framing = hadoop_framing(input);
     let hadoop = match framing {
