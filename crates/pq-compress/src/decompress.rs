@@ -26,7 +26,8 @@ pub(crate) enum Fail {
 /// Holding one `Decompressor` per reader (it is `Send`, not `Sync`) saves the
 /// allocation of the zstd decompression context (about 100 KiB) on every
 /// page; together with a reused output `Vec`, decompressing a column chunk
-/// then allocates nothing per page for SNAPPY, ZSTD and LZ4_RAW once warm.
+/// then allocates nothing per page for SNAPPY, ZSTD, LZ4 and LZ4_RAW once
+/// warm.
 ///
 /// ```
 /// use pq_compress::{compress, Codec, Decompressor, Limits};
@@ -102,14 +103,24 @@ impl Decompressor {
     /// Guarantees:
     /// - `uncompressed_size` above [`Limits::max_uncompressed_size`] is
     ///   rejected with [`Error::SizeLimitExceeded`] before allocating.
-    /// - the output buffer is never grown past `uncompressed_size`: decoders
-    ///   write into a slice of that length and stop there, so a stream that
-    ///   would produce more gives [`Error::OutputTooLarge`] (or
+    /// - allocates at most min(`uncompressed_size`, what `input` can
+    ///   produce) plus the codec's fixed working memory. Codecs whose format
+    ///   caps the expansion ratio (SNAPPY 64:3, LZ4 and LZ4_RAW 255:1, GZIP
+    ///   1032:1) reject a larger `uncompressed_size` with
+    ///   [`Error::SizeUnreachable`] before allocating; a ZSTD frame or
+    ///   SNAPPY block announcing another size fails with
+    ///   [`Error::SizeMismatch`] before allocating; GZIP, ZSTD and BROTLI
+    ///   grow `out` geometrically from min(`uncompressed_size`, max(64 KiB,
+    ///   4 x `input.len()`)) as the stream fills it, so it never holds more
+    ///   than twice what the stream produced. Capacity `out` already has is
+    ///   used first. Working memory: gzip 32 KiB window, brotli at most a
+    ///   16 MiB window plus tables, LZ4 frame at most 4 MiB blocks, libzstd
+    ///   its context (plus, while growing, a window buffer of at most the
+    ///   frame's window, 128 MiB at most).
+    /// - the output buffer is never grown past `uncompressed_size`: a stream
+    ///   that would produce more gives [`Error::OutputTooLarge`] (or
     ///   [`Error::SizeMismatch`] when the format announces its size) and a
-    ///   shorter one gives [`Error::SizeMismatch`]. Decoder working memory is
-    ///   bounded by the codec (gzip 32 KiB window, brotli at most a 16 MiB
-    ///   window, LZ4 frame at most 4 MiB blocks; zstd and snappy decode
-    ///   straight into the output).
+    ///   shorter one gives [`Error::SizeMismatch`].
     /// - an empty `input` with `uncompressed_size == 0` returns `Ok` without
     ///   calling any codec (even for LZO or a codec whose feature is off).
     /// - no input makes it panic.
@@ -205,7 +216,8 @@ impl Decompressor {
 
     /// Runs the codec's decoder into the empty `out`, returning how many
     /// bytes it decoded; `out` then holds at least that many.
-    #[allow(unused_variables)] // every arm is compiled out without features
+    // Every arm is compiled out without features, leaving `out` unused.
+    #[allow(unused_variables, clippy::ptr_arg)]
     fn decode(
         &mut self,
         codec: Codec,

@@ -28,16 +28,40 @@
 //! # Guarantees
 //!
 //! - Decompression produces exactly the declared size or fails with an error
-//!   naming both sizes ([`Error::SizeMismatch`]) or the declared size
-//!   ([`Error::OutputTooLarge`]).
-//! - The output buffer never grows past the declared size: every decoder
-//!   writes into a slice of that length (zstd and LZ4 block APIs that take
-//!   the output slice, streaming readers for gzip and the LZ4 frame format,
-//!   `BrotliDecompressStream` for brotli) and stops there, so decompression
-//!   bombs fail without allocating for their output.
+//!   naming both sizes ([`Error::SizeMismatch`], [`Error::SizeUnreachable`])
+//!   or the declared size ([`Error::OutputTooLarge`]).
+//! - Decompression allocates at most min(declared size, what the input can
+//!   produce) plus the codec's fixed working memory, so a header that
+//!   declares 2 GiB over a 100-byte body allocates nothing near 2 GiB:
+//!   - SNAPPY, LZ4_RAW, LZ4 and GZIP formats cap the expansion ratio
+//!     (SNAPPY 64:3, from copies of 64 bytes in 3; LZ4 255:1, from match
+//!     length bytes of 255; deflate 1032:1, from 258-byte matches in 2 bits).
+//!     A declared size above `body length * ratio` is rejected with
+//!     [`Error::SizeUnreachable`] before allocating, and a SNAPPY block
+//!     whose own length header disagrees with the declared size fails with
+//!     [`Error::SizeMismatch`] before allocating. SNAPPY and the LZ4 codecs
+//!     then decode into one buffer of the declared size.
+//!   - GZIP, ZSTD and BROTLI decode with streaming decoders into a buffer
+//!     that starts at min(declared, max(64 KiB, 4 x body length)) and
+//!     doubles as the stream fills it, up to the declared size and never
+//!     past it; it never exceeds twice what the stream really produced. A
+//!     ZSTD frame header announcing a content size other than the declared
+//!     size fails with [`Error::SizeMismatch`] before allocating.
+//!   - Capacity the output buffer already has is used first: with a reused
+//!     buffer, pages no larger than an earlier one allocate no output.
+//!   - Fixed working memory: gzip's 32 KiB window; brotli's ring buffer (the
+//!     stream's window, at most 16 MiB) and tables; the LZ4 frame decoder's
+//!     block buffers (at most 2 x 4 MiB); libzstd's context and, only when
+//!     the output has to grow, its window buffer (at most the frame's window,
+//!     limited to 128 MiB, and at most the announced content size).
+//! - The output never grows past the declared size: a stream that would
+//!   produce more stops there with [`Error::OutputTooLarge`] (or
+//!   [`Error::SizeMismatch`] when the format announces its size).
 //! - A declared size above [`Limits::max_uncompressed_size`] (default
 //!   [`Limits::DEFAULT_MAX_UNCOMPRESSED_SIZE`], 1 GiB) is rejected before
-//!   allocating.
+//!   allocating. Raising it (to `i32::MAX`, what a page header can declare)
+//!   is safe: the limit caps the output of genuine bombs, not of lying
+//!   headers, which the rules above already stop.
 //! - An empty body with a declared size of zero never reaches a codec.
 //! - No input panics; the library has no `unwrap`/`expect`.
 //!
@@ -73,7 +97,8 @@
 //! - **zstd: `zstd` (libzstd bindings) over `ruzstd`.** libzstd decoded
 //!   3.3x faster than the pure-Rust `ruzstd` (289 vs 86 MiB/s), offers the
 //!   single-shot `ZSTD_decompressDCtx` that writes into a caller slice and
-//!   refuses to overflow it (the bound we need, with no window buffer), and
+//!   refuses to overflow it (no window buffer) for buffers already sized, a
+//!   streaming decoder for buffers that must grow, and
 //!   a compressor at every level (ruzstd compresses at few levels only).
 //!   libzstd is the reference implementation, fuzzed continuously.
 //! - **LZ4: `lz4_flex` over `lz4` (C).** Pure Rust with the `safe-decode`

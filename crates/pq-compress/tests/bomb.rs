@@ -4,12 +4,14 @@
 //! A counting global allocator records the peak of live heap bytes while
 //! each bomb is decompressed. It sees Rust allocations only: libzstd's
 //! context comes from C `malloc` (zstd decodes straight into the output
-//! slice and needs no window buffer). Everything runs in one `#[test]` so no other
-//! test thread allocates meanwhile.
+//! slice and needs no window buffer; its streaming window buffer, used only
+//! when the output must grow, is bounded by the frame). Every `#[test]` holds
+//! [`SERIAL`] for its whole run so no other test thread allocates meanwhile.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: failures should panic
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pq_compress::{Codec, Error, Limits, compress, decompress};
@@ -65,6 +67,13 @@ unsafe impl GlobalAlloc for Counting {
 
 #[global_allocator]
 static ALLOC: Counting = Counting;
+
+/// Held by every test: peaks are only meaningful with one test running.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Peak extra heap bytes while running `f`.
 fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
@@ -127,6 +136,7 @@ fn check(name: &str, codec: Codec, body: &[u8]) {
 
 #[test]
 fn bombs_fail_within_the_declared_size() {
+    let _serial = serial();
     let zeros = vec![0u8; EXPANDED];
     // A 64 MiB declared size with a 1 MiB limit is refused before allocating.
     let mut out = Vec::new();
@@ -205,5 +215,327 @@ fn bombs_fail_within_the_declared_size() {
             body.extend_from_slice(&member);
         }
         check("gzip multi-member", Codec::Gzip, &body);
+    }
+}
+
+/// What a page header can declare, and the limit the Arrow reader sets.
+const HUGE: usize = i32::MAX as usize;
+
+fn huge_limits() -> Limits {
+    Limits::new().with_max_uncompressed_size(HUGE)
+}
+
+/// Deterministic filler that does not compress.
+fn noise(len: usize, mut seed: u64) -> Vec<u8> {
+    (0..len)
+        .map(|_| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 24) as u8
+        })
+        .collect()
+}
+
+fn varint(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+/// Small bodies, valid or not, that claim (or are declared with) `i32::MAX`
+/// bytes for `codec`.
+fn small_bodies(codec: Codec) -> Vec<(&'static str, Vec<u8>)> {
+    let page = b"a small page of values, a small page of values. ".repeat(40);
+    let mut valid = Vec::new();
+    compress(codec, &page, &mut valid, None).unwrap();
+    let mut bodies = vec![
+        ("valid page", valid),
+        ("garbage", noise(100, 7)),
+        ("one byte", vec![0]),
+    ];
+    match codec {
+        Codec::Snappy => {
+            // The mutation: a header that agrees with the declared size.
+            let mut b = Vec::new();
+            varint(HUGE as u64, &mut b);
+            b.extend_from_slice(&[0x00, b'a', 0xfe, 0x01, 0x00]);
+            bodies.push(("header claiming i32::MAX", b));
+        }
+        Codec::Zstd => {
+            // Frame header: single segment, 8-byte content size of i32::MAX,
+            // then an RLE block of 128 KiB and garbage.
+            let mut b = vec![0x28, 0xb5, 0x2f, 0xfd, 0xe0];
+            b.extend_from_slice(&(HUGE as u64).to_le_bytes());
+            b.extend_from_slice(&[0x02, 0x00, 0x10, b'x']);
+            b.extend_from_slice(&noise(64, 9));
+            bodies.push(("frame header claiming i32::MAX", b));
+            // Frame without a content size and a large window.
+            let mut b = vec![0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x88];
+            b.extend_from_slice(&noise(64, 11));
+            bodies.push(("frame with a 32 MiB window, no content size", b));
+        }
+        Codec::Gzip => {
+            let mut b = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 0xff];
+            b.extend_from_slice(&noise(100, 13));
+            bodies.push(("gzip header then garbage", b));
+        }
+        Codec::Lz4 => {
+            let mut b = Vec::new();
+            b.extend_from_slice(&(HUGE as u32).to_be_bytes());
+            b.extend_from_slice(&4u32.to_be_bytes());
+            b.extend_from_slice(&[0x1f, b'a', 0x01, 0x00]);
+            bodies.push(("Hadoop header claiming i32::MAX", b));
+            let mut b = vec![0x04, 0x22, 0x4d, 0x18, 0x60, 0x70, 0x73];
+            b.extend_from_slice(&noise(64, 15));
+            bodies.push(("LZ4 frame header then garbage", b));
+        }
+        _ => {}
+    }
+    bodies
+}
+
+#[test]
+fn huge_declared_sizes_allocate_little() {
+    let _serial = serial();
+    for codec in Codec::ALL {
+        if !codec.is_available() {
+            continue;
+        }
+        for (name, body) in small_bodies(codec) {
+            let mut out = Vec::new();
+            let (result, peak) =
+                peak_during(|| decompress(codec, &body, HUGE, &mut out, &huge_limits()));
+            let err = result.expect_err(name);
+            println!(
+                "{codec} {name}: {} byte body, peak heap {peak} bytes: {err}",
+                body.len()
+            );
+            // Brotli may set up its ring buffer (the stream's window, up to
+            // 16 MiB) and tables; every other decoder is far below this.
+            let bound = if codec == Codec::Brotli {
+                16 << 20
+            } else {
+                1 << 20
+            };
+            assert!(peak < bound, "{codec} {name}: allocated {peak} bytes");
+        }
+    }
+}
+
+/// Bombs whose real output is far below the declared `i32::MAX`: the output
+/// grows no further than twice what they produce (or they are rejected up
+/// front by the codec's ratio bound).
+#[test]
+fn bombs_under_a_huge_declared_size_allocate_what_they_produce() {
+    let _serial = serial();
+    let zeros = vec![0u8; EXPANDED];
+    for codec in Codec::ALL {
+        if !codec.is_available() || codec == Codec::Uncompressed {
+            continue;
+        }
+        let mut body = Vec::new();
+        compress(codec, &zeros, &mut body, None).unwrap();
+        let mut out = Vec::new();
+        let (result, peak) =
+            peak_during(|| decompress(codec, &body, HUGE, &mut out, &huge_limits()));
+        let err = result.unwrap_err();
+        println!("{codec}: {} byte bomb, peak heap {peak}: {err}", body.len());
+        assert!(
+            matches!(
+                err,
+                Error::SizeMismatch { declared: HUGE, .. }
+                    | Error::SizeUnreachable { declared: HUGE, .. }
+            ),
+            "{codec}: {err}"
+        );
+        let bound = 2 * EXPANDED + decoder_state_allowance(codec, &body);
+        assert!(peak <= bound, "{codec}: allocated {peak}, bound {bound}");
+    }
+    #[cfg(feature = "zstd")]
+    {
+        use std::io::Write;
+        let mut enc = zstd::stream::Encoder::new(Vec::new(), 3).unwrap();
+        enc.include_contentsize(false).unwrap();
+        enc.write_all(&zeros).unwrap();
+        let body = enc.finish().unwrap();
+        let mut out = Vec::new();
+        let (result, peak) =
+            peak_during(|| decompress(Codec::Zstd, &body, HUGE, &mut out, &huge_limits()));
+        let err = result.unwrap_err();
+        println!("zstd without content size: peak heap {peak}: {err}");
+        assert!(
+            matches!(
+                err,
+                Error::SizeMismatch {
+                    declared: HUGE,
+                    actual: EXPANDED,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(peak <= 2 * EXPANDED, "allocated {peak}");
+    }
+}
+
+/// Pages of realistic size decode to exactly their declared size under the
+/// raised limit, allocating about the page once, and nothing more once `out`
+/// is warm.
+#[test]
+fn real_pages_decode_and_allocate_the_page() {
+    let _serial = serial();
+    let mut page = Vec::new();
+    let mut i = 0u64;
+    while page.len() < 1 << 20 {
+        page.extend_from_slice(&(i * 7 / 3).to_le_bytes());
+        page.extend_from_slice(b"value ");
+        i += 1;
+    }
+    page.extend_from_slice(&noise(100_000, 3));
+    for codec in Codec::ALL {
+        if !codec.is_available() {
+            continue;
+        }
+        let mut body = Vec::new();
+        compress(codec, &page, &mut body, None).unwrap();
+        let mut dec = pq_compress::Decompressor::new(huge_limits());
+        let mut out = Vec::new();
+        let (r, cold) = peak_during(|| dec.decompress(codec, &body, page.len(), &mut out));
+        r.unwrap();
+        assert!(out == page, "{codec}");
+        let (r, warm) = peak_during(|| dec.decompress(codec, &body, page.len(), &mut out));
+        r.unwrap();
+        assert!(out == page, "{codec}");
+        println!(
+            "{codec}: {} -> {} bytes, peak heap cold {cold}, warm {warm}",
+            body.len(),
+            page.len()
+        );
+        let allowance = decoder_state_allowance(codec, &body);
+        assert!(cold <= page.len() + allowance, "{codec}: cold {cold}");
+        if matches!(
+            codec,
+            Codec::Uncompressed | Codec::Snappy | Codec::Zstd | Codec::Lz4Raw | Codec::Lz4
+        ) {
+            assert_eq!(warm, 0, "{codec}: allocated once warm");
+        }
+    }
+}
+
+/// Checks that `body` decodes to exactly `len` bytes, and that its codec's
+/// ratio bound rejects `bound + 1` before allocating (where the bound is
+/// the `max` the codec reports for an unreachable size).
+fn at_the_bound(name: &str, codec: Codec, body: &[u8], len: usize, expected_max: usize) {
+    let mut out = Vec::new();
+    decompress(codec, body, len, &mut out, &huge_limits()).expect(name);
+    assert_eq!(out.len(), len, "{name}");
+    assert!(
+        len <= expected_max,
+        "{name}: {len} bytes from {} is above the bound {expected_max}",
+        body.len()
+    );
+    let ratio = len as f64 / body.len() as f64;
+    println!(
+        "{name}: {} -> {len} bytes, ratio {ratio:.2}, bound {expected_max}",
+        body.len()
+    );
+    if expected_max < HUGE {
+        let mut out = Vec::new();
+        let (r, peak) =
+            peak_during(|| decompress(codec, body, expected_max + 1, &mut out, &huge_limits()));
+        let err = r.unwrap_err();
+        if codec != Codec::Snappy {
+            // Snappy's own header disagrees first.
+            assert!(
+                matches!(err, Error::SizeUnreachable { max, .. } if max == expected_max),
+                "{name}: {err}"
+            );
+        }
+        assert_eq!(peak, 0, "{name}: allocated before rejecting");
+    }
+}
+
+#[test]
+fn maximal_ratio_inputs_decode() {
+    let _serial = serial();
+    #[cfg(feature = "snappy")]
+    {
+        // [header][literal "a"][copy-2 of 64 at offset 1] * k: 64/3 per byte.
+        let k = 100_000;
+        let len = 1 + 64 * k;
+        let mut body = Vec::new();
+        varint(len as u64, &mut body);
+        body.extend_from_slice(&[0x00, b'a']);
+        for _ in 0..k {
+            body.extend_from_slice(&[0xfe, 0x01, 0x00]);
+        }
+        let max = body.len() * 64 / 3;
+        at_the_bound("snappy, hand-made", Codec::Snappy, &body, len, max);
+        // A header claiming one byte more than such a block can hold.
+        let mut lying = Vec::new();
+        varint((max + 1) as u64, &mut lying);
+        lying.extend_from_slice(&body[body.len() - 3 * k - 2..]);
+        let mut out = Vec::new();
+        let claimed = max + 1;
+        let (r, peak) =
+            peak_during(|| decompress(Codec::Snappy, &lying, claimed, &mut out, &huge_limits()));
+        let err = r.unwrap_err();
+        assert!(
+            matches!(err, Error::SizeUnreachable { declared, .. } if declared == claimed),
+            "{err}"
+        );
+        assert_eq!(peak, 0);
+        // The encoder's own best: 2 MiB of zeros.
+        let zeros = vec![0u8; 2 << 20];
+        let mut body = Vec::new();
+        compress(Codec::Snappy, &zeros, &mut body, None).unwrap();
+        let max = body.len() * 64 / 3;
+        at_the_bound("snappy, zeros", Codec::Snappy, &body, zeros.len(), max);
+    }
+    #[cfg(feature = "lz4")]
+    {
+        // [token: 1 literal, match 15+][a][offset 1][255 * (m - 1), 254][token: 0]
+        let m = 40_000;
+        let mut body = vec![0x1f, b'a', 0x01, 0x00];
+        body.extend(std::iter::repeat_n(255u8, m - 1));
+        body.extend_from_slice(&[254, 0x00]);
+        let len = 1 + 18 + 255 * m;
+        for codec in [Codec::Lz4Raw, Codec::Lz4] {
+            at_the_bound(
+                &format!("{codec}, hand-made"),
+                codec,
+                &body,
+                len,
+                body.len() * 255,
+            );
+        }
+        let zeros = vec![0u8; 16 << 20];
+        let block = lz4_flex::block::compress(&zeros);
+        for codec in [Codec::Lz4Raw, Codec::Lz4] {
+            at_the_bound(
+                &format!("{codec}, zeros"),
+                codec,
+                &block,
+                zeros.len(),
+                block.len() * 255,
+            );
+        }
+    }
+    #[cfg(feature = "gzip")]
+    {
+        let zeros = vec![0u8; 16 << 20];
+        let mut body = Vec::new();
+        compress(Codec::Gzip, &zeros, &mut body, Some(9)).unwrap();
+        assert!(zeros.len() > body.len() * 1000, "gzip ratio below 1000");
+        at_the_bound(
+            "gzip level 9, zeros",
+            Codec::Gzip,
+            &body,
+            zeros.len(),
+            body.len() * 1032,
+        );
     }
 }
