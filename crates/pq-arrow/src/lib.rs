@@ -31,6 +31,15 @@
 //! that reads one row group of the projected column chunks at a time.
 //! [`read_parquet`] reads a whole file in one call.
 //!
+//! # Writing
+//!
+//! [`ParquetWriter`] writes `RecordBatch`es to any `std::io::Write`, one row
+//! group in memory at a time, with [`WriterOptions`] for the whole file and
+//! per column (encodings, dictionary and fallback, data page v1 or v2,
+//! codec, row group and page sizes, statistics, page index, checksums,
+//! key-value metadata); [`write_parquet`] writes a file in one call. See
+//! [`write`].
+//!
 //! # Types
 //!
 //! The Arrow types are those of the arrow-rs `parquet` crate, including its

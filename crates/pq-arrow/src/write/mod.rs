@@ -142,7 +142,21 @@ impl<W: Write> ParquetWriter<W> {
             .leaves
             .iter()
             .map(|leaf| {
-                let resolved = self.options.resolve(&leaf.path);
+                let mut resolved = self.options.resolve(&leaf.path);
+                if resolved.default_fallback
+                    && self.options.data_page_version == DataPageVersion::V2
+                {
+                    resolved.encoding = match leaf.physical {
+                        pq_format::Type::INT32 | pq_format::Type::INT64 => {
+                            Encoding::DELTA_BINARY_PACKED
+                        }
+                        pq_format::Type::BYTE_ARRAY | pq_format::Type::FIXED_LEN_BYTE_ARRAY => {
+                            Encoding::DELTA_BYTE_ARRAY
+                        }
+                        pq_format::Type::BOOLEAN => Encoding::RLE,
+                        _ => Encoding::PLAIN,
+                    };
+                }
                 if !encoding_allowed(leaf.physical, resolved.encoding) {
                     return Err(Error::Request {
                         message: format!(

@@ -109,7 +109,9 @@ pub struct WriterOptions {
     /// Value encoding when the dictionary is off (PLAIN when `None`).
     /// Setting one turns the dictionary off.
     pub encoding: Option<Encoding>,
-    /// Encoding after a dictionary falls back (PLAIN when `None`).
+    /// Encoding after a dictionary falls back. When `None`: PLAIN with data
+    /// page v1; with v2, as arrow-rs's 2.0 writer, DELTA_BINARY_PACKED for
+    /// integers, DELTA_BYTE_ARRAY for byte arrays, RLE for booleans.
     pub fallback_encoding: Option<Encoding>,
     /// Most rows in a row group.
     pub max_row_group_rows: usize,
@@ -311,6 +313,8 @@ impl WriterOptions {
             } else {
                 encoding
             },
+            default_fallback: dictionary
+                && col.fallback_encoding.or(self.fallback_encoding).is_none(),
             dictionary,
             codec: col.codec.unwrap_or(self.codec),
             level: if col.codec.is_some() {
@@ -329,6 +333,8 @@ pub(crate) struct ResolvedColumn {
     /// Encoding of non-dictionary pages.
     pub encoding: Encoding,
     pub dictionary: bool,
+    /// The fallback encoding was not chosen: the writer picks it by type.
+    pub default_fallback: bool,
     pub codec: Codec,
     pub level: Option<i32>,
     pub statistics: bool,
