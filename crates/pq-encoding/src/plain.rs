@@ -90,7 +90,11 @@ pub(crate) fn decode_slice<T: FixedWidth>(bytes: &[u8], out: &mut [T]) {
             *o = T::from_le(c);
         }
     }
-    for (o, c) in outs.into_remainder().iter_mut().zip(ins.remainder().chunks_exact(T::SIZE)) {
+    for (o, c) in outs
+        .into_remainder()
+        .iter_mut()
+        .zip(ins.remainder().chunks_exact(T::SIZE))
+    {
         *o = T::from_le(c);
     }
 }
