@@ -129,7 +129,10 @@ fn ratios(tables: &[(&'static str, Bytes)]) {
 
 fn bench(c: &mut Criterion) {
     let tables = load();
-    ratios(&tables);
+    // `PQ_BENCH_NO_RATIOS=1` skips the ratio table (for profiling one case).
+    if std::env::var_os("PQ_BENCH_NO_RATIOS").is_none() {
+        ratios(&tables);
+    }
     for (name, bytes) in &tables {
         let mut g = c.benchmark_group(*name);
         g.sample_size(10);

@@ -150,6 +150,7 @@ pub(crate) fn to_arrow(
     nulls: Option<NullBuffer>,
     len: usize,
     dt: &DataType,
+    utf8_checked: bool,
     at: &Location,
 ) -> Result<ArrayRef> {
     let nulls = nulls.filter(|n| n.null_count() > 0);
@@ -257,7 +258,9 @@ pub(crate) fn to_arrow(
             DataType::Float64 => Ok(Arc::new(prim::<Float64Type>(spread(v, n), nulls, at)?)),
             _ => Err(bad()),
         },
-        Dense::Bytes { offsets, values } => bytes_to_arrow(offsets, values, nulls, dt, at),
+        Dense::Bytes { offsets, values } => {
+            bytes_to_arrow(offsets, values, nulls, dt, utf8_checked, at)
+        }
         Dense::Fixed { width, data } => {
             let data = spread_fixed(data, width, n);
             match dt {
@@ -323,7 +326,11 @@ pub(crate) fn to_arrow(
 }
 
 /// The first value of `offsets`/`values` that is not valid UTF-8, by index.
-fn check_utf8<O: Copy + Into<i64>>(offsets: &[O], values: &[u8], at: &Location) -> Result<()> {
+pub(crate) fn check_utf8<O: Copy + Into<i64>>(
+    offsets: &[O],
+    values: &[u8],
+    at: &Location,
+) -> Result<()> {
     let all = std::str::from_utf8(values);
     let boundaries_ok = match &all {
         Ok(s) => offsets.iter().all(|o| {
@@ -355,13 +362,14 @@ fn bytes_to_arrow(
     values: Vec<u8>,
     nulls: Option<NullBuffer>,
     dt: &DataType,
+    utf8_checked: bool,
     at: &Location,
 ) -> Result<ArrayRef> {
     let n = nulls.as_ref();
     match (offsets, dt) {
         (Offsets::I32(o), DataType::Binary | DataType::Utf8) => {
             let o = if o.is_empty() { vec![0] } else { o };
-            if matches!(dt, DataType::Utf8) {
+            if matches!(dt, DataType::Utf8) && !utf8_checked {
                 check_utf8(&o, &values, at)?;
             }
             let o = OffsetBuffer::new(ScalarBuffer::from(spread_offsets(o, n)));
@@ -374,7 +382,7 @@ fn bytes_to_arrow(
         }
         (Offsets::I64(o), DataType::LargeBinary | DataType::LargeUtf8) => {
             let o = if o.is_empty() { vec![0] } else { o };
-            if matches!(dt, DataType::LargeUtf8) {
+            if matches!(dt, DataType::LargeUtf8) && !utf8_checked {
                 check_utf8(&o, &values, at)?;
             }
             let o = OffsetBuffer::new(ScalarBuffer::from(spread_offsets(o, n)));
@@ -387,7 +395,7 @@ fn bytes_to_arrow(
         }
         (Offsets::I32(o), DataType::Utf8View | DataType::BinaryView) => {
             let o = if o.is_empty() { vec![0] } else { o };
-            if matches!(dt, DataType::Utf8View) {
+            if matches!(dt, DataType::Utf8View) && !utf8_checked {
                 check_utf8(&o, &values, at)?;
             }
             let o = OffsetBuffer::new(ScalarBuffer::from(spread_offsets(o, n)));

@@ -14,7 +14,7 @@ use pq_format::{FileMetaData, Limits};
 use pq_page::{ChunkContext, PageOptions};
 
 use crate::assemble::{Leaves, build};
-use crate::column::{LeafData, read_leaf};
+use crate::column::{LeafData, LeafReader};
 use crate::error::{Error, Location, Result, data_err};
 use crate::schema::parquet::build_tree;
 use crate::schema::{FieldKind, FieldNode, LeafColumn, ParquetNode, convert};
@@ -425,8 +425,8 @@ fn collect_leaf_types(node: &FieldNode, out: &mut HashMap<usize, DataType>) {
     }
 }
 
-/// The iterator of batches [`ParquetReader::build`] gives: one row group in
-/// memory at a time, sliced into batches.
+/// The iterator of batches [`ParquetReader::build`] gives: the column
+/// chunks of one row group at a time, decoded batch by batch.
 #[derive(Debug)]
 pub struct ParquetRecordBatchReader {
     source: Source,
@@ -438,7 +438,7 @@ pub struct ParquetRecordBatchReader {
     leaf_types: HashMap<usize, DataType>,
     row_groups: Vec<usize>,
     next_rg: usize,
-    current: Option<(RecordBatch, usize)>,
+    current: Option<RowGroupState>,
     batch_size: usize,
     to_skip: usize,
     remaining: Option<usize>,
@@ -447,11 +447,15 @@ pub struct ParquetRecordBatchReader {
     failed: bool,
 }
 
-struct ChunkJob {
-    column_index: usize,
-    bytes: Bytes,
-    ctx: ChunkContext,
-    at: Location,
+/// The row group being read: one reader per projected leaf column.
+#[derive(Debug)]
+struct RowGroupState {
+    index: usize,
+    rows_left: usize,
+    /// Leaf readers ordered by the thread that decodes them.
+    readers: Vec<(usize, LeafReader)>,
+    /// How many consecutive readers each thread takes.
+    buckets: Vec<usize>,
 }
 
 impl ParquetRecordBatchReader {
@@ -486,7 +490,7 @@ impl ParquetRecordBatchReader {
         }
     }
 
-    fn load_row_group(&mut self, rg_index: usize) -> Result<RecordBatch> {
+    fn open_row_group(&mut self, rg_index: usize) -> Result<RowGroupState> {
         let md = self.metadata.clone();
         let Some(rg) = md.row_groups.get(rg_index) else {
             return Err(Error::Request {
@@ -504,7 +508,7 @@ impl ParquetRecordBatchReader {
         })?;
         let mut selected: Vec<usize> = self.leaf_types.keys().copied().collect();
         selected.sort_unstable();
-        let mut jobs = Vec::with_capacity(selected.len());
+        let mut readers = Vec::with_capacity(selected.len());
         for ci in selected {
             let Some(leaf) = self.leaves.get(ci).cloned() else {
                 continue;
@@ -558,21 +562,38 @@ impl ParquetRecordBatchReader {
                 file_offset: range.start,
                 column: leaf.dotted(),
             };
-            jobs.push(ChunkJob {
-                column_index: ci,
-                bytes,
-                ctx,
-                at,
-            });
+            let dt = self
+                .leaf_types
+                .get(&ci)
+                .ok_or_else(|| data_err(&at, "unknown leaf type"))?;
+            // The decoding work of a chunk is about its uncompressed size.
+            let cost = u64::try_from(cmd.total_uncompressed_size)
+                .unwrap_or(0)
+                .max(bytes.len() as u64);
+            let reader = LeafReader::new(bytes, ctx, &leaf, dt, &self.page_options, at)?;
+            readers.push((cost, ci, reader));
         }
-        let decoded = decode_jobs(
-            jobs,
-            &self.leaves,
-            &self.leaf_types,
-            &self.page_options,
-            self.threads,
-        )?;
-        self.assemble(decoded, num_rows, rg_index)
+        // Chunks to threads: largest first, each to the least loaded thread.
+        let threads = self.threads.min(readers.len()).max(1);
+        readers.sort_by_key(|r| std::cmp::Reverse(r.0));
+        let mut load = vec![0u64; threads];
+        let mut tagged = Vec::with_capacity(readers.len());
+        for (cost, ci, r) in readers {
+            let t = (0..threads).min_by_key(|&t| load[t]).unwrap_or(0);
+            load[t] += cost;
+            tagged.push((t, ci, r));
+        }
+        tagged.sort_by_key(|(t, ci, _)| (*t, *ci));
+        let mut buckets = vec![0usize; threads];
+        for (t, _, _) in &tagged {
+            buckets[*t] += 1;
+        }
+        Ok(RowGroupState {
+            index: rg_index,
+            rows_left: num_rows,
+            readers: tagged.into_iter().map(|(_, ci, r)| (ci, r)).collect(),
+            buckets,
+        })
     }
 
     fn assemble(&self, leaves: Leaves, num_rows: usize, rg_index: usize) -> Result<RecordBatch> {
@@ -614,17 +635,36 @@ impl ParquetRecordBatchReader {
             if self.remaining == Some(0) {
                 return Ok(None);
             }
-            if let Some((batch, pos)) = self.current.take()
-                && pos < batch.num_rows()
-            {
-                let mut n = self.batch_size.min(batch.num_rows() - pos);
+            if let Some(state) = self.current.as_mut() {
+                if state.rows_left == 0 {
+                    for (_, r) in &mut state.readers {
+                        r.finish()?;
+                    }
+                    self.current = None;
+                    continue;
+                }
+                if self.to_skip > 0 {
+                    // Rows skipped inside the row group are decoded and
+                    // dropped, a batch at a time.
+                    let n = self
+                        .to_skip
+                        .min(state.rows_left)
+                        .min(self.batch_size.max(8192));
+                    read_leaves(state, n)?;
+                    state.rows_left -= n;
+                    self.to_skip -= n;
+                    continue;
+                }
+                let mut n = self.batch_size.min(state.rows_left);
                 if let Some(r) = self.remaining {
                     n = n.min(r);
                 }
-                let out = batch.slice(pos, n);
+                let leaves = read_leaves(state, n)?;
+                state.rows_left -= n;
+                let rg = state.index;
+                let batch = self.assemble(leaves, n, rg)?;
                 self.remaining = self.remaining.map(|r| r - n);
-                self.current = Some((batch, pos + n));
-                return Ok(Some(out));
+                return Ok(Some(batch));
             }
             let Some(&rg) = self.row_groups.get(self.next_rg) else {
                 return Ok(None);
@@ -643,60 +683,49 @@ impl ParquetRecordBatchReader {
             if rows == 0 {
                 continue;
             }
-            let batch = self.load_row_group(rg)?;
-            let skip = self.to_skip.min(batch.num_rows());
-            self.to_skip -= skip;
-            self.current = Some((batch, skip));
+            self.current = Some(self.open_row_group(rg)?);
         }
     }
 }
 
-fn decode_jobs(
-    jobs: Vec<ChunkJob>,
-    leaves: &[LeafColumn],
-    leaf_types: &HashMap<usize, DataType>,
-    page_options: &PageOptions,
-    threads: usize,
-) -> Result<Leaves> {
-    let run = |job: ChunkJob| -> Result<(usize, LeafData)> {
-        let leaf = leaves
-            .get(job.column_index)
-            .ok_or_else(|| data_err(&job.at, "unknown leaf"))?;
-        let dt = leaf_types
-            .get(&job.column_index)
-            .ok_or_else(|| data_err(&job.at, "unknown leaf type"))?;
-        let data = read_leaf(job.bytes, job.ctx, leaf, dt, page_options, &job.at)?;
-        Ok((job.column_index, data))
-    };
+/// Reads the next `n` rows of every leaf, the readers of each bucket on
+/// their own thread.
+fn read_leaves(state: &mut RowGroupState, n: usize) -> Result<Leaves> {
     let mut out = Leaves::new();
-    if threads <= 1 || jobs.len() <= 1 {
-        for job in jobs {
-            let (i, d) = run(job)?;
-            out.insert(i, d);
+    if state.buckets.len() <= 1 {
+        for (ci, r) in &mut state.readers {
+            out.insert(*ci, r.read(n)?);
         }
         return Ok(out);
     }
-    let threads = threads.min(jobs.len());
-    let mut buckets: Vec<Vec<ChunkJob>> = (0..threads).map(|_| Vec::new()).collect();
-    for (i, job) in jobs.into_iter().enumerate() {
-        if let Some(b) = buckets.get_mut(i % threads) {
-            b.push(job);
-        }
+    let mut slices: Vec<&mut [(usize, LeafReader)]> = Vec::with_capacity(state.buckets.len());
+    let mut rest: &mut [(usize, LeafReader)] = &mut state.readers;
+    for &b in &state.buckets {
+        let (head, tail) = rest.split_at_mut(b.min(rest.len()));
+        slices.push(head);
+        rest = tail;
     }
+    let run = |slice: &mut [(usize, LeafReader)]| -> Result<Vec<(usize, LeafData)>> {
+        slice
+            .iter_mut()
+            .map(|(ci, r)| r.read(n).map(|d| (*ci, d)))
+            .collect()
+    };
     let run = &run;
     let results: Vec<Result<Vec<(usize, LeafData)>>> = std::thread::scope(|s| {
-        let handles: Vec<_> = buckets
-            .into_iter()
-            .map(|bucket| s.spawn(move || bucket.into_iter().map(run).collect::<Result<Vec<_>>>()))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join().unwrap_or_else(|_| {
-                    Err(data_err(&Location::default(), "a decoding thread panicked"))
-                })
-            })
-            .collect()
+        let mut it = slices.into_iter();
+        let first = it.next();
+        let handles: Vec<_> = it.map(|slice| s.spawn(move || run(slice))).collect();
+        let mut results = Vec::with_capacity(handles.len() + 1);
+        if let Some(first) = first {
+            results.push(run(first));
+        }
+        for h in handles {
+            results.push(h.join().unwrap_or_else(|_| {
+                Err(data_err(&Location::default(), "a decoding thread panicked"))
+            }));
+        }
+        results
     });
     for r in results {
         for (i, d) in r? {

@@ -1,5 +1,12 @@
-//! Leaf column readers: the pages of one column chunk to levels plus an
-//! Arrow array with one slot per level (null where the value is undefined).
+//! Leaf column readers: the pages of one column chunk, read batch by batch,
+//! to levels plus an Arrow array with one slot per level (null where the
+//! value is undefined).
+//!
+//! A [`LeafReader`] keeps the state of its current page between batches: the
+//! page's levels, and its values either still encoded (PLAIN: a byte
+//! position), as dictionary indices, or decoded (the other encodings). Each
+//! batch takes just the levels and values it needs, so memory is bounded by
+//! one batch plus the current page of each column.
 
 pub(crate) mod values;
 
@@ -7,15 +14,15 @@ use arrow_array::ArrayRef;
 use arrow_buffer::{BooleanBuffer, NullBuffer};
 use arrow_schema::DataType;
 use bytes::Bytes;
-use pq_format::Type;
-use pq_page::{ChunkContext, Page, PageOptions, PageReader};
+use pq_format::{Encoding, Type};
+use pq_page::{ChunkContext, DataPage, Levels, Page, PageOptions, PageReader};
 
-use crate::convert::{to_arrow, wants_large_offsets};
+use crate::convert::{check_utf8, to_arrow, wants_large_offsets};
 use crate::error::{Error, Location, Result, data_err, enc_err};
 use crate::schema::LeafColumn;
-use values::{Dense, Offsets, decode_plain, decode_values};
+use values::{Dense, Offsets, decode_plain, decode_values, extend_range, gather_dense, take_plain};
 
-/// The decoded content of one leaf column chunk.
+/// The decoded content of one batch of a leaf column.
 #[derive(Debug)]
 pub(crate) struct LeafData {
     /// Definition levels, when the max level is above 0.
@@ -56,163 +63,407 @@ fn page_err(source: pq_page::Error, at: &Location) -> Error {
     }
 }
 
-/// Reads every page of one column chunk.
-pub(crate) fn read_leaf(
-    chunk: Bytes,
-    ctx: ChunkContext,
-    leaf: &LeafColumn,
-    dt: &DataType,
-    options: &PageOptions,
-    at: &Location,
-) -> Result<LeafData> {
-    let (value_type, key_type) = match dt {
-        DataType::Dictionary(k, v) => (v.as_ref(), Some(k.as_ref())),
-        _ => (dt, None),
-    };
-    // Dictionary output keeps the indices of dictionary-encoded pages
-    // instead of gathering, until a page of another encoding comes.
-    let mut dict_mode = key_type.is_some();
-    let mut keys: Vec<u32> = Vec::new();
-    let dt = value_type;
-    let max_def = leaf.max_def_level;
-    let max_rep = leaf.max_rep_level;
-    let expected = usize::try_from(ctx.num_values).unwrap_or(0);
-    let mut reader = PageReader::new(chunk, ctx, options);
-    let mut dense = empty_dense(leaf, dt);
-    if matches!(dense, Dense::Fixed { width: 0, .. }) && !matches!(dt, DataType::Null) {
-        return Err(data_err(at, "FIXED_LEN_BYTE_ARRAY of width 0"));
+fn is_utf8(dt: &DataType) -> bool {
+    matches!(
+        dt,
+        DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
+    )
+}
+
+/// The chunk's dictionary, decoded once.
+#[derive(Debug)]
+struct Dict {
+    dense: Dense,
+    /// The column is read as strings and every entry is valid UTF-8, so
+    /// values gathered from it need no further check.
+    utf8_ok: bool,
+    /// The dictionary as an Arrow array, for dictionary output; made on
+    /// first use and shared by every batch.
+    array: Option<ArrayRef>,
+}
+
+/// The values of the current page not yet taken.
+#[derive(Debug)]
+enum PageValues {
+    /// No values to read (a column read as Null, or every slot null).
+    None,
+    /// PLAIN values still encoded; `pos` is a byte position (a bit position
+    /// for booleans).
+    Plain { data: Bytes, pos: usize },
+    /// Dictionary indices of the page's non-null values.
+    Dict { idx: Vec<u32>, pos: usize },
+    /// Values of another encoding, decoded when the page was opened.
+    Decoded { dense: Dense, pos: usize },
+}
+
+/// The current data page.
+#[derive(Debug)]
+struct PageState {
+    def: Vec<i16>,
+    rep: Vec<i16>,
+    len: usize,
+    pos: usize,
+    values: PageValues,
+    at: Location,
+}
+
+/// Reads one column chunk, batch by batch.
+#[derive(Debug)]
+pub(crate) struct LeafReader {
+    pages: PageReader,
+    max_def: i16,
+    max_rep: i16,
+    /// The value type (of the dictionary values, for dictionary output).
+    dt: DataType,
+    key_type: Option<DataType>,
+    template: Dense,
+    at: Location,
+    dict: Option<Dict>,
+    page: Option<PageState>,
+}
+
+/// Decodes all `n` levels of a page into `out`, growing it in bounded steps
+/// so that a header claiming many levels costs only what the data holds.
+fn decode_levels(levels: &Levels, out: &mut Vec<i16>, n: usize, at: &Location) -> Result<()> {
+    let mut dec = levels.decoder().map_err(|e| enc_err(at, e))?;
+    while out.len() < n {
+        let step = (n - out.len()).min(1 << 16);
+        let s = out.len();
+        out.resize(s + step, 0);
+        let got = dec
+            .decode(out.get_mut(s..).unwrap_or_default())
+            .map_err(|e| enc_err(at, e))?;
+        if got < step {
+            return Err(data_err(
+                at,
+                format!("expected {n} levels, found {}", s + got),
+            ));
+        }
     }
-    let mut dict: Option<Dense> = None;
-    let mut def: Vec<i16> = Vec::new();
-    let mut rep: Vec<i16> = Vec::new();
-    let mut indices = Vec::new();
-    let mut levels_total = 0usize;
-    let cap = expected.min(1 << 24);
-    if max_def > 0 {
-        def.reserve(cap);
+    Ok(())
+}
+
+impl LeafReader {
+    /// A reader of the chunk `chunk` of `leaf`, read as Arrow `dt`.
+    pub(crate) fn new(
+        chunk: Bytes,
+        ctx: ChunkContext,
+        leaf: &LeafColumn,
+        dt: &DataType,
+        options: &PageOptions,
+        at: Location,
+    ) -> Result<Self> {
+        let (value_type, key_type) = match dt {
+            DataType::Dictionary(k, v) => (v.as_ref().clone(), Some(k.as_ref().clone())),
+            _ => (dt.clone(), None),
+        };
+        let template = empty_dense(leaf, &value_type);
+        if matches!(template, Dense::Fixed { width: 0, .. })
+            && !matches!(value_type, DataType::Null)
+        {
+            return Err(data_err(&at, "FIXED_LEN_BYTE_ARRAY of width 0"));
+        }
+        Ok(LeafReader {
+            pages: PageReader::new(chunk, ctx, options),
+            max_def: leaf.max_def_level,
+            max_rep: leaf.max_rep_level,
+            dt: value_type,
+            key_type,
+            template,
+            at,
+            dict: None,
+            page: None,
+        })
     }
-    if max_rep > 0 {
-        rep.reserve(cap);
-    }
-    while let Some(page) = reader.next_page().map_err(|e| page_err(e, at))? {
-        match page {
-            Page::Dictionary(d) => {
-                let at = at.clone().at_offset(d.file_offset).at_page(d.index);
-                if dict_mode && !keys.is_empty() {
-                    // A second dictionary: gather what the first one keyed.
-                    if let Some(old) = dict.as_ref() {
-                        values::gather_dense(&mut dense, old, &keys, &at)?;
-                    }
-                    keys.clear();
-                    dict_mode = false;
+
+    /// Opens the next data page (decoding a dictionary page on the way);
+    /// false after the last page.
+    fn next_data_page(&mut self) -> Result<bool> {
+        loop {
+            let Some(page) = self.pages.next_page().map_err(|e| page_err(e, &self.at))? else {
+                return Ok(false);
+            };
+            match page {
+                Page::Dictionary(d) => {
+                    let at = self.at.clone().at_offset(d.file_offset).at_page(d.index);
+                    let mut values = self.template.empty_like();
+                    decode_plain(&mut values, &d.buf, d.num_values, &at)?;
+                    let utf8_ok = is_utf8(&self.dt)
+                        && match &values {
+                            Dense::Bytes {
+                                offsets: Offsets::I32(o),
+                                values,
+                            } => check_utf8(o, values, &at).is_ok(),
+                            Dense::Bytes {
+                                offsets: Offsets::I64(o),
+                                values,
+                            } => check_utf8(o, values, &at).is_ok(),
+                            _ => false,
+                        };
+                    self.dict = Some(Dict {
+                        dense: values,
+                        utf8_ok,
+                        array: None,
+                    });
                 }
-                let mut values = dense.empty_like();
-                decode_plain(&mut values, &d.buf, d.num_values, &at)?;
-                dict = Some(values);
-            }
-            Page::Data(p) => {
-                let at = at.clone().at_offset(p.file_offset).at_page(p.index);
-                let n = p.num_values;
-                let non_null = if max_def > 0 {
-                    let start = def.len();
-                    p.def_levels
-                        .decode_into(&mut def)
-                        .map_err(|e| enc_err(&at, e))?;
-                    let page_def = def.get(start..).unwrap_or_default();
-                    if page_def.len() != n {
-                        return Err(data_err(
-                            &at,
-                            format!("expected {n} definition levels, found {}", page_def.len()),
-                        ));
-                    }
-                    if let Some(bad) = page_def.iter().find(|&&d| d > max_def || d < 0) {
-                        return Err(data_err(
-                            &at,
-                            format!("definition level {bad} above the maximum {max_def}"),
-                        ));
-                    }
-                    page_def.iter().filter(|&&d| d == max_def).count()
-                } else {
-                    n
-                };
-                if max_rep > 0 {
-                    let start = rep.len();
-                    p.rep_levels
-                        .decode_into(&mut rep)
-                        .map_err(|e| enc_err(&at, e))?;
-                    let page_rep = rep.get(start..).unwrap_or_default();
-                    if page_rep.len() != n {
-                        return Err(data_err(
-                            &at,
-                            format!("expected {n} repetition levels, found {}", page_rep.len()),
-                        ));
-                    }
-                    if let Some(bad) = page_rep.iter().find(|&&r| r > max_rep || r < 0) {
-                        return Err(data_err(
-                            &at,
-                            format!("repetition level {bad} above the maximum {max_rep}"),
-                        ));
-                    }
-                }
-                levels_total += n;
-                let is_dict_page = matches!(
-                    p.encoding,
-                    pq_format::Encoding::PLAIN_DICTIONARY | pq_format::Encoding::RLE_DICTIONARY
-                );
-                if dict_mode && !is_dict_page {
-                    if let Some(old) = dict.as_ref() {
-                        values::gather_dense(&mut dense, old, &keys, &at)?;
-                    }
-                    keys.clear();
-                    dict_mode = false;
-                }
-                if dict_mode && dict.is_some() {
-                    if non_null > 0 {
-                        pq_encoding::dictionary::indices_decoder(&p.values)
-                            .map_err(|e| enc_err(&at, e))?
-                            .decode_into(&mut keys, non_null)
-                            .map_err(|e| enc_err(&at, e))?;
-                    }
-                } else if !matches!(dt, DataType::Null) {
-                    decode_values(
-                        &mut dense,
-                        dict.as_ref(),
-                        p.encoding,
-                        &p.values,
-                        non_null,
-                        &mut indices,
-                        &at,
-                    )?;
+                Page::Data(p) => {
+                    self.page = Some(self.open_page(p)?);
+                    return Ok(true);
                 }
             }
         }
     }
-    let nulls = if max_def > 0 {
-        let buf = BooleanBuffer::collect_bool(def.len(), |i| def.get(i) == Some(&max_def));
-        Some(NullBuffer::new(buf))
-    } else {
-        None
-    };
-    let valid = nulls
-        .as_ref()
-        .map(|n| n.len() - n.null_count())
-        .unwrap_or(levels_total);
-    if let Some(key_type) = key_type {
-        let array = if dict_mode && let Some(d) = dict {
-            if valid != keys.len() {
-                return Err(data_err(
-                    at,
-                    format!(
-                        "{valid} non-null values expected from the levels, {} decoded",
-                        keys.len()
-                    ),
-                ));
-            }
-            let dict_len = d.len();
-            let values = to_arrow(d, None, dict_len, dt, at)?;
-            crate::convert::dictionary_array(key_type, keys, false, nulls, values, at)?
+
+    fn open_page(&self, p: DataPage) -> Result<PageState> {
+        let at = self.at.clone().at_offset(p.file_offset).at_page(p.index);
+        let n = p.num_values;
+        let mut def = Vec::new();
+        let non_null = if self.max_def > 0 {
+            decode_levels(&p.def_levels, &mut def, n, &at)?;
+            let max = self.max_def;
+            def.iter().filter(|&&d| d == max).count()
         } else {
-            if valid != dense.len() {
+            n
+        };
+        let mut rep = Vec::new();
+        if self.max_rep > 0 {
+            decode_levels(&p.rep_levels, &mut rep, n, &at)?;
+        }
+        let values = if matches!(self.dt, DataType::Null) || non_null == 0 {
+            PageValues::None
+        } else {
+            match p.encoding {
+                Encoding::PLAIN => PageValues::Plain {
+                    data: p.values,
+                    pos: 0,
+                },
+                Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY => {
+                    if self.dict.is_none() {
+                        return Err(data_err(
+                            &at,
+                            "a dictionary-encoded page without a dictionary page",
+                        ));
+                    }
+                    let mut idx = Vec::new();
+                    pq_encoding::dictionary::indices_decoder(&p.values)
+                        .map_err(|e| enc_err(&at, e))?
+                        .decode_into(&mut idx, non_null)
+                        .map_err(|e| enc_err(&at, e))?;
+                    PageValues::Dict { idx, pos: 0 }
+                }
+                other => {
+                    let mut dense = self.template.empty_like();
+                    decode_values(
+                        &mut dense,
+                        None,
+                        other,
+                        &p.values,
+                        non_null,
+                        &mut Vec::new(),
+                        &at,
+                    )?;
+                    PageValues::Decoded { dense, pos: 0 }
+                }
+            }
+        };
+        Ok(PageState {
+            def,
+            rep,
+            len: n,
+            pos: 0,
+            values,
+            at,
+        })
+    }
+
+    /// Reads the next `rows` records (fewer at the end of the chunk).
+    pub(crate) fn read(&mut self, rows: usize) -> Result<LeafData> {
+        let max_def = self.max_def;
+        let max_rep = self.max_rep;
+        let mut def: Vec<i16> = Vec::new();
+        let mut rep: Vec<i16> = Vec::new();
+        if max_def > 0 {
+            def.reserve(rows);
+        }
+        if max_rep > 0 {
+            rep.reserve(rows);
+        }
+        let mut dense = self.template.empty_like();
+        let mut keys: Vec<u32> = Vec::new();
+        let mut keys_mode = self.key_type.is_some();
+        // Every value came from a dictionary whose entries are valid UTF-8.
+        let mut utf8_checked = true;
+        let mut levels = 0usize;
+        let mut rows_left = rows;
+        loop {
+            if rows_left == 0 && max_rep == 0 {
+                break;
+            }
+            if self.page.as_ref().is_none_or(|p| p.pos >= p.len) {
+                self.page = None;
+                if !self.next_data_page()? {
+                    break;
+                }
+                continue;
+            }
+            let Some(page) = self.page.as_mut() else {
+                break;
+            };
+            let start = page.pos;
+            let take = if max_rep == 0 {
+                let t = rows_left.min(page.len - start);
+                rows_left -= t;
+                t
+            } else {
+                // Up to (not including) the start of record `rows + 1`.
+                let mut t = 0;
+                for &r in page.rep.get(start..page.len).unwrap_or_default() {
+                    if r == 0 {
+                        if rows_left == 0 {
+                            break;
+                        }
+                        rows_left -= 1;
+                    }
+                    t += 1;
+                }
+                t
+            };
+            if take == 0 {
+                break;
+            }
+            let end = start + take;
+            let non_null = if max_def > 0 {
+                let d = page.def.get(start..end).unwrap_or_default();
+                def.extend_from_slice(d);
+                d.iter().filter(|&&x| x == max_def).count()
+            } else {
+                take
+            };
+            if max_rep > 0 {
+                rep.extend_from_slice(page.rep.get(start..end).unwrap_or_default());
+            }
+            page.pos = end;
+            levels += take;
+            if non_null == 0 {
+                continue;
+            }
+            let at = &page.at;
+            match &mut page.values {
+                PageValues::None => {}
+                PageValues::Dict { idx, pos } => {
+                    let Some(ix) = idx.get(*pos..*pos + non_null) else {
+                        return Err(data_err(at, "fewer dictionary indices than values"));
+                    };
+                    *pos += non_null;
+                    let Some(dict) = self.dict.as_ref() else {
+                        return Err(data_err(
+                            at,
+                            "a dictionary-encoded page without a dictionary page",
+                        ));
+                    };
+                    if keys_mode {
+                        keys.extend_from_slice(ix);
+                    } else {
+                        utf8_checked &= dict.utf8_ok;
+                        gather_dense(&mut dense, &dict.dense, ix, at)?;
+                    }
+                }
+                other => {
+                    utf8_checked = false;
+                    if keys_mode {
+                        // A page of another encoding: values from here on
+                        // are plain; gather what the keys selected first.
+                        if let Some(dict) = self.dict.as_ref() {
+                            gather_dense(&mut dense, &dict.dense, &keys, at)?;
+                        }
+                        keys.clear();
+                        keys_mode = false;
+                    }
+                    match other {
+                        PageValues::Plain { data, pos } => {
+                            take_plain(&mut dense, data, pos, non_null, at)?
+                        }
+                        PageValues::Decoded { dense: src, pos } => {
+                            extend_range(&mut dense, src, *pos, non_null, at)?;
+                            *pos += non_null;
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        self.finish_batch(def, rep, dense, keys, keys_mode, utf8_checked, levels)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn finish_batch(
+        &mut self,
+        def: Vec<i16>,
+        rep: Vec<i16>,
+        dense: Dense,
+        keys: Vec<u32>,
+        keys_mode: bool,
+        utf8_checked: bool,
+        levels: usize,
+    ) -> Result<LeafData> {
+        let at = &self.at;
+        let max_def = self.max_def;
+        let nulls = if max_def > 0 {
+            let buf = BooleanBuffer::collect_bool(def.len(), |i| def.get(i) == Some(&max_def));
+            Some(NullBuffer::new(buf))
+        } else {
+            None
+        };
+        let valid = nulls
+            .as_ref()
+            .map(|n| n.len() - n.null_count())
+            .unwrap_or(levels);
+        let dt = &self.dt;
+        let array = if let Some(key_type) = &self.key_type {
+            if keys_mode && let Some(d) = self.dict.as_mut() {
+                if valid != keys.len() {
+                    return Err(data_err(
+                        at,
+                        format!(
+                            "{valid} non-null values expected from the levels, {} decoded",
+                            keys.len()
+                        ),
+                    ));
+                }
+                let values = match &d.array {
+                    Some(a) => a.clone(),
+                    None => {
+                        let len = d.dense.len();
+                        let a = to_arrow(d.dense.clone(), None, len, dt, d.utf8_ok, at)?;
+                        d.array = Some(a.clone());
+                        a
+                    }
+                };
+                crate::convert::dictionary_array(key_type, keys, false, nulls, values, at)?
+            } else {
+                if valid != dense.len() {
+                    return Err(data_err(
+                        at,
+                        format!(
+                            "{valid} non-null values expected from the levels, {} decoded",
+                            dense.len()
+                        ),
+                    ));
+                }
+                let plain = to_arrow(dense, nulls.clone(), levels, dt, utf8_checked, at)?;
+                let n = u32::try_from(levels)
+                    .map_err(|_| data_err(at, "too many values for a dictionary"))?;
+                crate::convert::dictionary_array(
+                    key_type,
+                    (0..n).collect(),
+                    true,
+                    nulls,
+                    plain,
+                    at,
+                )?
+            }
+        } else {
+            if !matches!(dt, DataType::Null) && valid != dense.len() {
                 return Err(data_err(
                     at,
                     format!(
@@ -221,30 +472,38 @@ pub(crate) fn read_leaf(
                     ),
                 ));
             }
-            let plain = to_arrow(dense, nulls.clone(), levels_total, dt, at)?;
-            let n = u32::try_from(levels_total)
-                .map_err(|_| data_err(at, "too many values for a dictionary"))?;
-            crate::convert::dictionary_array(key_type, (0..n).collect(), true, nulls, plain, at)?
+            to_arrow(dense, nulls, levels, dt, utf8_checked, at)?
         };
-        return Ok(LeafData {
+        Ok(LeafData {
             def: (max_def > 0).then_some(def),
-            rep: (max_rep > 0).then_some(rep),
+            rep: (self.max_rep > 0).then_some(rep),
             array,
-        });
+        })
     }
-    if !matches!(dt, DataType::Null) && valid != dense.len() {
-        return Err(data_err(
-            at,
-            format!(
-                "{valid} non-null values expected from the levels, {} decoded",
-                dense.len()
-            ),
-        ));
+
+    /// Checks that the chunk holds no values past the rows read: called
+    /// after the row group's last batch.
+    pub(crate) fn finish(&mut self) -> Result<()> {
+        if let Some(p) = &self.page
+            && p.pos < p.len
+        {
+            return Err(data_err(
+                &p.at,
+                "the column chunk holds more values than the row group's rows",
+            ));
+        }
+        self.page = None;
+        while let Some(page) = self.pages.next_page().map_err(|e| page_err(e, &self.at))? {
+            if let Page::Data(p) = page
+                && p.num_values > 0
+            {
+                let at = self.at.clone().at_offset(p.file_offset).at_page(p.index);
+                return Err(data_err(
+                    &at,
+                    "the column chunk holds more values than the row group's rows",
+                ));
+            }
+        }
+        Ok(())
     }
-    let array = to_arrow(dense, nulls, levels_total, dt, at)?;
-    Ok(LeafData {
-        def: (max_def > 0).then_some(def),
-        rep: (max_rep > 0).then_some(rep),
-        array,
-    })
 }

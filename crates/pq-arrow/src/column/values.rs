@@ -5,6 +5,7 @@ use pq_encoding::byte_stream_split::ByteStreamSplitDecoder;
 use pq_encoding::delta_binary_packed::DeltaBitPackDecoder;
 use pq_encoding::delta_byte_array::{DeltaByteArrayDecoder, DeltaLengthDecoder};
 use pq_encoding::dictionary::{gather, gather_byte_array, gather_fixed, indices_decoder};
+use pq_encoding::offsets::{OffsetSize, offset_of, start_offsets};
 use pq_encoding::plain::{BooleanDecoder, ByteArrayDecoder, FixedLenDecoder, PlainDecoder};
 use pq_encoding::rle::RleDecoder;
 use pq_format::Encoding;
@@ -12,7 +13,7 @@ use pq_format::Encoding;
 use crate::error::{Location, Result, enc_err, unsupported};
 
 /// Offsets of a byte-array buffer, 32- or 64-bit as the Arrow type needs.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum Offsets {
     /// `i32` offsets (Utf8, Binary).
     I32(Vec<i32>),
@@ -30,7 +31,7 @@ impl Offsets {
 }
 
 /// Decoded non-null values.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) enum Dense {
     /// BOOLEAN.
     Bool(Vec<bool>),
@@ -357,4 +358,168 @@ pub(crate) fn gather_dense(
             "the dictionary's type differs from the column's",
         )),
     }
+}
+
+/// Takes `n` PLAIN values from `data` at `*pos` (a byte position; a bit
+/// position for booleans) and advances it.
+pub(crate) fn take_plain(
+    out: &mut Dense,
+    data: &[u8],
+    pos: &mut usize,
+    n: usize,
+    at: &Location,
+) -> Result<()> {
+    let e = |err| enc_err(at, err);
+    let rest = data.get(*pos..).unwrap_or_default();
+    let size = match out {
+        Dense::Bool(v) => {
+            let mut dec = BooleanDecoder::new(data);
+            dec.skip(*pos).map_err(e)?;
+            let start = v.len();
+            v.resize(start + n, false);
+            let got = dec
+                .decode(v.get_mut(start..).unwrap_or_default())
+                .map_err(e)?;
+            if got < n {
+                v.truncate(start + got);
+                return Err(short(at, "PLAIN booleans", n, got));
+            }
+            *pos += n;
+            return Ok(());
+        }
+        Dense::Bytes { offsets, values } => {
+            let consumed = match offsets {
+                Offsets::I32(o) => plain_byte_arrays(rest, n, o, values, at)?,
+                Offsets::I64(o) => plain_byte_arrays(rest, n, o, values, at)?,
+            };
+            *pos += consumed;
+            return Ok(());
+        }
+        Dense::I32(_) | Dense::F32(_) => 4,
+        Dense::I64(_) | Dense::F64(_) => 8,
+        Dense::I96(_) => 12,
+        Dense::Fixed { width, .. } => *width,
+    };
+    decode_plain(out, rest, n, at)?;
+    *pos += n * size;
+    Ok(())
+}
+
+/// Appends `n` PLAIN byte arrays from `data` to `offsets` + `values`;
+/// returns the bytes consumed. One bounds check per value and no per-value
+/// `Result`: the offset overflow is checked once, on the last offset.
+pub(crate) fn plain_byte_arrays<O: OffsetSize>(
+    data: &[u8],
+    n: usize,
+    offsets: &mut Vec<O>,
+    values: &mut Vec<u8>,
+    at: &Location,
+) -> Result<usize> {
+    let e = |err| enc_err(at, err);
+    start_offsets(offsets, values).map_err(e)?;
+    // Every value takes at least its 4-byte length: bound the reservation.
+    let n_max = n.min(data.len() / 4);
+    offsets.reserve(n_max);
+    values.reserve(data.len().saturating_sub(4 * n_max).min(data.len()));
+    let mut pos = 0usize;
+    let mut done = 0usize;
+    while done < n {
+        let Some(len_bytes) = data.get(pos..pos + 4) else {
+            break;
+        };
+        let len =
+            u32::from_le_bytes([len_bytes[0], len_bytes[1], len_bytes[2], len_bytes[3]]) as usize;
+        let Some(v) = data.get(pos + 4..pos + 4 + len) else {
+            break;
+        };
+        values.extend_from_slice(v);
+        pos += 4 + len;
+        done += 1;
+        // Offsets are checked once below (the end offset is the largest).
+        offsets.push(O::from_usize(values.len()).unwrap_or_default());
+    }
+    if offset_of::<O>(values.len()).is_err() {
+        return Err(e(pq_encoding::Error::OffsetOverflow {
+            offset_bits: O::BITS,
+            found: values.len(),
+        }));
+    }
+    if done < n {
+        return Err(short(at, "PLAIN byte arrays", n, done));
+    }
+    Ok(pos)
+}
+
+/// Appends values `start..start + n` of `src` to `out` (both of the same
+/// kind).
+pub(crate) fn extend_range(
+    out: &mut Dense,
+    src: &Dense,
+    start: usize,
+    n: usize,
+    at: &Location,
+) -> Result<()> {
+    fn slice<'a, T>(v: &'a [T], start: usize, n: usize, at: &Location) -> Result<&'a [T]> {
+        v.get(start..start + n)
+            .ok_or_else(|| crate::error::data_err(at, "fewer decoded values than levels"))
+    }
+    fn bytes<D: OffsetSize, O: OffsetSize>(
+        so: &[D],
+        sv: &[u8],
+        start: usize,
+        n: usize,
+        o: &mut Vec<O>,
+        v: &mut Vec<u8>,
+        at: &Location,
+    ) -> Result<()> {
+        let offs = slice(so, start, n + 1, at)?;
+        let (Some(first), Some(last)) = (offs.first(), offs.last()) else {
+            return Ok(());
+        };
+        let bytes = sv
+            .get(first.as_usize()..last.as_usize())
+            .ok_or_else(|| crate::error::data_err(at, "byte array offsets out of range"))?;
+        start_offsets(o, v).map_err(|e| enc_err(at, e))?;
+        let base = v.len();
+        let shift = first.as_usize();
+        v.extend_from_slice(bytes);
+        offset_of::<O>(v.len()).map_err(|e| enc_err(at, e))?;
+        o.extend(
+            offs.iter()
+                .skip(1)
+                .map(|x| O::from_usize(x.as_usize() - shift + base).unwrap_or_default()),
+        );
+        Ok(())
+    }
+    match (out, src) {
+        (Dense::Bool(o), Dense::Bool(s)) => o.extend_from_slice(slice(s, start, n, at)?),
+        (Dense::I32(o), Dense::I32(s)) => o.extend_from_slice(slice(s, start, n, at)?),
+        (Dense::I64(o), Dense::I64(s)) => o.extend_from_slice(slice(s, start, n, at)?),
+        (Dense::I96(o), Dense::I96(s)) => o.extend_from_slice(slice(s, start, n, at)?),
+        (Dense::F32(o), Dense::F32(s)) => o.extend_from_slice(slice(s, start, n, at)?),
+        (Dense::F64(o), Dense::F64(s)) => o.extend_from_slice(slice(s, start, n, at)?),
+        (
+            Dense::Bytes { offsets, values },
+            Dense::Bytes {
+                offsets: so,
+                values: sv,
+            },
+        ) => match (offsets, so) {
+            (Offsets::I32(o), Offsets::I32(s)) => bytes(s, sv, start, n, o, values, at)?,
+            (Offsets::I64(o), Offsets::I64(s)) => bytes(s, sv, start, n, o, values, at)?,
+            (Offsets::I32(o), Offsets::I64(s)) => bytes(s, sv, start, n, o, values, at)?,
+            (Offsets::I64(o), Offsets::I32(s)) => bytes(s, sv, start, n, o, values, at)?,
+        },
+        (Dense::Fixed { width, data }, Dense::Fixed { data: s, .. }) => {
+            let w = *width;
+            data.extend_from_slice(slice(s, start * w, n * w, at)?)
+        }
+        _ => {
+            return Err(crate::error::data_err(
+                at,
+                "decoded values of another type than the column's",
+            ));
+        }
+    }
+    Ok(())
 }
