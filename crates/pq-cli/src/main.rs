@@ -6,7 +6,14 @@
 //! usage errors exit with status 2. No panic reaches the user.
 //!
 //! Dependencies beyond the pq crates: `clap` (argument parsing with derive),
-//! `serde_json` (`--json` output).
+//! `serde_json` (`--json` output), `arrow-cast` (value formatting),
+//! `arrow-json`, `arrow-csv` and `arrow-ipc` (output and input formats),
+//! `indicatif` (the progress bar of `convert`). The arrow-rs `parquet`
+//! reader is a dependency of this binary solely for `pq verify`, which
+//! compares pq's reading with it; no library crate depends on it.
+//!
+//! Arrow's `chrono-tz` feature is off, so timestamps in named time zones
+//! (`UTC`, `Europe/Paris`) are printed in UTC with a `+00:00` offset.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -14,11 +21,13 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod cat;
 mod error;
 mod input;
 mod meta;
 mod output;
 mod pages;
+mod read;
 mod schema;
 mod values;
 
@@ -64,6 +73,26 @@ enum Command {
         #[arg(long)]
         column: Option<String>,
     },
+    /// Rows: a table fitted to the terminal (first and last 5 rows), CSV or
+    /// JSON lines. Reads one batch at a time.
+    ///
+    /// Example: pq cat data/sample.parquet --columns id,name --limit 20 --format csv
+    Cat {
+        /// The Parquet file.
+        file: PathBuf,
+        /// Only these columns: names or dotted paths, comma separated.
+        #[arg(long)]
+        columns: Vec<String>,
+        /// Skip this many rows first.
+        #[arg(long, default_value_t = 0)]
+        offset: usize,
+        /// Print at most this many rows.
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: cat::Format,
+    },
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -72,6 +101,22 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Meta { file, json } => meta::run(&file, json, &mut out)?,
         Command::Schema { file } => schema::run(&file, &mut out)?,
         Command::Pages { file, column } => pages::run(&file, column.as_deref(), &mut out)?,
+        Command::Cat {
+            file,
+            columns,
+            offset,
+            limit,
+            format,
+        } => cat::run(
+            &cat::CatArgs {
+                path: &file,
+                columns: read::split_columns(&columns),
+                offset,
+                limit,
+                format,
+            },
+            &mut out,
+        )?,
     }
     out.flush().map_err(CliError::from)?;
     Ok(())

@@ -1,0 +1,279 @@
+//! Runs the built `pq` binary on the fixtures in `data/` and, when
+//! `PARQUET_TESTING_DIR` is set, on the corpus.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+
+use arrow_array::RecordBatch;
+use assert_cmd::Command;
+
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data");
+
+fn data(name: &str) -> String {
+    format!("{DATA}/{name}")
+}
+
+fn pq() -> Command {
+    Command::cargo_bin("pq").unwrap()
+}
+
+/// Runs `pq` with `args`, expecting success; gives stdout.
+fn ok(args: &[&str]) -> String {
+    let out = pq().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "pq {args:?} failed: {stderr}");
+    assert_no_panic(&stderr);
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Runs `pq` with `args`, expecting exit status `code`; gives stderr.
+fn fails(args: &[&str], code: i32) -> String {
+    let out = pq().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(code), "pq {args:?}: {stderr}");
+    assert_no_panic(&stderr);
+    stderr
+}
+
+fn assert_no_panic(stderr: &str) {
+    assert!(!stderr.contains("panicked"), "panic: {stderr}");
+    assert!(!stderr.contains("RUST_BACKTRACE"), "backtrace: {stderr}");
+    assert!(!stderr.contains("stack backtrace"), "backtrace: {stderr}");
+}
+
+/// A file of this name under the temp dir, unique to this test process.
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pq-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// The file as read by arrow-rs.
+fn arrow_rs_read(path: &Path) -> Vec<RecordBatch> {
+    let file = std::fs::File::open(path).unwrap();
+    parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+/// `batch` with named time zones as `+00:00`, as `pq cat` prints them
+/// (arrow's `chrono-tz` feature is off in this build).
+fn offset_zones(batch: &RecordBatch) -> RecordBatch {
+    use arrow_schema::{DataType, Field, Schema};
+    let schema = batch.schema();
+    let mut fields = Vec::new();
+    let mut columns = Vec::new();
+    for (f, c) in schema.fields().iter().zip(batch.columns()) {
+        match f.data_type() {
+            DataType::Timestamp(u, Some(tz)) if !tz.starts_with(['+', '-']) => {
+                let t = DataType::Timestamp(*u, Some("+00:00".into()));
+                columns.push(arrow_cast::cast(c, &t).unwrap());
+                fields.push(Field::new(f.name(), t, f.is_nullable()));
+            }
+            _ => {
+                columns.push(c.clone());
+                fields.push(f.as_ref().clone());
+            }
+        }
+    }
+    RecordBatch::try_new(std::sync::Arc::new(Schema::new(fields)), columns).unwrap()
+}
+
+/// Batches as JSON lines through arrow-json.
+fn jsonl(batches: &[RecordBatch]) -> String {
+    let mut buf = Vec::new();
+    {
+        let mut w = arrow_json::LineDelimitedWriter::new(&mut buf);
+        for b in batches {
+            w.write(&offset_zones(b)).unwrap();
+        }
+        w.finish().unwrap();
+    }
+    String::from_utf8(buf).unwrap()
+}
+
+/// Corpus files when `PARQUET_TESTING_DIR` is set.
+fn corpus() -> Vec<PathBuf> {
+    let Ok(dir) = std::env::var("PARQUET_TESTING_DIR") else {
+        return Vec::new();
+    };
+    let dir = Path::new(&dir).join("data");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|e| e == "parquet"));
+    files.sort();
+    files
+}
+
+const FIXTURES: &[&str] = &[
+    "sample.parquet",
+    "all_types_plain_v1.parquet",
+    "all_types_dict_snappy_v1.parquet",
+    "all_types_dict_zstd_v2.parquet",
+    "nested_plain_v1.parquet",
+    "nested_dict_snappy_v2.parquet",
+    "many_pages.parquet",
+    "codec_gzip.parquet",
+    "enc_delta_byte_array_v2.parquet",
+];
+
+#[test]
+fn cat_jsonl_equals_arrow_rs() {
+    for name in FIXTURES {
+        let path = data(name);
+        let ours = ok(&["cat", &path, "--format", "jsonl"]);
+        let theirs = jsonl(&arrow_rs_read(Path::new(&path)));
+        assert_eq!(ours, theirs, "{name}");
+    }
+}
+
+#[test]
+fn cat_table_has_shape_and_names() {
+    let path = data("sample.parquet");
+    let reader = pq_arrow::ParquetReader::open(&path).unwrap();
+    let rows = reader.num_rows();
+    let schema = reader.arrow_schema();
+    let out = pq()
+        .args(["cat", &path])
+        .env("COLUMNS", "400")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let first = text.lines().next().unwrap();
+    assert!(first.starts_with("shape: ("), "{text}");
+    assert!(
+        first.ends_with(&format!(", {})", schema.fields().len())),
+        "{text}"
+    );
+    let digits: String = first.chars().filter(char::is_ascii_digit).collect();
+    assert!(
+        digits.starts_with(&rows.to_string()),
+        "{first} vs {rows} rows"
+    );
+    for f in schema.fields() {
+        assert!(
+            text.contains(f.name().as_str()),
+            "{} missing: {text}",
+            f.name()
+        );
+    }
+    assert!(text.contains('┌') && text.contains('╞') && text.contains('┘'));
+}
+
+#[test]
+fn cat_table_elides_columns_to_fit() {
+    let path = data("all_types_plain_v1.parquet");
+    let out = pq()
+        .args(["cat", &path])
+        .env("COLUMNS", "40")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    for line in text.lines().skip(1) {
+        assert!(line.chars().count() <= 40, "{line}");
+    }
+    assert!(text.contains("┆ … │"), "{text}");
+}
+
+#[test]
+fn cat_offset_limit_and_columns() {
+    let path = data("sample.parquet");
+    let first = pq_arrow::ParquetReader::open(&path)
+        .unwrap()
+        .arrow_schema()
+        .field(0)
+        .name()
+        .clone();
+    let all = ok(&["cat", &path, "--format", "jsonl", "--columns", &first]);
+    let some = ok(&[
+        "cat",
+        &path,
+        "--format",
+        "jsonl",
+        "--columns",
+        &first,
+        "--offset",
+        "2",
+        "--limit",
+        "3",
+    ]);
+    let expected: Vec<&str> = all.lines().skip(2).take(3).collect();
+    assert_eq!(some.lines().collect::<Vec<_>>(), expected);
+    let csv = ok(&[
+        "cat",
+        &path,
+        "--format",
+        "csv",
+        "--columns",
+        &first,
+        "--limit",
+        "3",
+    ]);
+    assert_eq!(csv.lines().next(), Some(first.as_str()));
+    assert_eq!(csv.lines().count(), 4);
+}
+
+#[test]
+fn cat_unknown_column() {
+    let err = fails(&["cat", &data("sample.parquet"), "--columns", "nope"], 1);
+    assert!(err.contains("nope") && err.contains("columns are"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn bad_inputs() {
+    let missing = temp("missing.parquet");
+    let err = fails(&["cat", missing.to_str().unwrap()], 1);
+    assert!(err.contains("no such file"), "{err}");
+
+    let dir = std::env::temp_dir();
+    let err = fails(&["cat", dir.to_str().unwrap()], 1);
+    assert!(err.contains("directory"), "{err}");
+
+    let empty = temp("empty.parquet");
+    std::fs::write(&empty, b"").unwrap();
+    let err = fails(&["cat", empty.to_str().unwrap()], 1);
+    assert!(err.contains("empty"), "{err}");
+
+    let text = temp("text.parquet");
+    std::fs::write(&text, b"id,name\n1,a\n2,b\n").unwrap();
+    let err = fails(&["cat", text.to_str().unwrap()], 1);
+    assert!(err.starts_with("pq: ") && err.lines().count() == 1, "{err}");
+
+    let whole = std::fs::read(data("sample.parquet")).unwrap();
+    let truncated = temp("truncated.parquet");
+    std::fs::write(&truncated, &whole[..whole.len() / 2]).unwrap();
+    for cmd in ["cat", "meta", "schema"] {
+        let err = fails(&[cmd, truncated.to_str().unwrap()], 1);
+        assert!(err.starts_with("pq: ") && err.lines().count() == 1, "{err}");
+    }
+}
+
+#[test]
+fn unknown_subcommand_is_usage_error() {
+    fails(&["frobnicate", &data("sample.parquet")], 2);
+}
+
+#[test]
+fn meta_json_row_count() {
+    let path = data("sample.parquet");
+    let rows = pq_arrow::ParquetReader::open(&path).unwrap().num_rows();
+    let out = ok(&["meta", &path, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["num_rows"].as_u64(), Some(rows), "{out}");
+}
+
+#[test]
+fn corpus_cat_jsonl() {
+    for path in corpus() {
+        let p = path.to_str().unwrap();
+        let out = pq().args(["cat", p, "--format", "jsonl"]).output().unwrap();
+        assert_no_panic(&String::from_utf8_lossy(&out.stderr));
+    }
+}
