@@ -28,8 +28,10 @@ mod meta;
 mod output;
 mod pages;
 mod read;
+mod scan;
 mod schema;
 mod values;
+mod verify;
 
 use error::CliError;
 
@@ -93,6 +95,31 @@ enum Command {
         #[arg(long, value_enum, default_value = "table")]
         format: cat::Format,
     },
+    /// Decodes every value of every (selected) column without printing, and
+    /// reports rows, bytes decoded, seconds and throughput.
+    ///
+    /// Example: pq scan data/sample.parquet --threads 2 --verify-checksums
+    Scan {
+        /// The Parquet file.
+        file: PathBuf,
+        /// Only these columns: names or dotted paths, comma separated.
+        #[arg(long)]
+        columns: Vec<String>,
+        /// Decode the column chunks of a row group on this many threads.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Check page checksums where pages have them.
+        #[arg(long)]
+        verify_checksums: bool,
+    },
+    /// Reads the file with pq and with the arrow-rs parquet reader and
+    /// compares every value: "identical", or the first difference (exit 1).
+    ///
+    /// Example: pq verify data/sample.parquet
+    Verify {
+        /// The Parquet file.
+        file: PathBuf,
+    },
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -117,6 +144,19 @@ fn run(cli: Cli) -> Result<(), CliError> {
             },
             &mut out,
         )?,
+        Command::Scan {
+            file,
+            columns,
+            threads,
+            verify_checksums,
+        } => scan::run(
+            &file,
+            read::split_columns(&columns).as_deref(),
+            threads,
+            verify_checksums,
+            &mut out,
+        )?,
+        Command::Verify { file } => verify::run(&file, &mut out)?,
     }
     out.flush().map_err(CliError::from)?;
     Ok(())

@@ -277,3 +277,49 @@ fn corpus_cat_jsonl() {
         assert_no_panic(&String::from_utf8_lossy(&out.stderr));
     }
 }
+
+#[test]
+fn scan_reports_rows() {
+    for name in FIXTURES {
+        let path = data(name);
+        let rows = pq_arrow::ParquetReader::open(&path).unwrap().num_rows();
+        let out = ok(&["scan", &path, "--threads", "2", "--verify-checksums"]);
+        assert!(out.contains(&format!("rows: {rows}\n")), "{name}: {out}");
+        assert!(out.contains("MB/s"), "{out}");
+    }
+    let err = fails(&["scan", &data("sample.parquet"), "--columns", "nope"], 1);
+    assert!(err.contains("nope"), "{err}");
+}
+
+#[test]
+fn verify_identical_on_fixtures() {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(DATA)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "parquet"))
+        .collect();
+    files.sort();
+    for path in files {
+        let out = ok(&["verify", path.to_str().unwrap()]);
+        assert!(out.starts_with("identical: "), "{}: {out}", path.display());
+    }
+}
+
+#[test]
+fn verify_on_corpus() {
+    for path in corpus() {
+        let p = path.to_str().unwrap();
+        let out = pq().args(["verify", p]).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_no_panic(&stderr);
+        // Files both readers read must be identical; files one reader
+        // rejects are reported, naming that reader.
+        if !out.status.success() {
+            assert!(
+                stderr.contains("reader:") || stderr.starts_with("pq: "),
+                "{p}: {stderr}"
+            );
+            assert!(!stderr.contains("differ:"), "{p}: {stderr}");
+        }
+    }
+}
