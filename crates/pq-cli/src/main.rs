@@ -22,6 +22,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod cat;
+mod convert;
 mod error;
 mod input;
 mod meta;
@@ -120,6 +121,44 @@ enum Command {
         /// The Parquet file.
         file: PathBuf,
     },
+    /// Converts by OUT's extension: Parquet to .csv, .jsonl, .arrow (Arrow
+    /// IPC file) or .parquet (a rewrite with the writer options), and .csv
+    /// to .parquet (column types inferred unless --dtypes says). Writes a
+    /// temporary file next to OUT and renames it at the end.
+    ///
+    /// Example: pq convert in.csv out.parquet --dtypes id=int64 --compression zstd
+    Convert {
+        /// The input file (Parquet, or .csv).
+        input: PathBuf,
+        /// The output file; its extension picks the format.
+        output: PathBuf,
+        /// Compression codec of the Parquet output (lz4 writes LZ4_RAW).
+        #[arg(long, value_enum)]
+        compression: Option<convert::Compression>,
+        /// Dictionary-encode columns whose type allows it (the default).
+        #[arg(long, conflicts_with = "no_dictionary")]
+        dictionary: bool,
+        /// Do not dictionary-encode.
+        #[arg(long)]
+        no_dictionary: bool,
+        /// COLUMN=ENCODING (repeatable): plain, rle, delta_binary_packed,
+        /// delta_length_byte_array, delta_byte_array, byte_stream_split, alp.
+        #[arg(long)]
+        encodings: Vec<String>,
+        /// Data page version: 1 or 2.
+        #[arg(long)]
+        page_version: Option<u8>,
+        /// Most rows in a data page.
+        #[arg(long)]
+        rows_per_page: Option<usize>,
+        /// Most rows in a row group.
+        #[arg(long)]
+        rows_per_group: Option<usize>,
+        /// COLUMN=TYPE (repeatable) for CSV input: boolean, int32, int64,
+        /// float, double, string, date, timestamp.
+        #[arg(long)]
+        dtypes: Vec<String>,
+    },
 }
 
 fn run(cli: Cli) -> Result<(), CliError> {
@@ -157,6 +196,36 @@ fn run(cli: Cli) -> Result<(), CliError> {
             &mut out,
         )?,
         Command::Verify { file } => verify::run(&file, &mut out)?,
+        Command::Convert {
+            input,
+            output,
+            compression,
+            dictionary,
+            no_dictionary,
+            encodings,
+            page_version,
+            rows_per_page,
+            rows_per_group,
+            dtypes,
+        } => convert::run(
+            &input,
+            &output,
+            &convert::ConvertArgs {
+                compression,
+                dictionary: if no_dictionary {
+                    Some(false)
+                } else if dictionary {
+                    Some(true)
+                } else {
+                    None
+                },
+                encodings,
+                page_version,
+                rows_per_page,
+                rows_per_group,
+                dtypes,
+            },
+        )?,
     }
     out.flush().map_err(CliError::from)?;
     Ok(())

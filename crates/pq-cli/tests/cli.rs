@@ -323,3 +323,129 @@ fn verify_on_corpus() {
         }
     }
 }
+
+#[test]
+fn convert_to_arrow_equals_arrow_rs() {
+    for name in [
+        "sample.parquet",
+        "nested_plain_v1.parquet",
+        "all_types_plain_v1.parquet",
+    ] {
+        let path = data(name);
+        let out = temp(&format!("{name}.arrow"));
+        ok(&["convert", &path, out.to_str().unwrap()]);
+        let file = std::fs::File::open(&out).unwrap();
+        let ipc: Vec<RecordBatch> = arrow_ipc::reader::FileReader::try_new(file, None)
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        // Dictionary columns are written as their values (one dictionary
+        // per field in an IPC file).
+        let theirs: Vec<RecordBatch> = arrow_rs_read(Path::new(&path))
+            .iter()
+            .map(|b| {
+                let cols: Vec<_> = b
+                    .columns()
+                    .iter()
+                    .map(|c| match c.data_type() {
+                        arrow_schema::DataType::Dictionary(_, v) => arrow_cast::cast(c, v).unwrap(),
+                        _ => c.clone(),
+                    })
+                    .collect();
+                RecordBatch::try_new(ipc[0].schema(), cols).unwrap()
+            })
+            .collect();
+        let schema = ipc[0].schema();
+        let a = arrow_select::concat::concat_batches(&schema, &ipc).unwrap();
+        let b = arrow_select::concat::concat_batches(&schema, &theirs).unwrap();
+        assert_eq!(a, b, "{name}");
+    }
+}
+
+#[test]
+fn convert_csv_round_trip() {
+    let path = data("sample.parquet");
+    let csv = temp("sample.csv");
+    ok(&["convert", &path, csv.to_str().unwrap()]);
+    let schema = pq_arrow::ParquetReader::open(&path).unwrap().arrow_schema();
+    let mut args: Vec<String> = Vec::new();
+    for f in schema.fields() {
+        let t = match f.data_type() {
+            arrow_schema::DataType::Int32 => "int32",
+            arrow_schema::DataType::Int64 => "int64",
+            arrow_schema::DataType::Float64 => "double",
+            arrow_schema::DataType::Float32 => "float",
+            arrow_schema::DataType::Boolean => "boolean",
+            arrow_schema::DataType::Date32 => "date",
+            _ => "string",
+        };
+        args.push("--dtypes".into());
+        args.push(format!("{}={t}", f.name()));
+    }
+    let back = temp("sample-back.parquet");
+    let mut cmd: Vec<&str> = vec!["convert", csv.to_str().unwrap(), back.to_str().unwrap()];
+    cmd.extend(args.iter().map(String::as_str));
+    cmd.extend([
+        "--compression",
+        "zstd",
+        "--page-version",
+        "2",
+        "--rows-per-page",
+        "3",
+    ]);
+    ok(&cmd);
+    let a = ok(&["cat", &path, "--format", "csv"]);
+    let b = ok(&["cat", back.to_str().unwrap(), "--format", "csv"]);
+    assert_eq!(a, b);
+    let out = ok(&["verify", back.to_str().unwrap()]);
+    assert!(out.starts_with("identical"), "{out}");
+}
+
+#[test]
+fn convert_rewrite_with_options() {
+    let path = data("all_types_plain_v1.parquet");
+    let out = temp("rewrite.parquet");
+    ok(&[
+        "convert",
+        &path,
+        out.to_str().unwrap(),
+        "--compression",
+        "lz4",
+        "--no-dictionary",
+        "--encodings",
+        "int64=delta_binary_packed",
+        "--rows-per-group",
+        "1000",
+    ]);
+    let a = ok(&["cat", &path, "--format", "jsonl"]);
+    let b = ok(&["cat", out.to_str().unwrap(), "--format", "jsonl"]);
+    assert_eq!(a, b);
+    let meta: serde_json::Value =
+        serde_json::from_str(&ok(&["meta", out.to_str().unwrap(), "--json"])).unwrap();
+    assert_eq!(meta["num_rows"].as_u64(), Some(3000));
+    let jsonl = temp("rewrite.jsonl");
+    ok(&["convert", out.to_str().unwrap(), jsonl.to_str().unwrap()]);
+    assert_eq!(std::fs::read_to_string(&jsonl).unwrap(), a);
+}
+
+#[test]
+fn convert_unwritable_output() {
+    let err = fails(
+        &[
+            "convert",
+            &data("sample.parquet"),
+            "/nonexistent-dir/out.parquet",
+        ],
+        1,
+    );
+    assert!(err.contains("/nonexistent-dir/out.parquet"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // A failing input leaves no output behind.
+    let out = temp("never.parquet");
+    let missing = temp("missing-input.parquet");
+    fails(
+        &["convert", missing.to_str().unwrap(), out.to_str().unwrap()],
+        1,
+    );
+    assert!(!out.exists());
+}
