@@ -449,3 +449,13 @@ fn convert_unwritable_output() {
     );
     assert!(!out.exists());
 }
+
+#[test]
+fn help_has_examples() {
+    for cmd in [
+        "cat", "scan", "verify", "convert", "meta", "schema", "pages",
+    ] {
+        let out = ok(&[cmd, "--help"]);
+        assert!(out.contains("Example: pq "), "{cmd}: {out}");
+    }
+}
