@@ -1,6 +1,8 @@
 //! Helpers shared by the cross-layer tests: where the corpus and the
 //! fixtures are.
 
+pub mod harness;
+
 use std::path::PathBuf;
 
 /// The workspace root.

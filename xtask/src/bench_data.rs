@@ -22,6 +22,9 @@ pub const LINEITEM_ROWS: usize = 4_000_000;
 pub const NESTED_ROWS: usize = 1_000_000;
 const BATCH: usize = 65_536;
 
+/// Makes a batch of `n` rows of one table.
+type MakeBatch = fn(usize, &mut Rng) -> RecordBatch;
+
 /// Where the benchmark tables live.
 pub fn dir(root: &Path) -> PathBuf {
     root.join("target").join("bench-data")
@@ -43,12 +46,7 @@ pub fn run(root: &Path, force: bool) -> crate::Result<()> {
         .set_writer_version(WriterVersion::PARQUET_2_0)
         .set_compression(Compression::ZSTD(ZstdLevel::default()))
         .build();
-    let tables: [(
-        &str,
-        WriterProperties,
-        fn(usize, &mut Rng) -> RecordBatch,
-        usize,
-    ); 4] = [
+    let tables: [(&str, WriterProperties, MakeBatch, usize); 4] = [
         (
             "lineitem_plain.parquet",
             plain,
@@ -233,10 +231,11 @@ pub fn nested_batch(n: usize, r: &mut Rng) -> RecordBatch {
         }
     }));
     let st = StructArray::new(fields, vec![Arc::new(xs), Arc::new(names)], None);
-    match RecordBatch::try_from_iter(vec![
-        ("ints", Arc::new(ints.finish()) as ArrayRef),
-        ("strings", Arc::new(strs.finish()) as ArrayRef),
-        ("point", Arc::new(st) as ArrayRef),
+    // Nullable whatever this batch holds, so every batch has one schema.
+    match RecordBatch::try_from_iter_with_nullable(vec![
+        ("ints", Arc::new(ints.finish()) as ArrayRef, true),
+        ("strings", Arc::new(strs.finish()) as ArrayRef, true),
+        ("point", Arc::new(st) as ArrayRef, true),
     ]) {
         Ok(b) => b,
         Err(e) => unreachable!("columns are consistent: {e}"),

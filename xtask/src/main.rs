@@ -5,6 +5,8 @@
 //! - `ci`: every check CI runs.
 //! - `bench-data [--force]`: the large tables the benchmarks read, in
 //!   `target/bench-data/` (not committed).
+//! - `fuzz [--minutes N] [--target NAME]`: every fuzz target in turn on the
+//!   nightly toolchain; crashes are minimised into `tests/regressions/`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -12,6 +14,7 @@ use std::process::ExitCode;
 mod bench_data;
 mod ci;
 mod fixtures;
+mod fuzz;
 mod rng;
 mod thrift_gen;
 
@@ -27,6 +30,7 @@ fn main() -> ExitCode {
             gen_all(&root, check)
         }
         Some("ci") => ci::run(&root),
+        Some("fuzz") => fuzz::run(&root, &args[1..]),
         Some("bench-data") => bench_data::run(&root, args.iter().any(|a| a == "--force")),
         _ => Err(usage()),
     };
@@ -40,7 +44,7 @@ fn main() -> ExitCode {
 }
 
 fn usage() -> String {
-    "usage: cargo xtask <gen [--check] | ci | bench-data [--force]>".to_string()
+    "usage: cargo xtask <gen [--check] | ci | bench-data [--force] | fuzz [--minutes N] [--target NAME]>".to_string()
 }
 
 fn workspace_root() -> PathBuf {
