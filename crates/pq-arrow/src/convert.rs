@@ -53,16 +53,19 @@ fn spread_offsets<O: Copy + Default>(dense: Vec<O>, nulls: Option<&NullBuffer>) 
         return dense;
     }
     // Null slots repeat the previous end offset: no value bytes move.
-    let mut out = Vec::with_capacity(nulls.len() + 1);
+    let len = nulls.len();
+    let mut out = Vec::with_capacity(len + 1);
     let mut it = dense.into_iter();
     let mut last = it.next().unwrap_or_default();
     out.push(last);
-    for valid in nulls.iter() {
-        if valid {
-            last = it.next().unwrap_or(last);
-        }
+    let mut next_slot = 0;
+    for i in nulls.valid_indices() {
+        out.extend(std::iter::repeat_n(last, i.saturating_sub(next_slot)));
+        last = it.next().unwrap_or(last);
         out.push(last);
+        next_slot = i + 1;
     }
+    out.extend(std::iter::repeat_n(last, len.saturating_sub(next_slot)));
     out
 }
 
@@ -357,6 +360,44 @@ pub(crate) fn check_utf8<O: Copy + Into<i64>>(
     Err(data_err(at, "invalid UTF-8"))
 }
 
+/// A string or binary array from offsets built by this crate's decoders
+/// and values whose UTF-8 the caller has checked (for strings).
+///
+/// Arrow's own construction checks the offsets and the UTF-8 again, a pass
+/// over every value; it is skipped when the offsets start at 0, end at the
+/// values' length and match the validity in length, which the decoders
+/// guarantee. Otherwise the checked construction runs.
+fn byte_array<T: ByteArrayType>(
+    o: Vec<T::Offset>,
+    values: Vec<u8>,
+    nulls: Option<NullBuffer>,
+    at: &Location,
+) -> Result<ArrayRef> {
+    use arrow_buffer::ArrowNativeType;
+    let trusted = o.first().is_some_and(|f| f.as_usize() == 0)
+        && o.last().is_some_and(|l| l.as_usize() == values.len())
+        && nulls.as_ref().is_none_or(|n| n.len() + 1 == o.len());
+    let values = Buffer::from_vec(values);
+    if trusted {
+        // SAFETY: every decoder appends a value's bytes and then pushes the
+        // new length of `values` as the next offset, and nulls repeat the
+        // previous offset (`spread_offsets`), so the offsets never decrease;
+        // the first is 0 and the last the values' length (checked above),
+        // so every range is in bounds. Strings were checked by `check_utf8`
+        // (the whole buffer valid, every offset on a char boundary), or were
+        // gathered whole from a dictionary checked so: a concatenation of
+        // valid strings, split at their boundaries.
+        let offsets = unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(o)) };
+        // SAFETY: as above; the validity has one entry per value (checked).
+        let a = unsafe { GenericByteArray::<T>::new_unchecked(offsets, values, nulls) };
+        return Ok(Arc::new(a));
+    }
+    let offsets = OffsetBuffer::new(ScalarBuffer::from(o));
+    Ok(Arc::new(
+        GenericByteArray::<T>::try_new(offsets, values, nulls).map_err(|e| arrow_err(at, e))?,
+    ))
+}
+
 fn bytes_to_arrow(
     offsets: Offsets,
     values: Vec<u8>,
@@ -369,29 +410,25 @@ fn bytes_to_arrow(
     match (offsets, dt) {
         (Offsets::I32(o), DataType::Binary | DataType::Utf8) => {
             let o = if o.is_empty() { vec![0] } else { o };
-            if matches!(dt, DataType::Utf8) && !utf8_checked {
-                check_utf8(&o, &values, at)?;
-            }
-            let o = OffsetBuffer::new(ScalarBuffer::from(spread_offsets(o, n)));
-            let values = Buffer::from_vec(values);
-            Ok(if matches!(dt, DataType::Utf8) {
-                Arc::new(StringArray::try_new(o, values, nulls).map_err(|e| arrow_err(at, e))?)
+            if matches!(dt, DataType::Utf8) {
+                if !utf8_checked {
+                    check_utf8(&o, &values, at)?;
+                }
+                byte_array::<Utf8Type>(spread_offsets(o, n), values, nulls, at)
             } else {
-                Arc::new(BinaryArray::try_new(o, values, nulls).map_err(|e| arrow_err(at, e))?)
-            })
+                byte_array::<BinaryType>(spread_offsets(o, n), values, nulls, at)
+            }
         }
         (Offsets::I64(o), DataType::LargeBinary | DataType::LargeUtf8) => {
             let o = if o.is_empty() { vec![0] } else { o };
-            if matches!(dt, DataType::LargeUtf8) && !utf8_checked {
-                check_utf8(&o, &values, at)?;
-            }
-            let o = OffsetBuffer::new(ScalarBuffer::from(spread_offsets(o, n)));
-            let values = Buffer::from_vec(values);
-            Ok(if matches!(dt, DataType::LargeUtf8) {
-                Arc::new(LargeStringArray::try_new(o, values, nulls).map_err(|e| arrow_err(at, e))?)
+            if matches!(dt, DataType::LargeUtf8) {
+                if !utf8_checked {
+                    check_utf8(&o, &values, at)?;
+                }
+                byte_array::<LargeUtf8Type>(spread_offsets(o, n), values, nulls, at)
             } else {
-                Arc::new(LargeBinaryArray::try_new(o, values, nulls).map_err(|e| arrow_err(at, e))?)
-            })
+                byte_array::<LargeBinaryType>(spread_offsets(o, n), values, nulls, at)
+            }
         }
         (Offsets::I32(o), DataType::Utf8View | DataType::BinaryView) => {
             let o = if o.is_empty() { vec![0] } else { o };

@@ -1,7 +1,7 @@
 //! The reader: open a file, choose columns and row groups, iterate
 //! `RecordBatch`es.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -397,6 +397,8 @@ impl ParquetReader {
             row_groups,
             next_rg: 0,
             current: None,
+            workers: Workers::new(self.threads - 1),
+            pending: VecDeque::new(),
             batch_size: self.batch_size,
             to_skip: self.offset,
             remaining: self.limit,
@@ -439,6 +441,10 @@ pub struct ParquetRecordBatchReader {
     row_groups: Vec<usize>,
     next_rg: usize,
     current: Option<RowGroupState>,
+    /// Decoding threads besides the caller's (`threads - 1`).
+    workers: Workers,
+    /// Batches decoded ahead (with threads), not yet assembled.
+    pending: VecDeque<(Leaves, usize, usize)>,
     batch_size: usize,
     to_skip: usize,
     remaining: Option<usize>,
@@ -456,6 +462,8 @@ struct RowGroupState {
     readers: Vec<(usize, LeafReader)>,
     /// How many consecutive readers each thread takes.
     buckets: Vec<usize>,
+    /// Column index to position in `readers`.
+    order: Vec<(usize, usize)>,
 }
 
 impl ParquetRecordBatchReader {
@@ -588,11 +596,17 @@ impl ParquetRecordBatchReader {
         for (t, _, _) in &tagged {
             buckets[*t] += 1;
         }
+        let order = tagged
+            .iter()
+            .enumerate()
+            .map(|(pos, (_, ci, _))| (*ci, pos))
+            .collect();
         Ok(RowGroupState {
             index: rg_index,
             rows_left: num_rows,
             readers: tagged.into_iter().map(|(_, ci, r)| (ci, r)).collect(),
             buckets,
+            order,
         })
     }
 
@@ -632,6 +646,11 @@ impl ParquetRecordBatchReader {
 
     fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
         loop {
+            if let Some((leaves, n, rg)) = self.pending.pop_front() {
+                let batch = self.assemble(leaves, n, rg)?;
+                self.remaining = self.remaining.map(|r| r.saturating_sub(n));
+                return Ok(Some(batch));
+            }
             if self.remaining == Some(0) {
                 return Ok(None);
             }
@@ -650,21 +669,32 @@ impl ParquetRecordBatchReader {
                         .to_skip
                         .min(state.rows_left)
                         .min(self.batch_size.max(8192));
-                    read_leaves(state, n)?;
+                    read_leaves(state, &[n], &self.workers)?;
                     state.rows_left -= n;
                     self.to_skip -= n;
                     continue;
                 }
-                let mut n = self.batch_size.min(state.rows_left);
-                if let Some(r) = self.remaining {
-                    n = n.min(r);
+                // With threads, several batches are decoded per round so
+                // that starting the threads is paid once per round.
+                let per_round = if state.buckets.len() > 1 { 4 } else { 1 };
+                let mut sizes = Vec::with_capacity(per_round);
+                let mut left = state.rows_left;
+                let mut remaining = self.remaining;
+                while sizes.len() < per_round && left > 0 && remaining != Some(0) {
+                    let mut n = self.batch_size.min(left);
+                    if let Some(r) = remaining {
+                        n = n.min(r);
+                        remaining = Some(r - n);
+                    }
+                    sizes.push(n);
+                    left -= n;
                 }
-                let leaves = read_leaves(state, n)?;
-                state.rows_left -= n;
+                let rounds = read_leaves(state, &sizes, &self.workers)?;
+                state.rows_left = left;
                 let rg = state.index;
-                let batch = self.assemble(leaves, n, rg)?;
-                self.remaining = self.remaining.map(|r| r - n);
-                return Ok(Some(batch));
+                self.pending
+                    .extend(rounds.into_iter().zip(sizes).map(|(l, n)| (l, n, rg)));
+                continue;
             }
             let Some(&rg) = self.row_groups.get(self.next_rg) else {
                 return Ok(None);
@@ -688,48 +718,133 @@ impl ParquetRecordBatchReader {
     }
 }
 
-/// Reads the next `n` rows of every leaf, the readers of each bucket on
-/// their own thread.
-fn read_leaves(state: &mut RowGroupState, n: usize) -> Result<Leaves> {
-    let mut out = Leaves::new();
-    if state.buckets.len() <= 1 {
-        for (ci, r) in &mut state.readers {
-            out.insert(*ci, r.read(n)?);
+/// Leaf readers with their column indices.
+type Readers = Vec<(usize, LeafReader)>;
+/// Decoded batches: (batch in the round, column index, data).
+type Decoded = Vec<(usize, usize, LeafData)>;
+
+/// Reads batches of `sizes` rows from every reader in order.
+fn read_all(readers: &mut [(usize, LeafReader)], sizes: &[usize]) -> Result<Decoded> {
+    let mut got = Vec::with_capacity(readers.len() * sizes.len());
+    for (b, &n) in sizes.iter().enumerate() {
+        for (ci, r) in readers.iter_mut() {
+            got.push((b, *ci, r.read(n)?));
         }
-        return Ok(out);
     }
-    let mut slices: Vec<&mut [(usize, LeafReader)]> = Vec::with_capacity(state.buckets.len());
-    let mut rest: &mut [(usize, LeafReader)] = &mut state.readers;
-    for &b in &state.buckets {
-        let (head, tail) = rest.split_at_mut(b.min(rest.len()));
-        slices.push(head);
-        rest = tail;
+    Ok(got)
+}
+
+/// A job for a worker thread: its readers and the batch sizes to read; the
+/// readers come back with the result.
+struct Job {
+    readers: Readers,
+    sizes: Vec<usize>,
+    reply: std::sync::mpsc::Sender<(Readers, Result<Decoded>)>,
+}
+
+/// Threads that live as long as the batch iterator, so that each round of
+/// decoding does not start threads (nor lose their allocator caches).
+struct Workers {
+    jobs: Vec<std::sync::mpsc::Sender<Job>>,
+}
+
+impl std::fmt::Debug for Workers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Workers({})", self.jobs.len())
     }
-    let run = |slice: &mut [(usize, LeafReader)]| -> Result<Vec<(usize, LeafData)>> {
-        slice
-            .iter_mut()
-            .map(|(ci, r)| r.read(n).map(|d| (*ci, d)))
-            .collect()
-    };
-    let run = &run;
-    let results: Vec<Result<Vec<(usize, LeafData)>>> = std::thread::scope(|s| {
-        let mut it = slices.into_iter();
-        let first = it.next();
-        let handles: Vec<_> = it.map(|slice| s.spawn(move || run(slice))).collect();
-        let mut results = Vec::with_capacity(handles.len() + 1);
-        if let Some(first) = first {
-            results.push(run(first));
+}
+
+impl Workers {
+    /// `n` threads (none when `n` is 0); a thread that cannot start is left
+    /// out and its share decoded on the calling thread.
+    fn new(n: usize) -> Self {
+        let mut jobs = Vec::with_capacity(n);
+        for i in 0..n {
+            let (tx, rx) = std::sync::mpsc::channel::<Job>();
+            let spawned = std::thread::Builder::new()
+                .name(format!("pq-arrow-decode-{i}"))
+                .spawn(move || {
+                    // Ends when the iterator (the sender) is dropped.
+                    while let Ok(mut job) = rx.recv() {
+                        let result = read_all(&mut job.readers, &job.sizes);
+                        let _ = job.reply.send((job.readers, result));
+                    }
+                });
+            if spawned.is_ok() {
+                jobs.push(tx);
+            }
         }
-        for h in handles {
-            results.push(h.join().unwrap_or_else(|_| {
-                Err(data_err(&Location::default(), "a decoding thread panicked"))
-            }));
+        Workers { jobs }
+    }
+}
+
+/// Reads batches of `sizes` rows from every leaf, the readers of each
+/// bucket but the first on a worker thread; one set of leaves per batch.
+fn read_leaves(
+    state: &mut RowGroupState,
+    sizes: &[usize],
+    workers: &Workers,
+) -> Result<Vec<Leaves>> {
+    let mut out: Vec<Leaves> = sizes.iter().map(|_| Leaves::new()).collect();
+    let mut results = Vec::with_capacity(state.buckets.len());
+    let mut kept: Readers = Vec::new();
+    let mut sent = 0;
+    if state.buckets.len() <= 1 || workers.jobs.is_empty() {
+        results.push(read_all(&mut state.readers, sizes));
+    } else {
+        let (reply, replies) = std::sync::mpsc::channel();
+        let mut all = std::mem::take(&mut state.readers).into_iter();
+        let mut first: Readers = all.by_ref().take(state.buckets[0]).collect();
+        for (i, &b) in state.buckets.iter().enumerate().skip(1) {
+            let bucket: Readers = all.by_ref().take(b).collect();
+            let job = Job {
+                readers: bucket,
+                sizes: sizes.to_vec(),
+                reply: reply.clone(),
+            };
+            match workers.jobs.get((i - 1) % workers.jobs.len()) {
+                Some(tx) => match tx.send(job) {
+                    Ok(()) => sent += 1,
+                    Err(std::sync::mpsc::SendError(mut job)) => {
+                        results.push(read_all(&mut job.readers, sizes));
+                        kept.extend(job.readers);
+                    }
+                },
+                None => {
+                    let mut job = job;
+                    results.push(read_all(&mut job.readers, sizes));
+                    kept.extend(job.readers);
+                }
+            }
         }
-        results
-    });
+        drop(reply);
+        results.push(read_all(&mut first, sizes));
+        let mut readers = first;
+        for _ in 0..sent {
+            match replies.recv() {
+                Ok((r, result)) => {
+                    readers.extend(r);
+                    results.push(result);
+                }
+                Err(_) => {
+                    results.push(Err(data_err(
+                        &Location::default(),
+                        "a decoding thread stopped",
+                    )));
+                }
+            }
+        }
+        readers.extend(kept);
+        // Back in bucket order, for the next round.
+        let order: HashMap<usize, usize> = state.order.iter().copied().collect();
+        readers.sort_by_key(|(ci, _)| order.get(ci).copied().unwrap_or(usize::MAX));
+        state.readers = readers;
+    }
     for r in results {
-        for (i, d) in r? {
-            out.insert(i, d);
+        for (b, ci, d) in r? {
+            if let Some(leaves) = out.get_mut(b) {
+                leaves.insert(ci, d);
+            }
         }
     }
     Ok(out)
