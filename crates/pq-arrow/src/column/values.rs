@@ -406,8 +406,11 @@ pub(crate) fn take_plain(
 }
 
 /// Appends `n` PLAIN byte arrays from `data` to `offsets` + `values`;
-/// returns the bytes consumed. One bounds check per value and no per-value
-/// `Result`: the offset overflow is checked once, on the last offset.
+/// returns the bytes consumed. A first pass checks every length against the
+/// bytes left (one check per value, no per-value `Result`) and sums them, so
+/// that the values buffer is sized once and the offset overflow checked
+/// once; the second pass copies, values of up to 32 bytes as one fixed-size
+/// move.
 pub(crate) fn plain_byte_arrays<O: OffsetSize>(
     data: &[u8],
     n: usize,
@@ -415,38 +418,56 @@ pub(crate) fn plain_byte_arrays<O: OffsetSize>(
     values: &mut Vec<u8>,
     at: &Location,
 ) -> Result<usize> {
+    /// Values up to this long are copied as one fixed-size move.
+    const WIDE: usize = 32;
     let e = |err| enc_err(at, err);
-    start_offsets(offsets, values).map_err(e)?;
-    // Every value takes at least its 4-byte length: bound the reservation.
-    let n_max = n.min(data.len() / 4);
-    offsets.reserve(n_max);
-    values.reserve(data.len().saturating_sub(4 * n_max).min(data.len()));
+    let len_at = |p: usize| -> Option<usize> {
+        let b = data.get(p..p + 4)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    };
+    // First pass: the lengths, each checked against the bytes left.
     let mut pos = 0usize;
     let mut done = 0usize;
+    let mut total = 0usize;
     while done < n {
-        let Some(len_bytes) = data.get(pos..pos + 4) else {
+        let Some(len) = len_at(pos) else { break };
+        let end = pos + 4 + len;
+        if end > data.len() {
             break;
-        };
-        let len =
-            u32::from_le_bytes([len_bytes[0], len_bytes[1], len_bytes[2], len_bytes[3]]) as usize;
-        let Some(v) = data.get(pos + 4..pos + 4 + len) else {
-            break;
-        };
-        values.extend_from_slice(v);
-        pos += 4 + len;
+        }
+        total += len;
+        pos = end;
         done += 1;
-        // Offsets are checked once below (the end offset is the largest).
-        offsets.push(O::from_usize(values.len()).unwrap_or_default());
-    }
-    if offset_of::<O>(values.len()).is_err() {
-        return Err(e(pq_encoding::Error::OffsetOverflow {
-            offset_bits: O::BITS,
-            found: values.len(),
-        }));
     }
     if done < n {
         return Err(short(at, "PLAIN byte arrays", n, done));
     }
+    start_offsets(offsets, values).map_err(e)?;
+    let base = values.len();
+    offset_of::<O>(base + total).map_err(e)?;
+    offsets.reserve(n);
+    values.resize(base + total + WIDE, 0);
+    // Second pass: the copies, bounds known good.
+    let mut p = 0usize;
+    let mut out = base;
+    for _ in 0..n {
+        let len = len_at(p).unwrap_or(0);
+        let s = p + 4;
+        if len <= WIDE
+            && let (Some(src), Some(dst)) = (data.get(s..s + WIDE), values.get_mut(out..out + WIDE))
+        {
+            dst.copy_from_slice(src);
+        } else if let (Some(src), Some(dst)) =
+            (data.get(s..s + len), values.get_mut(out..out + len))
+        {
+            dst.copy_from_slice(src);
+        }
+        out += len;
+        p = s + len;
+        // Fits: the total was checked above.
+        offsets.push(O::from_usize(out).unwrap_or_default());
+    }
+    values.truncate(out);
     Ok(pos)
 }
 
