@@ -524,3 +524,76 @@ pub(crate) fn dictionary_array(
         other => Err(unsupported(at, format!("dictionary key type {other}"))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use arrow_array::cast::AsArray;
+
+    fn bytes(offsets: Vec<i32>, values: &[u8]) -> Dense {
+        Dense::Bytes {
+            offsets: Offsets::I32(offsets),
+            values: values.to_vec(),
+        }
+    }
+
+    #[test]
+    fn strings_with_nulls_take_the_trusted_path() {
+        let nulls = NullBuffer::from(vec![true, false, true, false]);
+        let a = to_arrow(
+            bytes(vec![0, 2, 5], b"abcde"),
+            Some(nulls),
+            4,
+            &DataType::Utf8,
+            false,
+            &Location::default(),
+        )
+        .unwrap();
+        let s = a.as_string::<i32>();
+        assert_eq!(s.value_offsets(), &[0, 2, 2, 5, 5]);
+        assert_eq!(s.value(0), "ab");
+        assert!(s.is_null(1));
+        assert_eq!(s.value(2), "cde");
+        // Arrow's own validation agrees with what was built unchecked.
+        a.to_data().validate_full().unwrap();
+    }
+
+    #[test]
+    fn invalid_utf8_is_an_error_unless_checked_by_the_dictionary() {
+        let r = to_arrow(
+            bytes(vec![0, 1, 3], b"a\xff\xfe"),
+            None,
+            2,
+            &DataType::Utf8,
+            false,
+            &Location::default(),
+        );
+        assert!(r.is_err());
+        // Binary takes the same bytes as they are.
+        let a = to_arrow(
+            bytes(vec![0, 1, 3], b"a\xff\xfe"),
+            None,
+            2,
+            &DataType::Binary,
+            false,
+            &Location::default(),
+        )
+        .unwrap();
+        assert_eq!(a.as_binary::<i32>().value(1), b"\xff\xfe");
+    }
+
+    #[test]
+    fn offsets_not_ending_at_the_values_use_the_checked_construction() {
+        // The last offset stops short of the values: not trusted, and the
+        // checked construction accepts it (values past the end are unused).
+        let a = byte_array::<Utf8Type>(vec![0, 1, 2], b"abc".to_vec(), None, &Location::default())
+            .unwrap();
+        assert_eq!(a.as_string::<i32>().value(1), "b");
+        // Offsets past the values are rejected, not trusted.
+        let r = std::panic::catch_unwind(|| {
+            byte_array::<Utf8Type>(vec![0, 4], b"abc".to_vec(), None, &Location::default())
+        });
+        assert!(!matches!(r, Ok(Ok(_))));
+    }
+}
