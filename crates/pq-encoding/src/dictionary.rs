@@ -71,23 +71,22 @@ pub fn gather_byte_array<D: OffsetSize, O: OffsetSize>(
 ) -> Result<()> {
     const WIDE: usize = 32;
     check_indices(idx, dict_offsets.len().saturating_sub(1))?;
-    // The value ranges, checked against the dictionary's bytes.
-    let range = |i: u32| -> Result<(usize, usize)> {
+    // The value ranges, checked against the dictionary's bytes without a
+    // branch per value: any bad range sets `bad`.
+    let mut total = 0usize;
+    let mut bad = false;
+    for &i in idx {
         let i = i as usize;
         let (s, e) = (dict_offsets[i].as_usize(), dict_offsets[i + 1].as_usize());
-        if s > e || e > dict_values.len() {
-            return Err(eof(
-                "dictionary value",
-                e.saturating_sub(s),
-                dict_values.len().saturating_sub(s),
-            ));
-        }
-        Ok((s, e))
-    };
-    let mut total = 0usize;
-    for &i in idx {
-        let (s, e) = range(i)?;
-        total += e - s;
+        bad |= (s > e) | (e > dict_values.len());
+        total = total.wrapping_add(e.wrapping_sub(s));
+    }
+    if bad {
+        return Err(Error::Invalid {
+            what: "dictionary offsets",
+            expected: "increasing, within the dictionary's bytes",
+            found: dict_values.len() as i128,
+        });
     }
     let had_offsets = !offsets.is_empty();
     start_offsets(offsets, values)?;
