@@ -38,7 +38,7 @@
 //! per column (encodings, dictionary and fallback, data page v1 or v2,
 //! codec, row group and page sizes, statistics, page index, checksums,
 //! key-value metadata); [`write_parquet`] writes a file in one call. See
-//! [`write`].
+//! [`write`](mod@write).
 //!
 //! # Types
 //!
