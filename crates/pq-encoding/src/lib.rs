@@ -69,6 +69,7 @@ pub mod group_var_int;
 pub mod offsets;
 pub mod plain;
 pub mod rle;
+mod transpose;
 pub mod varint;
 
 pub use error::{Error, Result};

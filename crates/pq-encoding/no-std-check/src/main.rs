@@ -9,7 +9,7 @@ extern crate alloc;
 use alloc::vec::Vec;
 use core::alloc::{GlobalAlloc, Layout};
 
-use pq_encoding::{alp, delta_binary_packed, delta_byte_array, plain, rle};
+use pq_encoding::{alp, byte_stream_split, delta_binary_packed, delta_byte_array, plain, rle};
 
 #[link(name = "c")]
 unsafe extern "C" {
@@ -68,6 +68,16 @@ fn check() -> bool {
     let (mut offsets, mut values) = (Vec::<i32>::new(), Vec::new());
     let Ok(mut dec) = delta_byte_array::DeltaByteArrayDecoder::new(&buf) else { return false };
     if dec.decode(&mut offsets, &mut values, 4) != Ok(4) || values != b"axisaxlebabblebabyhood" {
+        return false;
+    }
+
+    // BYTE_STREAM_SPLIT picks its transpose without CPU detection here.
+    let floats: Vec<f64> = (0..3000).map(|i| f64::from(i) * 0.37).collect();
+    let mut buf = Vec::new();
+    byte_stream_split::encode(&floats, &mut buf);
+    let mut back = alloc::vec![0f64; floats.len()];
+    let Ok(mut dec) = byte_stream_split::ByteStreamSplitDecoder::new(&buf, 8) else { return false };
+    if dec.decode(&mut back) != Ok(floats.len()) || back != floats {
         return false;
     }
 
