@@ -198,7 +198,12 @@ fn median(mut f: impl FnMut() -> usize) -> (Duration, usize) {
 
 fn bench(c: &mut Criterion) {
     let batches = batches();
-    for s in [Setting::SnappyDict, Setting::ZstdV2] {
+    // Set when profiling one side alone.
+    let table = std::env::var_os("PQ_WRITE_BENCH_NO_TABLE").is_none();
+    for s in [Setting::SnappyDict, Setting::ZstdV2]
+        .into_iter()
+        .filter(|_| table)
+    {
         let (t_pq, n_pq) = median(|| write_pq(&batches, s).len());
         let (t_rs, n_rs) = median(|| write_arrow_rs(&batches, s).len());
         println!(

@@ -1,8 +1,6 @@
 //! The writer of one column chunk: values from Arrow buffers into pages,
 //! dictionary with fallback, statistics and the page index.
 
-use pq_encoding::dictionary::{ByteArrayDictEncoder, DictEncoder, DictLimits};
-use pq_encoding::rle::RleEncoder;
 use pq_encoding::{alp, byte_stream_split, delta_binary_packed, delta_byte_array, plain};
 use pq_format::{
     BinaryList, BoundaryOrder, ColumnIndex, ColumnMetaData, CompressionCodec, Encoding,
@@ -11,9 +9,11 @@ use pq_format::{
 use pq_page::{DataPageV1Parts, DataPageV2Parts, PageWriteError, PageWriter, bit_width};
 
 use crate::error::{Error, Location, Result, enc_err};
+use crate::write::dict::{BytesDict, FixedDict};
 use crate::write::levels::{LeafLevels, Selection};
 use crate::write::options::{DataPageVersion, ResolvedColumn, WriterOptions};
-use crate::write::phys::{Phys, phys};
+use crate::write::phys::{ByteSource, Phys, phys};
+use crate::write::rle;
 use crate::write::schema::{Leaf, SortOrder};
 use crate::write::stats::{
     Order, Stats, half_to_f32, minmax_f64, minmax_i32, minmax_i64, truncate_max, truncate_min,
@@ -54,13 +54,20 @@ enum Values {
     I64(Vec<i64>),
     F32(Vec<f32>),
     F64(Vec<f64>),
-    Bytes { offsets: Vec<usize>, data: Vec<u8> },
+    /// BYTE_ARRAY values for encodings that need them one by one.
+    Bytes {
+        offsets: Vec<usize>,
+        data: Vec<u8>,
+    },
+    /// BYTE_ARRAY values already PLAIN-encoded (4-byte length, bytes).
+    PlainBytes(Vec<u8>),
     Fixed(Vec<u8>, usize),
 }
 
 impl Values {
-    fn new(leaf: &Leaf) -> Self {
+    fn new(leaf: &Leaf, encoding: Encoding) -> Self {
         match leaf.physical {
+            Type::BYTE_ARRAY if encoding == Encoding::PLAIN => Values::PlainBytes(Vec::new()),
             Type::BOOLEAN => Values::Bool(Vec::new()),
             Type::INT32 => Values::I32(Vec::new()),
             Type::INT64 => Values::I64(Vec::new()),
@@ -82,6 +89,7 @@ impl Values {
             Values::F32(v) => v.len() * 4,
             Values::F64(v) => v.len() * 8,
             Values::Bytes { offsets, data } => data.len() + 4 * (offsets.len() - 1),
+            Values::PlainBytes(v) => v.len(),
             Values::Fixed(v, _) => v.len(),
         }
     }
@@ -97,17 +105,18 @@ impl Values {
                 offsets.truncate(1);
                 data.clear();
             }
+            Values::PlainBytes(v) => v.clear(),
             Values::Fixed(v, _) => v.clear(),
         }
     }
 
-    fn encode(&self, encoding: Encoding, out: &mut Vec<u8>) -> pq_encoding::Result<()> {
+    /// Encodes the values into `out` (taking the buffer when it already
+    /// holds the encoding and `out` is empty); [`clear`](Self::clear) next.
+    fn encode(&mut self, encoding: Encoding, out: &mut Vec<u8>) -> pq_encoding::Result<()> {
         match (self, encoding) {
-            (Values::Bool(v), Encoding::RLE) => {
-                let mut e = RleEncoder::new(1);
-                e.put_slice(v);
-                e.finish_length_prefixed(out);
-            }
+            (Values::PlainBytes(v), _) if out.is_empty() => std::mem::swap(v, out),
+            (Values::PlainBytes(v), _) => out.extend_from_slice(v),
+            (Values::Bool(v), Encoding::RLE) => rle::encode_length_prefixed(v, 1, out),
             (Values::Bool(v), _) => plain::encode_bool(v, out),
             (Values::I32(v), Encoding::DELTA_BINARY_PACKED) => delta_binary_packed::encode(v, out),
             (Values::I64(v), Encoding::DELTA_BINARY_PACKED) => delta_binary_packed::encode(v, out),
@@ -151,28 +160,24 @@ impl Values {
 /// The dictionary of a column chunk.
 #[derive(Debug)]
 enum Dict {
-    I32(DictEncoder<i32>),
-    I64(DictEncoder<i64>),
-    F32(DictEncoder<f32>),
-    F64(DictEncoder<f64>),
-    Bytes(ByteArrayDictEncoder),
-    /// FIXED_LEN_BYTE_ARRAY values of this width.
-    Fixed(ByteArrayDictEncoder, usize),
+    I32(FixedDict<i32>),
+    I64(FixedDict<i64>),
+    F32(FixedDict<f32>),
+    F64(FixedDict<f64>),
+    Bytes(BytesDict),
+    /// FIXED_LEN_BYTE_ARRAY values.
+    Fixed(BytesDict),
 }
 
 impl Dict {
-    fn new(physical: Type, width: usize) -> Option<Self> {
-        let limits = DictLimits {
-            max_entries: usize::MAX,
-            max_bytes: usize::MAX,
-        };
+    fn new(physical: Type) -> Option<Self> {
         Some(match physical {
-            Type::INT32 => Dict::I32(DictEncoder::new(limits)),
-            Type::INT64 => Dict::I64(DictEncoder::new(limits)),
-            Type::FLOAT => Dict::F32(DictEncoder::new(limits)),
-            Type::DOUBLE => Dict::F64(DictEncoder::new(limits)),
-            Type::BYTE_ARRAY => Dict::Bytes(ByteArrayDictEncoder::new(limits)),
-            Type::FIXED_LEN_BYTE_ARRAY => Dict::Fixed(ByteArrayDictEncoder::new(limits), width),
+            Type::INT32 => Dict::I32(FixedDict::new()),
+            Type::INT64 => Dict::I64(FixedDict::new()),
+            Type::FLOAT => Dict::F32(FixedDict::new()),
+            Type::DOUBLE => Dict::F64(FixedDict::new()),
+            Type::BYTE_ARRAY => Dict::Bytes(BytesDict::new()),
+            Type::FIXED_LEN_BYTE_ARRAY => Dict::Fixed(BytesDict::new()),
             _ => return None,
         })
     }
@@ -183,29 +188,29 @@ impl Dict {
             Dict::I64(d) => d.num_entries(),
             Dict::F32(d) => d.num_entries(),
             Dict::F64(d) => d.num_entries(),
-            Dict::Bytes(d) | Dict::Fixed(d, _) => d.num_entries(),
+            Dict::Bytes(d) | Dict::Fixed(d) => d.num_entries(),
         }
     }
 
     /// Bytes of the dictionary page as written.
     fn size(&self) -> usize {
         match self {
-            Dict::I32(d) => d.dict_size_bytes(),
-            Dict::I64(d) => d.dict_size_bytes(),
-            Dict::F32(d) => d.dict_size_bytes(),
-            Dict::F64(d) => d.dict_size_bytes(),
-            Dict::Bytes(d) => d.dict_size_bytes(),
-            Dict::Fixed(d, w) => d.num_entries() * w,
+            Dict::I32(d) => d.size(),
+            Dict::I64(d) => d.size(),
+            Dict::F32(d) => d.size(),
+            Dict::F64(d) => d.size(),
+            Dict::Bytes(d) => d.size(),
+            Dict::Fixed(d) => d.fixed_size(),
         }
     }
 
     fn num_indices(&self) -> usize {
         match self {
-            Dict::I32(d) => d.indices().len(),
-            Dict::I64(d) => d.indices().len(),
-            Dict::F32(d) => d.indices().len(),
-            Dict::F64(d) => d.indices().len(),
-            Dict::Bytes(d) | Dict::Fixed(d, _) => d.indices().len(),
+            Dict::I32(d) => d.num_indices(),
+            Dict::I64(d) => d.num_indices(),
+            Dict::F32(d) => d.num_indices(),
+            Dict::F64(d) => d.num_indices(),
+            Dict::Bytes(d) | Dict::Fixed(d) => d.num_indices(),
         }
     }
 
@@ -215,7 +220,10 @@ impl Dict {
             Dict::I64(d) => d.write_indices(out),
             Dict::F32(d) => d.write_indices(out),
             Dict::F64(d) => d.write_indices(out),
-            Dict::Bytes(d) | Dict::Fixed(d, _) => d.write_indices(out),
+            Dict::Bytes(d) | Dict::Fixed(d) => {
+                d.write_indices(out);
+                d.next_page();
+            }
         }
     }
 
@@ -226,16 +234,7 @@ impl Dict {
             Dict::F32(d) => d.write_dict(out),
             Dict::F64(d) => d.write_dict(out),
             Dict::Bytes(d) => d.write_dict(out),
-            Dict::Fixed(d, w) => {
-                // PLAIN FIXED_LEN_BYTE_ARRAY has no length prefixes: drop them.
-                let mut tmp = Vec::with_capacity(d.dict_size_bytes());
-                d.write_dict(&mut tmp);
-                let mut rest = tmp.as_slice();
-                while rest.len() >= 4 + w {
-                    out.extend_from_slice(&rest[4..4 + w]);
-                    rest = &rest[4 + w..];
-                }
-            }
+            Dict::Fixed(d) => d.write_dict_fixed(out),
         }
     }
 }
@@ -256,8 +255,10 @@ struct PageMeta {
 /// A written column chunk, its offsets relative to its first byte.
 #[derive(Debug)]
 pub(crate) struct FinishedChunk {
-    /// Dictionary page (if any) then data pages.
-    pub bytes: Vec<u8>,
+    /// Dictionary page, empty when there is none.
+    pub dict_page: Vec<u8>,
+    /// Data pages, written right after the dictionary page.
+    pub pages: Vec<u8>,
     /// Metadata with offsets relative to the chunk start.
     pub meta: ColumnMetaData,
     pub column_index: Option<ColumnIndex>,
@@ -323,7 +324,7 @@ pub(crate) struct ColumnChunkWriter {
 impl ColumnChunkWriter {
     pub(crate) fn new(leaf: &Leaf, opts: ResolvedColumn, options: &WriterOptions) -> Self {
         let dict = if opts.dictionary {
-            Dict::new(leaf.physical, leaf.type_length)
+            Dict::new(leaf.physical)
         } else {
             None
         };
@@ -351,7 +352,7 @@ impl ColumnChunkWriter {
             page_levels: 0,
             page_rows: 0,
             page_stats: Stats::default(),
-            values: Values::new(leaf),
+            values: Values::new(leaf, opts.encoding),
             dict,
             dict_active,
             data: Vec::new(),
@@ -534,13 +535,28 @@ impl ColumnChunkWriter {
                     out.extend_from_slice(&self.bools);
                 }
             }
-            Phys::Bytes(src) => {
-                let get = |k: usize| match sel {
-                    Selection::Range(a) => src.get(a + k),
-                    Selection::Indices(ix) => src.get(ix[k]),
-                };
-                self.put_bytes((va..vb).map(get), stats);
-            }
+            Phys::Bytes(src) => match (src, sel) {
+                // Contiguous offsets: walked directly, no per-value dispatch.
+                (ByteSource::O32(o, d), Selection::Range(a)) => {
+                    let o = &o[a + va..=a + vb];
+                    let total = (o[o.len() - 1] - o[0]) as usize;
+                    let iter = o.windows(2).map(|w| &d[w[0] as usize..w[1] as usize]);
+                    self.put_bytes(iter, stats, total);
+                }
+                (ByteSource::O64(o, d), Selection::Range(a)) => {
+                    let o = &o[a + va..=a + vb];
+                    let total = (o[o.len() - 1] - o[0]) as usize;
+                    let iter = o.windows(2).map(|w| &d[w[0] as usize..w[1] as usize]);
+                    self.put_bytes(iter, stats, total);
+                }
+                _ => {
+                    let get = |k: usize| match sel {
+                        Selection::Range(a) => src.get(a + k),
+                        Selection::Indices(ix) => src.get(ix[k]),
+                    };
+                    self.put_bytes((va..vb).map(get), stats, 0);
+                }
+            },
             Phys::Fixed(data, w) => {
                 let w = *w;
                 let get = |k: usize| {
@@ -550,57 +566,57 @@ impl ColumnChunkWriter {
                     };
                     &data[i * w..i * w + w]
                 };
-                self.put_bytes((va..vb).map(get), stats);
+                self.put_bytes((va..vb).map(get), stats, (vb - va) * w);
             }
         }
     }
 
-    fn put_bytes<'b>(&mut self, values: impl Iterator<Item = &'b [u8]> + Clone, stats: bool) {
-        if stats && self.leaf.sort != SortOrder::Undefined {
-            let mut bounds: Option<(&[u8], &[u8])> = None;
-            let order = self.order;
-            for v in values.clone() {
-                if order.sort == SortOrder::Float16
-                    && half_to_f32(u16::from_le_bytes([v[0], v[1]])).is_nan()
-                {
-                    continue;
-                }
-                bounds = Some(match bounds {
-                    None => (v, v),
-                    Some((lo, hi)) => {
-                        if order.sort == SortOrder::Bytes {
-                            (lo.min(v), hi.max(v))
-                        } else {
-                            (
-                                if order.cmp(v, lo).is_lt() { v } else { lo },
-                                if order.cmp(v, hi).is_gt() { v } else { hi },
-                            )
-                        }
-                    }
-                });
-            }
-            if let Some((lo, hi)) = bounds {
-                self.page_stats.update(&order, lo, hi);
-            }
-        }
+    /// Adds byte-array values (`total` bytes of them, when known).
+    fn put_bytes<'b>(
+        &mut self,
+        values: impl Iterator<Item = &'b [u8]> + Clone,
+        stats: bool,
+        total: usize,
+    ) {
+        let stats = stats && self.leaf.sort != SortOrder::Undefined;
+        let order = self.order;
         match (&mut self.dict, &mut self.values) {
-            (Some(Dict::Bytes(d) | Dict::Fixed(d, _)), _) if self.dict_active => {
+            (Some(Dict::Bytes(d) | Dict::Fixed(d)), _) if self.dict_active => {
+                let from = d.num_indices();
                 for v in values {
                     d.put(v);
                 }
+                // Bounds of the distinct values new to this page: the same
+                // as over every value, for a fraction of the comparisons.
+                if stats && let Some((lo, hi)) = byte_bounds(&order, d.new_in_page(from)) {
+                    self.page_stats.update(&order, lo, hi);
+                }
+                return;
+            }
+            (_, Values::PlainBytes(buf)) => {
+                buf.reserve(total + 4 * values.size_hint().0);
+                for v in values.clone() {
+                    buf.extend_from_slice(&(v.len() as u32).to_le_bytes());
+                    buf.extend_from_slice(v);
+                }
             }
             (_, Values::Bytes { offsets, data }) => {
-                for v in values {
+                data.reserve(total);
+                for v in values.clone() {
                     data.extend_from_slice(v);
                     offsets.push(data.len());
                 }
             }
             (_, Values::Fixed(data, _)) => {
-                for v in values {
+                data.reserve(total);
+                for v in values.clone() {
                     data.extend_from_slice(v);
                 }
             }
             _ => {}
+        }
+        if stats && let Some((lo, hi)) = byte_bounds(&order, values) {
+            self.page_stats.update(&order, lo, hi);
         }
     }
 
@@ -614,12 +630,10 @@ impl ColumnChunkWriter {
             if max == 0 {
                 continue;
             }
-            let mut e = RleEncoder::new(bit_width(max));
-            e.put_slice(levels);
             if v2 {
-                e.finish(out);
+                rle::encode(levels, bit_width(max), out);
             } else {
-                e.finish_length_prefixed(out);
+                rle::encode_length_prefixed(levels, bit_width(max), out);
             }
         }
     }
@@ -755,7 +769,7 @@ impl ColumnChunkWriter {
             }
         }
         encoding_stats.extend(self.encoding_stats.iter().cloned());
-        bytes.extend_from_slice(&self.data);
+        let pages = std::mem::take(&mut self.data);
         let stats_on = self.opts.statistics;
         let statistics = stats_on.then(|| {
             let mut s = Statistics {
@@ -798,7 +812,7 @@ impl ColumnChunkWriter {
             codec: CompressionCodec(self.opts.codec.thrift_id()),
             num_values: self.num_values as i64,
             total_uncompressed_size: self.uncompressed as i64,
-            total_compressed_size: bytes.len() as i64,
+            total_compressed_size: (bytes.len() + pages.len()) as i64,
             data_page_offset: dict_len as i64,
             dictionary_page_offset: (dict_len > 0).then_some(0),
             statistics,
@@ -806,7 +820,8 @@ impl ColumnChunkWriter {
             ..Default::default()
         };
         Ok(FinishedChunk {
-            bytes,
+            dict_page: bytes,
+            pages,
             meta,
             column_index,
             offset_index,
@@ -857,6 +872,57 @@ fn column_index(pages: &[PageMeta], order: &Order) -> Option<ColumnIndex> {
         BoundaryOrder::UNORDERED
     };
     Some(ci)
+}
+
+/// The first 8 bytes, zero-padded, as a big-endian number: when two
+/// values' prefixes differ, so do the values, in the same order.
+#[inline(always)]
+fn prefix(v: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = v.len().min(8);
+    b[..n].copy_from_slice(&v[..n]);
+    u64::from_be_bytes(b)
+}
+
+/// Min and max of byte-array values under `order`, NaN (FLOAT16) skipped.
+fn byte_bounds<'b>(
+    order: &Order,
+    mut values: impl Iterator<Item = &'b [u8]>,
+) -> Option<(&'b [u8], &'b [u8])> {
+    if order.sort == SortOrder::Bytes {
+        // Most comparisons are decided by the 8-byte prefixes.
+        let first = values.next()?;
+        let (mut lo, mut hi) = (first, first);
+        let (mut plo, mut phi) = (prefix(first), prefix(first));
+        for v in values {
+            let p = prefix(v);
+            if p < plo || (p == plo && v < lo) {
+                lo = v;
+                plo = p;
+            }
+            if p > phi || (p == phi && v > hi) {
+                hi = v;
+                phi = p;
+            }
+        }
+        return Some((lo, hi));
+    }
+    let mut bounds: Option<(&[u8], &[u8])> = None;
+    for v in values {
+        if order.sort == SortOrder::Float16
+            && half_to_f32(u16::from_le_bytes([v[0], v[1]])).is_nan()
+        {
+            continue;
+        }
+        bounds = Some(match bounds {
+            None => (v, v),
+            Some((lo, hi)) => (
+                if order.cmp(v, lo).is_lt() { v } else { lo },
+                if order.cmp(v, hi).is_gt() { v } else { hi },
+            ),
+        });
+    }
+    bounds
 }
 
 /// The selected values `va..vb` as a slice: borrowed when contiguous,

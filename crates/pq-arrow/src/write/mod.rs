@@ -33,9 +33,11 @@
 //! under `ARROW:schema` as arrow-rs and pyarrow store it.
 
 mod column;
+mod dict;
 mod levels;
 mod options;
 mod phys;
+mod rle;
 mod schema;
 mod stats;
 
@@ -243,7 +245,8 @@ impl<W: Write> ParquetWriter<W> {
         for col in columns {
             let finished = col.finish()?;
             let base = self.out.pos as i64;
-            self.out.write_all(&finished.bytes)?;
+            self.out.write_all(&finished.dict_page)?;
+            self.out.write_all(&finished.pages)?;
             let mut meta = finished.meta;
             meta.data_page_offset += base;
             meta.dictionary_page_offset = meta.dictionary_page_offset.map(|o| o + base);
