@@ -170,12 +170,19 @@ enum Dict {
 }
 
 impl Dict {
-    fn new(physical: Type) -> Option<Self> {
+    /// A dictionary; `max_bytes` and `max_entries` are the fallback limits.
+    fn new(physical: Type, max_bytes: usize, max_entries: usize) -> Option<Self> {
+        // Entries before the fallback, plus what one mini-batch adds past it.
+        let cap = |size: usize| {
+            (max_bytes / size)
+                .min(max_entries)
+                .saturating_add(MINI_BATCH)
+        };
         Some(match physical {
-            Type::INT32 => Dict::I32(FixedDict::new()),
-            Type::INT64 => Dict::I64(FixedDict::new()),
-            Type::FLOAT => Dict::F32(FixedDict::new()),
-            Type::DOUBLE => Dict::F64(FixedDict::new()),
+            Type::INT32 => Dict::I32(FixedDict::new(cap(4))),
+            Type::INT64 => Dict::I64(FixedDict::new(cap(8))),
+            Type::FLOAT => Dict::F32(FixedDict::new(cap(4))),
+            Type::DOUBLE => Dict::F64(FixedDict::new(cap(8))),
             Type::BYTE_ARRAY => Dict::Bytes(BytesDict::new()),
             Type::FIXED_LEN_BYTE_ARRAY => Dict::Fixed(BytesDict::new()),
             _ => return None,
@@ -324,7 +331,11 @@ pub(crate) struct ColumnChunkWriter {
 impl ColumnChunkWriter {
     pub(crate) fn new(leaf: &Leaf, opts: ResolvedColumn, options: &WriterOptions) -> Self {
         let dict = if opts.dictionary {
-            Dict::new(leaf.physical)
+            Dict::new(
+                leaf.physical,
+                options.dictionary_page_size_limit,
+                options.dictionary_max_entries,
+            )
         } else {
             None
         };

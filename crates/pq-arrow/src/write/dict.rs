@@ -99,16 +99,27 @@ pub(crate) struct FixedDict<T> {
     /// (value bits, id); `id == EMPTY` for a free slot.
     slots: Vec<(u64, u32)>,
     shift: u32,
+    /// The table stops doubling at this many slots (see `new`).
+    max_slots: usize,
     entries: Vec<T>,
     indices: Vec<u32>,
 }
 
 impl<T: FixedWidth> FixedDict<T> {
-    pub(crate) fn new() -> Self {
+    /// A dictionary expected to hold at most about `max_entries` entries
+    /// before the writer falls back: the table then stops doubling at a
+    /// load of 3/4 instead of 1/2 (a larger table only to be dropped at the
+    /// fallback costs more than the longer probes).
+    pub(crate) fn new(max_entries: usize) -> Self {
         let n = 1024;
         Self {
             slots: vec![(0, EMPTY); n],
             shift: 64 - bits_for(n),
+            max_slots: max_entries
+                .saturating_mul(4)
+                .div_ceil(3)
+                .checked_next_power_of_two()
+                .unwrap_or(usize::MAX),
             entries: Vec::new(),
             indices: Vec::new(),
         }
@@ -132,7 +143,8 @@ impl<T: FixedWidth> FixedDict<T> {
                     let id = self.entries.len() as u32;
                     self.slots[i] = (key, id);
                     self.entries.push(v);
-                    if self.entries.len() * 2 > self.slots.len() {
+                    let (e, n) = (self.entries.len(), self.slots.len());
+                    if (e * 2 > n && n < self.max_slots) || e * 4 > n * 3 {
                         self.grow();
                     }
                     break id;
@@ -421,7 +433,7 @@ mod tests {
                 _ => ((i * 7919) % 3001) as f64,
             })
             .collect();
-        let mut ours = FixedDict::<f64>::new();
+        let mut ours = FixedDict::<f64>::new(usize::MAX);
         let mut theirs = DictEncoder::<f64>::new(NO_LIMIT);
         ours.put(&values);
         theirs.put(&values);
@@ -435,9 +447,17 @@ mod tests {
         theirs.write_indices(&mut b);
         assert_eq!(a, b);
         let ints: Vec<i64> = (0..300_000).map(|i| i * 4 + (i % 3)).collect();
-        let mut ours = FixedDict::<i64>::new();
-        ours.put(&ints);
-        assert_eq!(ours.num_entries(), ints.len());
-        assert_eq!(ours.size(), ints.len() * 8);
+        // Past the expected size the table fills to 3/4 and then grows.
+        for cap in [usize::MAX, 1000, 100_000] {
+            let mut ours = FixedDict::<i64>::new(cap);
+            ours.put(&ints);
+            assert_eq!(ours.num_entries(), ints.len());
+            assert_eq!(ours.size(), ints.len() * 8);
+            let mut again = ours.clone();
+            again.indices.clear();
+            again.put(&ints[..1000]);
+            assert_eq!(again.indices, (0..1000).collect::<Vec<u32>>());
+            assert!(ours.slots.len() * 3 >= ours.entries.len() * 4);
+        }
     }
 }
