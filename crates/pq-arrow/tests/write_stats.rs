@@ -40,7 +40,8 @@ fn batch(rows: usize) -> RecordBatch {
             .collect::<String>()
     }));
     let nullable = StringArray::from_iter(
-        (0..rows).map(|i| (rng(&mut s) % 5 != 0).then(|| format!("{}", (i * 7919) % 1000))),
+        (0..rows)
+            .map(|i| (!rng(&mut s).is_multiple_of(5)).then(|| format!("{}", (i * 7919) % 1000))),
     );
     let fixed = FixedSizeBinaryArray::try_from_iter(
         (0..rows).map(|i| [(i / 900) as u8, (rng(&mut s) % 4) as u8, 0xff]),
