@@ -62,5 +62,7 @@ pub mod schema;
 pub mod write;
 
 pub use error::{Error, Location, Result};
+pub use pq_format::Limits as MetadataLimits;
+pub use pq_page::PageOptions;
 pub use reader::{ParquetReader, ParquetRecordBatchReader, ReadSeek, read_parquet};
 pub use write::{ParquetWriter, WriterOptions, write_parquet};

@@ -106,6 +106,21 @@ fn format_err(source: pq_format::FormatError) -> Error {
 impl ParquetReader {
     /// Opens the file at `path`, reading only its footer.
     pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        Self::open_with_limits(path, &Limits::default())
+    }
+
+    /// [`open`](Self::open) with these metadata limits (footer size, Thrift
+    /// nesting, string and list lengths, schema depth), also applied to page
+    /// headers. The limits on pages are set with
+    /// [`with_page_options`](Self::with_page_options).
+    ///
+    /// ```
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+    /// let tiny = pq_arrow::MetadataLimits { max_metadata_size: 16, ..Default::default() };
+    /// let err = pq_arrow::ParquetReader::open_with_limits(path, &tiny).unwrap_err();
+    /// assert!(err.to_string().contains("exceeds the limit of 16 bytes"), "{err}");
+    /// ```
+    pub fn open_with_limits(path: impl AsRef<Path>, limits: &Limits) -> Result<Self> {
         let path = path.as_ref();
         let mut f = File::open(path).map_err(|source| Error::Io {
             at: Box::default(),
@@ -115,31 +130,56 @@ impl ParquetReader {
             at: Box::default(),
             source,
         })?;
-        let md = pq_format::read_metadata(&mut f, &Limits::default()).map_err(format_err)?;
-        Self::new(Source::Path(path.to_path_buf()), file_len, md)
+        let md = pq_format::read_metadata(&mut f, limits).map_err(format_err)?;
+        Self::new(Source::Path(path.to_path_buf()), file_len, md, limits)
     }
 
     /// Reads from any `Read + Seek`: the footer now, the chosen column
     /// chunks when iterating.
-    pub fn from_reader<R: Read + Seek + Send + 'static>(mut reader: R) -> Result<Self> {
+    pub fn from_reader<R: Read + Seek + Send + 'static>(reader: R) -> Result<Self> {
+        Self::from_reader_with_limits(reader, &Limits::default())
+    }
+
+    /// [`from_reader`](Self::from_reader) with these metadata limits, as
+    /// [`open_with_limits`](Self::open_with_limits).
+    pub fn from_reader_with_limits<R: Read + Seek + Send + 'static>(
+        mut reader: R,
+        limits: &Limits,
+    ) -> Result<Self> {
         let file_len = reader.seek(SeekFrom::End(0)).map_err(|source| Error::Io {
             at: Box::default(),
             source,
         })?;
-        let md = pq_format::read_metadata(&mut reader, &Limits::default()).map_err(format_err)?;
-        Self::new(Source::Reader(Box::new(reader)), file_len, md)
+        let md = pq_format::read_metadata(&mut reader, limits).map_err(format_err)?;
+        Self::new(Source::Reader(Box::new(reader)), file_len, md, limits)
     }
 
     /// Reads a file held in memory.
     pub fn from_bytes(bytes: Bytes) -> Result<Self> {
-        let md =
-            pq_format::read_metadata_from_bytes(&bytes, &Limits::default()).map_err(format_err)?;
-        let len = bytes.len() as u64;
-        Self::new(Source::Bytes(bytes), len, md)
+        Self::from_bytes_with_limits(bytes, &Limits::default())
     }
 
-    fn new(source: Source, file_len: u64, md: FileMetaData) -> Result<Self> {
+    /// [`from_bytes`](Self::from_bytes) with these metadata limits, as
+    /// [`open_with_limits`](Self::open_with_limits).
+    pub fn from_bytes_with_limits(bytes: Bytes, limits: &Limits) -> Result<Self> {
+        let md = pq_format::read_metadata_from_bytes(&bytes, limits).map_err(format_err)?;
+        let len = bytes.len() as u64;
+        Self::new(Source::Bytes(bytes), len, md, limits)
+    }
+
+    fn new(source: Source, file_len: u64, md: FileMetaData, limits: &Limits) -> Result<Self> {
         pq_format::check_not_encrypted(&md).map_err(format_err)?;
+        let depth = schema_depth(&md.schema);
+        if depth > limits.max_schema_depth {
+            return Err(crate::error::schema_err(
+                &Location::default(),
+                format!(
+                    "the schema is nested {depth} deep, more than the limit of {} \
+                     (Limits::max_schema_depth)",
+                    limits.max_schema_depth
+                ),
+            ));
+        }
         let (root, leaves) = build_tree(&md.schema)?;
         let converted = convert(
             &root,
@@ -163,7 +203,7 @@ impl ParquetReader {
             threads: 1,
             skip_arrow_metadata: false,
             dictionary: false,
-            page_options: default_page_options(),
+            page_options: default_page_options().with_format_limits(limits.clone()),
         })
     }
 
@@ -296,6 +336,29 @@ impl ParquetReader {
         self
     }
 
+    /// Sets every option of the page reader at once: checksums and the
+    /// limits on pages (values per page, dictionary size, decompressed page
+    /// and chunk sizes; see [`PageOptions`] for each default and why). This
+    /// replaces what [`with_verify_checksums`](Self::with_verify_checksums)
+    /// set. The reader's own default accepts pages and dictionary pages up
+    /// to the 2 GiB a header can declare, as other readers do, where
+    /// `PageOptions::default()` stops at 1 GiB.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pq_arrow::Error> {
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+    /// let options = pq_arrow::PageOptions::default().with_max_page_values(1);
+    /// let reader = pq_arrow::ParquetReader::open(path)?.with_page_options(options).build()?;
+    /// let err = reader.collect::<Result<Vec<_>, _>>().unwrap_err();
+    /// assert!(err.to_string().contains("max_page_values"), "{err}");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_page_options(mut self, options: PageOptions) -> Self {
+        self.page_options = options;
+        self
+    }
+
     fn selected_leaves(&self) -> Result<BTreeSet<usize>> {
         let mut out = BTreeSet::new();
         match &self.projection {
@@ -409,13 +472,37 @@ impl ParquetReader {
     }
 }
 
-/// Page options of the reader: pages up to the 2 GiB a page header can
-/// declare, as other readers accept.
+/// The depth of the deepest element of a flat schema list (the root is 0),
+/// as far as the list is a tree; what is not is for `build_tree` to report.
+fn schema_depth(elements: &[pq_format::SchemaElement]) -> usize {
+    // Children still to come of each open group, outermost first.
+    let mut open: Vec<i64> = Vec::new();
+    let mut deepest = 0;
+    for e in elements {
+        while open.last() == Some(&0) {
+            open.pop();
+        }
+        if let Some(left) = open.last_mut() {
+            *left -= 1;
+        }
+        deepest = deepest.max(open.len());
+        let n = e.num_children.unwrap_or(0);
+        if n > 0 {
+            open.push(i64::from(n));
+        }
+    }
+    deepest
+}
+
+/// Page options of the reader: pages and dictionaries up to the 2 GiB a page
+/// header can declare, as other readers accept (real files hold 1 GiB
+/// dictionary pages).
 fn default_page_options() -> PageOptions {
-    let mut o = PageOptions::default();
-    o.compress_limits =
-        pq_compress::Limits::default().with_max_uncompressed_size(i32::MAX as usize);
-    o
+    PageOptions::default()
+        .with_compress_limits(
+            pq_compress::Limits::default().with_max_uncompressed_size(i32::MAX as usize),
+        )
+        .with_max_dictionary_size(i32::MAX as usize)
 }
 
 fn collect_leaf_types(node: &FieldNode, out: &mut HashMap<usize, DataType>) {
@@ -578,7 +665,8 @@ impl ParquetRecordBatchReader {
             let cost = u64::try_from(cmd.total_uncompressed_size)
                 .unwrap_or(0)
                 .max(bytes.len() as u64);
-            let reader = LeafReader::new(bytes, ctx, &leaf, dt, &self.page_options, at)?;
+            let reader = LeafReader::new(bytes, ctx, &leaf, dt, &self.page_options, at)?
+                .with_total_uncompressed_size(cmd.total_uncompressed_size);
             readers.push((cost, ci, reader));
         }
         // Chunks to threads: largest first, each to the least loaded thread.

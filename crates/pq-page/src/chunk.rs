@@ -26,14 +26,16 @@ pub fn column_chunk_range(
     created_by: Option<&str>,
 ) -> Result<Range<u64>> {
     let column = meta.path_in_schema.join(".");
-    let err = |msg: String| Error {
+    // The location is the chunk's first byte as far as it is known.
+    let err_at = |offset: u64, msg: String| Error {
         kind: ErrorKind::ChunkRange(msg),
         location: Location {
             column: column.clone(),
             page: None,
-            offset: 0,
+            offset,
         },
     };
+    let err = |msg: String| err_at(0, msg);
     // The dictionary page comes first when there is one. A data page offset
     // at or before the dictionary's is bogus (writers put 0 there for chunks
     // of no values), so the dictionary offset wins then too.
@@ -48,13 +50,17 @@ pub fn column_chunk_range(
             meta.total_compressed_size
         ))
     })?;
-    let end = start
-        .checked_add(len)
-        .ok_or_else(|| err(format!("chunk offset {start} + size {len} overflows")))?;
+    let end = start.checked_add(len).ok_or_else(|| {
+        err_at(
+            start,
+            format!("chunk offset {start} + size {len} overflows"),
+        )
+    })?;
     if end > file_len {
-        return Err(err(format!(
-            "chunk at {start}..{end} runs past the end of the file ({file_len} bytes)"
-        )));
+        return Err(err_at(
+            start,
+            format!("chunk at {start}..{end} runs past the end of the file ({file_len} bytes)"),
+        ));
     }
     let end = if written_before_parquet_816_fix(created_by) {
         end.saturating_add(MAX_DICT_HEADER_SIZE).min(file_len)

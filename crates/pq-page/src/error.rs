@@ -66,6 +66,12 @@ pub enum ErrorKind {
         /// Values counted in the pages.
         found: u64,
     },
+    /// Repetition or definition levels decode but are inconsistent.
+    #[error("invalid levels: {0}")]
+    InvalidLevels(String),
+    /// A header asks for more than a limit of [`crate::PageOptions`] allows.
+    #[error("limit exceeded: {0}")]
+    LimitExceeded(String),
     /// The column chunk's byte range in the file is not valid.
     #[error("invalid column chunk range: {0}")]
     ChunkRange(String),

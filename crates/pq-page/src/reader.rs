@@ -26,7 +26,26 @@ pub struct ChunkContext {
 }
 
 /// Options of the page reader. The defaults are safe for untrusted files.
-#[derive(Debug, Clone, Default)]
+///
+/// Besides the codec and Thrift limits, three limits bound what a chunk's
+/// headers can make a reader allocate or do, each checked from the header
+/// before anything is allocated or decompressed:
+///
+/// | limit | default | why |
+/// |---|---|---|
+/// | [`max_page_values`](Self::max_page_values) | 64 Mi | levels of RLE runs cost no bytes, so a page's `num_values` is not backed by its size; readers allocate about 16 bytes per value (levels, indices, values), so this caps one page at about 1 GiB |
+/// | [`max_dictionary_size`](Self::max_dictionary_size) | 1 GiB | a dictionary is kept decoded for the whole chunk; writers cap it at about 1 MiB, but real files hold dictionaries of single 1 GiB strings, so the default is the page limit: lower it for untrusted input |
+/// | [`chunk_size_slack`](Self::chunk_size_slack) | 16 MiB | the pages of a chunk may decompress to at most its metadata's `total_uncompressed_size` plus this, so a chunk cannot expand without bound page after page |
+///
+/// The last applies only where the chunk's size is given with
+/// [`PageReader::with_total_uncompressed_size`].
+///
+/// ```
+/// let options = pq_page::PageOptions::default().with_max_page_values(1 << 20);
+/// assert_eq!(options.max_page_values, 1 << 20);
+/// assert_eq!(options.max_dictionary_size, 1 << 30);
+/// ```
+#[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct PageOptions {
     /// Verify page CRC32 checksums where the header has one. Off by default,
@@ -36,13 +55,70 @@ pub struct PageOptions {
     pub compress_limits: pq_compress::Limits,
     /// Limits on page header decoding.
     pub format_limits: pq_format::Limits,
+    /// Most values (levels) one data page may declare.
+    pub max_page_values: usize,
+    /// Largest dictionary page accepted, in uncompressed bytes.
+    pub max_dictionary_size: usize,
+    /// Bytes the pages of a chunk (headers plus uncompressed bodies) may add
+    /// up to beyond the chunk's `total_uncompressed_size`.
+    pub chunk_size_slack: u64,
 }
 
 impl PageOptions {
+    /// Default for [`max_page_values`](Self::max_page_values): 64 Mi.
+    pub const DEFAULT_MAX_PAGE_VALUES: usize = 1 << 26;
+    /// Default for [`max_dictionary_size`](Self::max_dictionary_size): 1 GiB.
+    pub const DEFAULT_MAX_DICTIONARY_SIZE: usize = 1 << 30;
+    /// Default for [`chunk_size_slack`](Self::chunk_size_slack): 16 MiB.
+    pub const DEFAULT_CHUNK_SIZE_SLACK: u64 = 16 << 20;
+
     /// Options with checksum verification on or off.
     pub fn with_verify_checksums(mut self, verify: bool) -> Self {
         self.verify_checksums = verify;
         self
+    }
+
+    /// Options with these decompression limits.
+    pub fn with_compress_limits(mut self, limits: pq_compress::Limits) -> Self {
+        self.compress_limits = limits;
+        self
+    }
+
+    /// Options with these Thrift limits for page headers.
+    pub fn with_format_limits(mut self, limits: pq_format::Limits) -> Self {
+        self.format_limits = limits;
+        self
+    }
+
+    /// Options with this [`max_page_values`](Self::max_page_values).
+    pub fn with_max_page_values(mut self, max: usize) -> Self {
+        self.max_page_values = max;
+        self
+    }
+
+    /// Options with this [`max_dictionary_size`](Self::max_dictionary_size).
+    pub fn with_max_dictionary_size(mut self, max: usize) -> Self {
+        self.max_dictionary_size = max;
+        self
+    }
+
+    /// Options with this [`chunk_size_slack`](Self::chunk_size_slack).
+    pub fn with_chunk_size_slack(mut self, slack: u64) -> Self {
+        self.chunk_size_slack = slack;
+        self
+    }
+}
+
+impl Default for PageOptions {
+    fn default() -> Self {
+        PageOptions {
+            verify_checksums: false,
+            compress_limits: pq_compress::Limits::default(),
+            format_limits: pq_format::Limits::default(),
+            max_page_values: Self::DEFAULT_MAX_PAGE_VALUES,
+            max_dictionary_size: Self::DEFAULT_MAX_DICTIONARY_SIZE,
+            chunk_size_slack: Self::DEFAULT_CHUNK_SIZE_SLACK,
+        }
     }
 }
 
@@ -63,6 +139,10 @@ pub struct PageReader {
     values_seen: u64,
     page_index: usize,
     seen_data_page: bool,
+    /// The chunk's `total_uncompressed_size`, when known.
+    total_uncompressed: Option<u64>,
+    /// Header plus uncompressed body bytes of the pages read so far.
+    uncompressed_seen: u64,
 }
 
 impl PageReader {
@@ -78,7 +158,18 @@ impl PageReader {
             values_seen: 0,
             page_index: 0,
             seen_data_page: false,
+            total_uncompressed: None,
+            uncompressed_seen: 0,
         }
+    }
+
+    /// Checks the pages against the chunk's `total_uncompressed_size` from
+    /// the metadata: together (headers plus uncompressed bodies) they may
+    /// exceed it by at most [`PageOptions::chunk_size_slack`]. A negative
+    /// size (invalid) turns the check off.
+    pub fn with_total_uncompressed_size(mut self, total: i64) -> Self {
+        self.total_uncompressed = u64::try_from(total).ok();
+        self
     }
 
     /// The chunk context this reader was made with.
@@ -158,6 +249,24 @@ impl PageReader {
                 )),
             )
         })?;
+        self.uncompressed_seen = self
+            .uncompressed_seen
+            .saturating_add(header_len as u64)
+            .saturating_add(uncompressed as u64);
+        if let Some(total) = self.total_uncompressed {
+            let cap = total.saturating_add(self.options.chunk_size_slack);
+            if self.uncompressed_seen > cap {
+                return Err(self.err(
+                    header_pos,
+                    ErrorKind::LimitExceeded(format!(
+                        "the pages so far decompress to {} bytes, more than the chunk's \
+                         total_uncompressed_size {total} plus the allowed slack of {} bytes \
+                         (PageOptions::chunk_size_slack)",
+                        self.uncompressed_seen, self.options.chunk_size_slack
+                    )),
+                ));
+            }
+        }
         let remaining = self.chunk.len().saturating_sub(body_start);
         if compressed > remaining {
             return Err(self.err(
@@ -198,7 +307,18 @@ impl PageReader {
                         ErrorKind::InvalidHeader("dictionary page after a data page".into()),
                     ));
                 }
-                let num_values = self.header_count(header_pos, "num_values", dict.num_values)?;
+                let num_values =
+                    self.header_count(header_pos, "dictionary page num_values", dict.num_values)?;
+                if uncompressed > self.options.max_dictionary_size {
+                    return Err(self.err(
+                        header_pos,
+                        ErrorKind::LimitExceeded(format!(
+                            "dictionary page of {uncompressed} bytes exceeds the limit of {} \
+                             bytes (PageOptions::max_dictionary_size)",
+                            self.options.max_dictionary_size
+                        )),
+                    ));
+                }
                 let buf = self.decompress(header_pos, &body, uncompressed)?;
                 Page::Dictionary(DictionaryPage {
                     buf,
@@ -217,6 +337,7 @@ impl PageReader {
                     ));
                 };
                 let num_values = self.header_count(header_pos, "num_values", h.num_values)?;
+                self.check_page_values(header_pos, num_values)?;
                 self.add_values(header_pos, num_values)?;
                 let buf = self.decompress(header_pos, &body, uncompressed)?;
                 let mut rest = buf;
@@ -259,6 +380,7 @@ impl PageReader {
                     ));
                 };
                 let num_values = self.header_count(header_pos, "num_values", h.num_values)?;
+                self.check_page_values(header_pos, num_values)?;
                 let num_nulls = self.header_count(header_pos, "num_nulls", h.num_nulls)?;
                 let num_rows = self.header_count(header_pos, "num_rows", h.num_rows)?;
                 let rep_len = self.header_count(
@@ -339,7 +461,10 @@ impl PageReader {
                 return Ok(None);
             }
         };
-        if matches!(page, Page::Data(_)) {
+        if let Page::Data(data) = &page {
+            if !self.seen_data_page {
+                self.check_first_rep_level(header_pos, data)?;
+            }
             self.seen_data_page = true;
         }
         self.page_index += 1;
@@ -353,6 +478,45 @@ impl PageReader {
                 ErrorKind::InvalidHeader(format!("negative {field} {value}")),
             )
         })
+    }
+
+    fn check_page_values(&self, pos: usize, n: usize) -> Result<()> {
+        if n > self.options.max_page_values {
+            return Err(self.err(
+                pos,
+                ErrorKind::LimitExceeded(format!(
+                    "data page of {n} values exceeds the limit of {} values per page \
+                     (PageOptions::max_page_values)",
+                    self.options.max_page_values
+                )),
+            ));
+        }
+        Ok(())
+    }
+
+    /// A column chunk starts a record: its first repetition level must be 0
+    /// (a reader would otherwise attach the first values to a record that
+    /// does not exist).
+    fn check_first_rep_level(&self, pos: usize, page: &DataPage) -> Result<()> {
+        if self.ctx.max_rep_level == 0 || page.num_values == 0 {
+            return Ok(());
+        }
+        let mut first = [0i16; 1];
+        page.rep_levels
+            .decoder()
+            .and_then(|mut d| d.decode(&mut first))
+            .map_err(|e| self.err(pos, ErrorKind::Levels(e)))?;
+        if first[0] != 0 {
+            return Err(self.err(
+                pos,
+                ErrorKind::InvalidLevels(format!(
+                    "the column chunk's first repetition level is {}: a record must start \
+                     with repetition level 0",
+                    first[0]
+                )),
+            ));
+        }
+        Ok(())
     }
 
     fn add_values(&mut self, pos: usize, n: usize) -> Result<()> {

@@ -190,9 +190,12 @@ fn pages_above_the_size_limit() {
         "{msg}"
     );
 
-    let mut raised = PageOptions::default();
-    raised.compress_limits =
-        pq_compress::Limits::default().with_max_uncompressed_size(i32::MAX as usize);
+    // The page is the chunk's dictionary: both limits are raised.
+    let raised = PageOptions::default()
+        .with_compress_limits(
+            pq_compress::Limits::default().with_max_uncompressed_size(i32::MAX as usize),
+        )
+        .with_max_dictionary_size(i32::MAX as usize);
     let walk = walk_pages(&bytes, &raised).unwrap();
     assert_eq!(walk.chunks, 2);
 }

@@ -311,3 +311,151 @@ fn compressed_pages_decompress() {
     );
     assert!(matches!(err, ErrorKind::Decompress(_)), "{err}");
 }
+
+/// An optional column's v1 page claiming `n` values, all null, in one RLE
+/// run of a few bytes: the levels are backed by no bytes at all.
+fn all_null_page(n: u32) -> Vec<u8> {
+    let mut levels = Vec::new();
+    // RLE run header (count << 1), then the level 0 in one byte.
+    let mut header = u64::from(n) << 1;
+    while header >= 0x80 {
+        levels.push((header as u8) | 0x80);
+        header >>= 7;
+    }
+    levels.push(header as u8);
+    levels.push(0);
+    let mut body = (levels.len() as u32).to_le_bytes().to_vec();
+    body.extend(&levels);
+    page(&v1_header(n as i32, body.len()), &body)
+}
+
+#[test]
+fn values_per_page_limit() {
+    // 2^31 - 1 levels in 9 bytes: the header's count, not the bytes, would
+    // size the levels.
+    let n = i32::MAX as u32;
+    let err = kind(all_null_page(n), ctx(u64::from(n), 1));
+    assert!(
+        matches!(&err, ErrorKind::LimitExceeded(m)
+            if m.contains(&format!("data page of {n} values exceeds the limit of {} values per page",
+                PageOptions::DEFAULT_MAX_PAGE_VALUES))
+            && m.contains("max_page_values")),
+        "{err}"
+    );
+    // Under a lower limit, a page at the limit reads and one past it does not.
+    let options = PageOptions::default().with_max_page_values(1000);
+    assert!(read_all(all_null_page(1000), ctx(1000, 1), &options).is_ok());
+    let err = read_all(all_null_page(1001), ctx(1001, 1), &options).unwrap_err();
+    assert!(matches!(err.kind, ErrorKind::LimitExceeded(_)), "{err}");
+    assert_eq!(err.location.page, Some(0));
+    assert_eq!(err.location.offset, 1000);
+}
+
+fn dict_page(num_values: i32, body: &[u8]) -> Vec<u8> {
+    let h = PageHeader {
+        type_: PageType::DICTIONARY_PAGE,
+        uncompressed_page_size: body.len() as i32,
+        compressed_page_size: body.len() as i32,
+        dictionary_page_header: Some(DictionaryPageHeader {
+            num_values,
+            encoding: Encoding::PLAIN,
+            is_sorted: None,
+        }),
+        ..Default::default()
+    };
+    page(&h, body)
+}
+
+#[test]
+fn dictionary_size_limit() {
+    let dict: Vec<u8> = (0..100i32).flat_map(|v| v.to_le_bytes()).collect();
+    let mut chunk = dict_page(100, &dict);
+    chunk.extend(required_page(1));
+    let options = PageOptions::default().with_max_dictionary_size(400);
+    assert!(read_all(chunk.clone(), ctx(1, 0), &options).is_ok());
+    let options = options.with_max_dictionary_size(399);
+    let err = read_all(chunk, ctx(1, 0), &options).unwrap_err();
+    assert!(
+        matches!(&err.kind, ErrorKind::LimitExceeded(m)
+            if m.contains("dictionary page of 400 bytes exceeds the limit of 399 bytes")),
+        "{err}"
+    );
+    assert_eq!((err.location.page, err.location.offset), (Some(0), 1000));
+
+    // The default stops a compressed dictionary declaring 1 GiB before it is
+    // decompressed.
+    let h = PageHeader {
+        type_: PageType::DICTIONARY_PAGE,
+        uncompressed_page_size: 1 << 30,
+        compressed_page_size: 4,
+        dictionary_page_header: Some(DictionaryPageHeader {
+            num_values: 1,
+            encoding: Encoding::PLAIN,
+            is_sorted: None,
+        }),
+        ..Default::default()
+    };
+    let mut c = ctx(1, 0);
+    c.codec = Codec::Snappy;
+    let err = kind(page(&h, &[0; 4]), c);
+    assert!(
+        matches!(&err, ErrorKind::LimitExceeded(m) if m.contains("max_dictionary_size")),
+        "{err}"
+    );
+}
+
+#[test]
+fn chunk_decompressed_size_limit() {
+    // Three pages of 40 value bytes each (plus headers).
+    let mut chunk = Vec::new();
+    for _ in 0..3 {
+        chunk.extend(required_page(10));
+    }
+    let total = chunk.len() as i64;
+    let strict = PageOptions::default().with_chunk_size_slack(0);
+    let reader = |total: i64, options: &PageOptions| {
+        PageReader::new(Bytes::from(chunk.clone()), ctx(30, 0), options)
+            .with_total_uncompressed_size(total)
+            .collect::<Result<Vec<_>, _>>()
+    };
+    // Exactly the metadata's size reads; so does a size off by the slack.
+    assert!(reader(total, &strict).is_ok());
+    assert!(reader(total - 10, &strict.clone().with_chunk_size_slack(10)).is_ok());
+    // One byte short of what the pages decompress to: the last page fails.
+    let err = reader(total - 1, &strict).unwrap_err();
+    assert!(
+        matches!(&err.kind, ErrorKind::LimitExceeded(m)
+            if m.contains(&format!("decompress to {total} bytes, more than the chunk's total_uncompressed_size {}", total - 1))
+            && m.contains("chunk_size_slack")),
+        "{err}"
+    );
+    assert_eq!(err.location.page, Some(2));
+    // The default slack lets small mistakes in the metadata through, and a
+    // negative size turns the check off.
+    assert!(reader(0, &PageOptions::default()).is_ok());
+    assert!(reader(-1, &strict).is_ok());
+}
+
+#[test]
+fn first_repetition_level_must_be_zero() {
+    // A repeated column (max rep 1, max def 1) whose first level says
+    // "continue the previous record".
+    let mut rep = Vec::new();
+    pq_encoding::rle::encode(&[1u32, 0], 1, &mut rep);
+    let mut def = Vec::new();
+    pq_encoding::rle::encode(&[1u32, 1], 1, &mut def);
+    let mut body = Vec::new();
+    for levels in [&rep, &def] {
+        body.extend((levels.len() as u32).to_le_bytes());
+        body.extend(levels);
+    }
+    body.extend([0u8; 8]);
+    let mut c = ctx(2, 1);
+    c.max_rep_level = 1;
+    let err = kind(page(&v1_header(2, body.len()), &body), c);
+    assert!(
+        matches!(&err, ErrorKind::InvalidLevels(m)
+            if m.contains("first repetition level is 1: a record must start with repetition level 0")),
+        "{err}"
+    );
+}

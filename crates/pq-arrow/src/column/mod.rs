@@ -124,19 +124,27 @@ pub(crate) struct LeafReader {
 
 /// Decodes all `n` levels of a page into `out`, growing it in bounded steps
 /// so that a header claiming many levels costs only what the data holds.
-fn decode_levels(levels: &Levels, out: &mut Vec<i16>, n: usize, at: &Location) -> Result<()> {
-    let mut dec = levels.decoder().map_err(|e| enc_err(at, e))?;
+/// `what` ("definition levels", "repetition levels") names them in errors.
+fn decode_levels(
+    levels: &Levels,
+    out: &mut Vec<i16>,
+    n: usize,
+    what: &str,
+    at: &Location,
+) -> Result<()> {
+    let level_err = |e: pq_encoding::Error| data_err(at, format!("{what}: {e}"));
+    let mut dec = levels.decoder().map_err(level_err)?;
     while out.len() < n {
         let step = (n - out.len()).min(1 << 16);
         let s = out.len();
         out.resize(s + step, 0);
         let got = dec
             .decode(out.get_mut(s..).unwrap_or_default())
-            .map_err(|e| enc_err(at, e))?;
+            .map_err(level_err)?;
         if got < step {
             return Err(data_err(
                 at,
-                format!("expected {n} levels, found {}", s + got),
+                format!("expected {n} {what}, found {}", s + got),
             ));
         }
     }
@@ -174,6 +182,13 @@ impl LeafReader {
             dict: None,
             page: None,
         })
+    }
+
+    /// Checks the chunk's pages against its metadata's
+    /// `total_uncompressed_size` (see [`PageOptions::chunk_size_slack`]).
+    pub(crate) fn with_total_uncompressed_size(mut self, total: i64) -> Self {
+        self.pages = self.pages.with_total_uncompressed_size(total);
+        self
     }
 
     /// Opens the next data page (decoding a dictionary page on the way);
@@ -219,7 +234,7 @@ impl LeafReader {
         let n = p.num_values;
         let mut def = Vec::new();
         let non_null = if self.max_def > 0 {
-            decode_levels(&p.def_levels, &mut def, n, &at)?;
+            decode_levels(&p.def_levels, &mut def, n, "definition levels", &at)?;
             let max = self.max_def;
             def.iter().filter(|&&d| d == max).count()
         } else {
@@ -227,7 +242,7 @@ impl LeafReader {
         };
         let mut rep = Vec::new();
         if self.max_rep > 0 {
-            decode_levels(&p.rep_levels, &mut rep, n, &at)?;
+            decode_levels(&p.rep_levels, &mut rep, n, "repetition levels", &at)?;
         }
         let values = if matches!(self.dt, DataType::Null) || non_null == 0 {
             PageValues::None
