@@ -6,7 +6,8 @@
 //! The batches come from a copy of `xtask/src/bench_data.rs::lineitem_batch`
 //! (1 Mi rows in batches of 64 Ki). Before criterion's measurements, a quick
 //! pass prints, per setting, the ratio of pq-arrow's median time to
-//! arrow-rs's and the two file sizes.
+//! arrow-rs's and the two file sizes (skipped when
+//! `PQ_WRITE_BENCH_NO_TABLE` is set, for profiling one side alone).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
