@@ -75,13 +75,17 @@ pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
                 tail.into_iter().rev().collect::<Vec<_>>().join("\n")
             ));
         }
-        report.push((target.to_string(), runs, new.len()));
+        let corpus_size = files(&corpus).len();
+        report.push((target.to_string(), runs, corpus_size, new.len()));
     }
-    eprintln!("\n{:<12} {:>14} {:>8}", "target", "executions", "crashes");
-    for (target, runs, crashes) in &report {
-        eprintln!("{target:<12} {runs:>14} {crashes:>8}");
+    eprintln!(
+        "\n{:<12} {:>14} {:>8} {:>8}  ({seconds} s each)",
+        "target", "executions", "corpus", "crashes"
+    );
+    for (target, runs, corpus, crashes) in &report {
+        eprintln!("{target:<12} {runs:>14} {corpus:>8} {crashes:>8}");
     }
-    let crashes: usize = report.iter().map(|r| r.2).sum();
+    let crashes: usize = report.iter().map(|r| r.3).sum();
     if crashes > 0 {
         return Err(format!(
             "{crashes} crash(es) saved under tests/regressions/: fix them, then `cargo test -p pq-tests --test regressions`"
