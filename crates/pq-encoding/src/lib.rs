@@ -47,6 +47,18 @@
 //! # let _ = dictionary::gather::<i32>(&[], &[], &mut Vec::new());
 //! ```
 //!
+//! # CPU features
+//!
+//! Only the BYTE_STREAM_SPLIT transposes use SIMD intrinsics; everything else
+//! is portable code the compiler vectorises. On x86_64 the transposes use
+//! SSE2, which every x86_64 CPU has, and for 8-byte values AVX2 when it is
+//! available: with the `std` feature that is detected at run time
+//! (`std::is_x86_feature_detected!`, which caches its answer), without it
+//! only when the build enables AVX2 (`-C target-feature=+avx2`, or a
+//! `target-cpu` that has it). Other targets use a portable 8 × 8 byte
+//! transpose. All paths give identical bytes; the portable one also finishes
+//! the values a SIMD kernel leaves over.
+//!
 //! Dev-dependencies only: `parquet` (arrow-rs, with `experimental` for its
 //! raw decoders) for cross-checks and benchmarks, `bytes` to hand it
 //! in-memory files, `proptest`, `criterion`.
