@@ -145,7 +145,7 @@ fn all_null_file(n: i32) -> Bytes {
                 meta_data: Some(ColumnMetaData {
                     type_: Type::INT32,
                     encodings: vec![Encoding::PLAIN, Encoding::RLE],
-                    path_in_schema: vec!["x".into()],
+                    path_in_schema: pq_format::StringList::from_values(["x"]),
                     codec: CompressionCodec(0),
                     num_values: i64::from(n),
                     total_uncompressed_size: page.len() as i64,

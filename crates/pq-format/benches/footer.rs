@@ -116,23 +116,41 @@ fn ours(file: &Bytes, page_index: bool, limits: &Limits) -> usize {
     md.file.row_groups.len()
 }
 
-/// Median time of one call, over `n` timed batches.
-fn median_time(mut f: impl FnMut(), budget: Duration) -> Duration {
-    let start = Instant::now();
-    f();
-    let one = start.elapsed().max(Duration::from_nanos(1));
-    let per_batch = ((Duration::from_millis(20).as_nanos() / one.as_nanos()) as u32).max(1);
-    let mut samples = Vec::new();
-    let end = Instant::now() + budget;
-    while Instant::now() < end || samples.len() < 5 {
+/// Median times of one call of `a` and of `b`, and the median of their
+/// per-round ratios. The two alternate in short batches so that a change in
+/// machine load (the machine is shared) hits both sides alike.
+fn paired_times(
+    mut a: impl FnMut(),
+    mut b: impl FnMut(),
+    budget: Duration,
+) -> (Duration, Duration, f64) {
+    let batch_size = |f: &mut dyn FnMut()| {
+        let start = Instant::now();
+        f();
+        let one = start.elapsed().max(Duration::from_nanos(1));
+        ((Duration::from_millis(40).as_nanos() / one.as_nanos()) as u32).max(3)
+    };
+    let (na, nb) = (batch_size(&mut a), batch_size(&mut b));
+    let time = |f: &mut dyn FnMut(), n: u32| {
         let t = Instant::now();
-        for _ in 0..per_batch {
+        for _ in 0..n {
             f();
         }
-        samples.push(t.elapsed() / per_batch);
+        t.elapsed() / n
+    };
+    let (mut ta, mut tb, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+    let end = Instant::now() + budget;
+    while Instant::now() < end || ratios.len() < 9 {
+        let x = time(&mut a, na);
+        let y = time(&mut b, nb);
+        ratios.push(x.as_secs_f64() / y.as_secs_f64());
+        ta.push(x);
+        tb.push(y);
     }
-    samples.sort();
-    samples[samples.len() / 2]
+    ta.sort();
+    tb.sort();
+    ratios.sort_by(f64::total_cmp);
+    (ta[ta.len() / 2], tb[tb.len() / 2], ratios[ratios.len() / 2])
 }
 
 fn main() {
@@ -180,7 +198,9 @@ fn main() {
     if std::env::args().any(|a| a == "--list" || a == "--test") {
         return;
     }
-    println!("\nratio = pq-format time / arrow-rs time (lower is better; goal <= 1.0)");
+    println!(
+        "\nratio = median over alternating rounds of pq-format time / arrow-rs time (lower is better; goal <= 1.0)"
+    );
     for (name, file) in &inputs {
         for page_index in [false, true] {
             let label = if page_index {
@@ -188,24 +208,18 @@ fn main() {
             } else {
                 "footer"
             };
-            let budget = Duration::from_secs(2);
-            let t_ours = median_time(
+            let (t_ours, t_arrow, ratio) = paired_times(
                 || {
                     black_box(ours(file, page_index, &limits));
                 },
-                budget,
-            );
-            let t_arrow = median_time(
                 || {
                     black_box(arrow_rs(file, page_index));
                 },
-                budget,
+                Duration::from_secs(3),
             );
             println!(
                 "{name:<22} {label:<18} pq-format {:>10.1?}  arrow-rs {:>10.1?}  ratio {:.2}",
-                t_ours,
-                t_arrow,
-                t_ours.as_secs_f64() / t_arrow.as_secs_f64()
+                t_ours, t_arrow, ratio
             );
         }
     }

@@ -17,6 +17,7 @@
 use bytes::Bytes;
 
 use crate::Limits;
+use crate::string_list::StringList;
 
 /// Compact protocol wire type codes (the low nibble of a field header).
 pub mod ct {
@@ -143,14 +144,56 @@ impl std::fmt::Display for DecodeErrorKind {
 
 /// A compact-protocol decoding error, with the byte offset (from the start
 /// of the decoded buffer) at which it was detected.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("malformed Thrift at byte {offset}: {kind}")]
-pub struct DecodeError {
-    /// Byte offset in the input.
-    pub offset: usize,
-    /// What went wrong.
-    pub kind: DecodeErrorKind,
+///
+/// Boxed, so that `Result<T, DecodeError>` of a small `T` is returned in
+/// registers: the decoder's hot path returns one per field.
+#[derive(Clone, PartialEq, Eq)]
+pub struct DecodeError(Box<DecodeErrorInner>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct DecodeErrorInner {
+    offset: usize,
+    kind: DecodeErrorKind,
 }
+
+impl DecodeError {
+    /// An error of `kind` at byte `offset`.
+    #[cold]
+    pub fn new(offset: usize, kind: DecodeErrorKind) -> Self {
+        Self(Box::new(DecodeErrorInner { offset, kind }))
+    }
+
+    /// Byte offset in the input.
+    pub fn offset(&self) -> usize {
+        self.0.offset
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &DecodeErrorKind {
+        &self.0.kind
+    }
+}
+
+impl std::fmt::Debug for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DecodeError")
+            .field("offset", &self.0.offset)
+            .field("kind", &self.0.kind)
+            .finish()
+    }
+}
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "malformed Thrift at byte {}: {}",
+            self.0.offset, self.0.kind
+        )
+    }
+}
+
+impl std::error::Error for DecodeError {}
 
 /// A type that can be read from compact-protocol bytes.
 ///
@@ -313,10 +356,7 @@ impl<'a> CompactReader<'a> {
     /// An error of the given kind at the current position.
     #[cold]
     pub fn error(&self, kind: DecodeErrorKind) -> DecodeError {
-        DecodeError {
-            offset: self.pos,
-            kind,
-        }
+        DecodeError::new(self.pos, kind)
     }
 
     /// The error for a missing required field of a struct starting at `start`.
@@ -327,19 +367,13 @@ impl<'a> CompactReader<'a> {
         structure: &'static str,
         field: &'static str,
     ) -> DecodeError {
-        DecodeError {
-            offset: start,
-            kind: DecodeErrorKind::MissingField { structure, field },
-        }
+        DecodeError::new(start, DecodeErrorKind::MissingField { structure, field })
     }
 
     /// The error for a union without a field, starting at `start`.
     #[cold]
     pub fn empty_union(&self, start: usize, name: &'static str) -> DecodeError {
-        DecodeError {
-            offset: start,
-            kind: DecodeErrorKind::EmptyUnion(name),
-        }
+        DecodeError::new(start, DecodeErrorKind::EmptyUnion(name))
     }
 
     /// Enter a struct: checks the nesting limit.
@@ -410,10 +444,7 @@ impl<'a> CompactReader<'a> {
             }
             shift += 7;
             if shift > 63 {
-                return Err(DecodeError {
-                    offset: start,
-                    kind: DecodeErrorKind::VarintTooLong,
-                });
+                return Err(DecodeError::new(start, DecodeErrorKind::VarintTooLong));
             }
         }
     }
@@ -423,10 +454,8 @@ impl<'a> CompactReader<'a> {
     pub fn read_i16(&mut self) -> Result<i16, DecodeError> {
         let start = self.pos;
         let v = self.read_varint()?;
-        let v = u16::try_from(v).map_err(|_| DecodeError {
-            offset: start,
-            kind: DecodeErrorKind::VarintTooLong,
-        })?;
+        let v = u16::try_from(v)
+            .map_err(|_| DecodeError::new(start, DecodeErrorKind::VarintTooLong))?;
         Ok(((v >> 1) as i16) ^ -((v & 1) as i16))
     }
 
@@ -435,10 +464,8 @@ impl<'a> CompactReader<'a> {
     pub fn read_i32(&mut self) -> Result<i32, DecodeError> {
         let start = self.pos;
         let v = self.read_varint()?;
-        let v = u32::try_from(v).map_err(|_| DecodeError {
-            offset: start,
-            kind: DecodeErrorKind::VarintTooLong,
-        })?;
+        let v = u32::try_from(v)
+            .map_err(|_| DecodeError::new(start, DecodeErrorKind::VarintTooLong))?;
         Ok(((v >> 1) as i32) ^ -((v & 1) as i32))
     }
 
@@ -534,10 +561,7 @@ impl<'a> CompactReader<'a> {
         let b = self.read_binary_slice()?;
         match std::str::from_utf8(b) {
             Ok(s) => Ok(s.to_owned()),
-            Err(_) => Err(DecodeError {
-                offset: start,
-                kind: DecodeErrorKind::InvalidUtf8,
-            }),
+            Err(_) => Err(DecodeError::new(start, DecodeErrorKind::InvalidUtf8)),
         }
     }
 
@@ -548,13 +572,13 @@ impl<'a> CompactReader<'a> {
         let header_start = self.pos;
         let (elem, count) = self.read_list_header(1)?;
         if elem != ct::BINARY && count > 0 {
-            return Err(DecodeError {
-                offset: header_start,
-                kind: DecodeErrorKind::UnexpectedListType {
+            return Err(DecodeError::new(
+                header_start,
+                DecodeErrorKind::UnexpectedListType {
                     expected: ct::BINARY,
                     found: elem,
                 },
-            });
+            ));
         }
         let start = self.pos;
         let mut ranges = Vec::with_capacity(count);
@@ -570,6 +594,36 @@ impl<'a> CompactReader<'a> {
             None => Bytes::copy_from_slice(self.buf.get(start..self.pos).unwrap_or_default()),
         };
         Ok(BinaryList { data, ranges })
+    }
+
+    /// Read a `list<string>` into a [`StringList`]: the encoded elements (a
+    /// slice of the input when reading from [`Bytes`]), each checked for
+    /// length and UTF-8, with no allocation per value.
+    pub fn read_string_list(&mut self) -> Result<StringList, DecodeError> {
+        let header_start = self.pos;
+        let (elem, count) = self.read_list_header(1)?;
+        if elem != ct::BINARY && count > 0 {
+            return Err(DecodeError::new(
+                header_start,
+                DecodeErrorKind::UnexpectedListType {
+                    expected: ct::BINARY,
+                    found: elem,
+                },
+            ));
+        }
+        let start = self.pos;
+        for _ in 0..count {
+            let at = self.pos;
+            let s = self.read_binary_slice()?;
+            if std::str::from_utf8(s).is_err() {
+                return Err(DecodeError::new(at, DecodeErrorKind::InvalidUtf8));
+            }
+        }
+        let raw = match self.source {
+            Some(b) => b.slice(start..self.pos),
+            None => Bytes::copy_from_slice(self.buf.get(start..self.pos).unwrap_or_default()),
+        };
+        Ok(StringList::from_checked(raw, count))
     }
 
     /// Read a list (or set) header: the element type and the count, checked
@@ -604,13 +658,13 @@ impl<'a> CompactReader<'a> {
             elem == T::ELEM_TYPE
         };
         if !matches && count > 0 {
-            return Err(DecodeError {
-                offset: start,
-                kind: DecodeErrorKind::UnexpectedListType {
+            return Err(DecodeError::new(
+                start,
+                DecodeErrorKind::UnexpectedListType {
                     expected: T::ELEM_TYPE,
                     found: elem,
                 },
-            });
+            ));
         }
         // `count` is bounded by the bytes remaining, but one byte on the wire
         // can decode to a large value: reserve at most 1 MiB up front and
@@ -842,6 +896,14 @@ impl CompactWriter {
         self.write_list_header(ct::BINARY, v.len());
         for b in v.iter() {
             self.write_binary(b);
+        }
+    }
+
+    /// Write a `list<string>`.
+    pub fn write_string_list(&mut self, v: &StringList) {
+        self.write_list_header(ct::BINARY, v.len());
+        for s in v.iter() {
+            self.write_string(s);
         }
     }
 

@@ -113,7 +113,7 @@ pub fn decode_metadata_bytes(
 
 fn decode_with(mut r: CompactReader<'_>, file_offset: u64) -> Result<FileMetaData> {
     let md = FileMetaData::read_from(&mut r).map_err(|source| FormatError::Thrift {
-        offset: file_offset + source.offset as u64,
+        offset: file_offset + source.offset() as u64,
         source,
     })?;
     check_not_encrypted(&md)?;

@@ -7,6 +7,7 @@ use std::fmt;
 
 use bytes::Bytes;
 
+use crate::StringList;
 use crate::compact::{
     BinaryList, CompactReader, CompactWriter, DecodeError, ListElement, ThriftDecode, ThriftEncode,
     ct,
@@ -3969,7 +3970,7 @@ pub struct ColumnMetaData {
     /// Field 2 `encodings`, required.
     pub encodings: Vec<Encoding>,
     /// Field 3 `path_in_schema`, required.
-    pub path_in_schema: Vec<String>,
+    pub path_in_schema: StringList,
     /// Field 4 `codec`, required.
     pub codec: CompressionCodec,
     /// Field 5 `num_values`, required.
@@ -4023,7 +4024,7 @@ impl ThriftDecode for ColumnMetaData {
                     seen |= 0x2;
                 }
                 3 if ty == ct::LIST => {
-                    out.path_in_schema = r.read_list::<String>()?;
+                    out.path_in_schema = r.read_string_list()?;
                     seen |= 0x4;
                 }
                 4 if ty == ct::I32 => {
@@ -4112,7 +4113,7 @@ impl ThriftEncode for ColumnMetaData {
         {
             let v = &self.path_in_schema;
             w.write_field_header(ct::LIST, 3, &mut last_id);
-            w.write_list(v.as_slice());
+            w.write_string_list(v);
         }
         {
             let v = &self.codec;
@@ -4254,7 +4255,7 @@ impl ListElement for EncryptionWithFooterKey {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EncryptionWithColumnKey {
     /// Field 1 `path_in_schema`, required.
-    pub path_in_schema: Vec<String>,
+    pub path_in_schema: StringList,
     /// Field 2 `key_metadata`, optional.
     pub key_metadata: Option<Bytes>,
 }
@@ -4274,7 +4275,7 @@ impl ThriftDecode for EncryptionWithColumnKey {
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
                 1 if ty == ct::LIST => {
-                    out.path_in_schema = r.read_list::<String>()?;
+                    out.path_in_schema = r.read_string_list()?;
                     seen |= 0x1;
                 }
                 2 if ty == ct::BINARY => out.key_metadata = Some(r.read_binary()?),
@@ -4295,7 +4296,7 @@ impl ThriftEncode for EncryptionWithColumnKey {
         {
             let v = &self.path_in_schema;
             w.write_field_header(ct::LIST, 1, &mut last_id);
-            w.write_list(v.as_slice());
+            w.write_string_list(v);
         }
         if let Some(v) = &self.key_metadata {
             w.write_field_header(ct::BINARY, 2, &mut last_id);

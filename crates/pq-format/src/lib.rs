@@ -66,6 +66,7 @@ mod generated;
 mod limits;
 mod metadata;
 mod schema;
+mod string_list;
 
 pub use compact::{
     BinaryList, CompactReader, CompactWriter, DecodeError, DecodeErrorKind, ListElement,
@@ -81,3 +82,4 @@ pub use generated::*;
 pub use limits::Limits;
 pub use metadata::ParquetMetaData;
 pub use schema::{ColumnDescriptor, NodeKind, SchemaDescriptor, SchemaNode};
+pub use string_list::{StringList, StringListIter};

@@ -66,9 +66,9 @@ fn exercise(bytes: &[u8]) -> bool {
         }
         Err(e) => {
             assert!(
-                e.offset <= bytes.len(),
+                e.offset() <= bytes.len(),
                 "offset {} beyond {}",
-                e.offset,
+                e.offset(),
                 bytes.len()
             );
             let _ = e.to_string();
@@ -298,7 +298,7 @@ fn missing_required_field_names_struct_and_field() {
     w.write_stop();
     let e = KeyValue::decode(&w.into_inner()).unwrap_err();
     assert_eq!(
-        e.kind,
+        *e.kind(),
         DecodeErrorKind::MissingField {
             structure: "KeyValue",
             field: "key"
@@ -323,7 +323,7 @@ fn nesting_beyond_the_limit_errors() {
     let deep = nested_structs(10_000);
     let e = KeyValue::decode(&deep).unwrap_err();
     assert_eq!(
-        e.kind,
+        *e.kind(),
         DecodeErrorKind::TooDeep(Limits::default().max_nesting_depth)
     );
     let strict = Limits {
@@ -331,12 +331,12 @@ fn nesting_beyond_the_limit_errors() {
         ..Limits::default()
     };
     let e = KeyValue::decode_prefix(&ok, &strict).unwrap_err();
-    assert_eq!(e.kind, DecodeErrorKind::TooDeep(10));
+    assert_eq!(*e.kind(), DecodeErrorKind::TooDeep(10));
     // Deep lists of lists are limited too.
     let mut b = vec![0x18, 1, b'k', 0x09, 0xc6, 0x01];
     b.extend(std::iter::repeat_n(0x19, 10_000)); // list of one list
     let e = KeyValue::decode(&b).unwrap_err();
-    assert!(matches!(e.kind, DecodeErrorKind::TooDeep(_)), "{e}");
+    assert!(matches!(e.kind(), DecodeErrorKind::TooDeep(_)), "{e}");
 }
 
 #[test]
@@ -352,7 +352,7 @@ fn oversized_lengths_error_before_allocating() {
     let e = FileMetaData::decode(&w.into_inner()).unwrap_err();
     assert!(
         matches!(
-            e.kind,
+            *e.kind(),
             DecodeErrorKind::LimitExceeded { .. } | DecodeErrorKind::LengthBeyondInput { .. }
         ),
         "{e}"
@@ -365,13 +365,13 @@ fn oversized_lengths_error_before_allocating() {
     let bytes = w.into_inner();
     let e = FileMetaData::decode(&bytes).unwrap_err();
     assert_eq!(
-        e.kind,
+        *e.kind(),
         DecodeErrorKind::LengthBeyondInput {
             declared: 1_000_000,
             remaining: 0
         }
     );
-    assert_eq!(e.offset, bytes.len());
+    assert_eq!(e.offset(), bytes.len());
     // Doubles need 8 bytes each.
     let mut w = CompactWriter::new();
     let mut last = 0;
@@ -380,7 +380,7 @@ fn oversized_lengths_error_before_allocating() {
     w.write_raw(&[0; 100]);
     let e = KeyValue::decode(&w.into_inner()).unwrap_err();
     assert!(
-        matches!(e.kind, DecodeErrorKind::LengthBeyondInput { .. }),
+        matches!(e.kind(), DecodeErrorKind::LengthBeyondInput { .. }),
         "{e}"
     );
     // A huge binary length.
@@ -390,7 +390,7 @@ fn oversized_lengths_error_before_allocating() {
     w.write_varint(u64::MAX >> 1);
     let e = KeyValue::decode(&w.into_inner()).unwrap_err();
     assert!(
-        matches!(e.kind, DecodeErrorKind::LimitExceeded { .. }),
+        matches!(e.kind(), DecodeErrorKind::LimitExceeded { .. }),
         "{e}"
     );
     // Over the configured list limit.
@@ -405,7 +405,7 @@ fn oversized_lengths_error_before_allocating() {
     let e = FileMetaData::decode_prefix(&md.encode(), &small).unwrap_err();
     assert!(
         matches!(
-            e.kind,
+            *e.kind(),
             DecodeErrorKind::LimitExceeded {
                 what: "list length",
                 ..
@@ -422,19 +422,19 @@ fn malformed_varints_and_types() {
     b.extend_from_slice(&[0xff; 10]);
     b.push(0x01);
     let e = FileMetaData::decode(&b).unwrap_err();
-    assert!(matches!(e.kind, DecodeErrorKind::VarintTooLong), "{e}");
+    assert!(matches!(e.kind(), DecodeErrorKind::VarintTooLong), "{e}");
     // An i32 that does not fit.
     let b = [0x15, 0xff, 0xff, 0xff, 0xff, 0x7f];
     let e = FileMetaData::decode(&b).unwrap_err();
-    assert!(matches!(e.kind, DecodeErrorKind::VarintTooLong), "{e}");
+    assert!(matches!(e.kind(), DecodeErrorKind::VarintTooLong), "{e}");
     // Wire type 14 does not exist.
     let b = [0x1e, 0x00];
     let e = FileMetaData::decode(&b).unwrap_err();
-    assert_eq!(e.kind, DecodeErrorKind::InvalidType(14));
-    assert_eq!(e.offset, 0);
+    assert_eq!(*e.kind(), DecodeErrorKind::InvalidType(14));
+    assert_eq!(e.offset(), 0);
     // Invalid UTF-8 in a string field.
     let b = [0x18, 0x02, 0xff, 0xfe, 0x00];
     let e = KeyValue::decode(&b).unwrap_err();
-    assert_eq!(e.kind, DecodeErrorKind::InvalidUtf8);
-    assert_eq!(e.offset, 1);
+    assert_eq!(*e.kind(), DecodeErrorKind::InvalidUtf8);
+    assert_eq!(e.offset(), 1);
 }

@@ -253,7 +253,7 @@ fn column_meta() -> impl Strategy<Value = ColumnMetaData> {
                 ColumnMetaData {
                     type_: Type(t),
                     encodings: enc.into_iter().map(Encoding).collect(),
-                    path_in_schema: path,
+                    path_in_schema: path.into(),
                     codec: CompressionCodec(codec),
                     num_values: nv,
                     total_uncompressed_size: tu,

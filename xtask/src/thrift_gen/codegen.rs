@@ -102,6 +102,7 @@ impl<'a> Gen<'a> {
             Ty::String => "String".into(),
             Ty::Binary => "Bytes".into(),
             Ty::List(inner) if **inner == Ty::Binary => "BinaryList".into(),
+            Ty::List(inner) if **inner == Ty::String => "StringList".into(),
             Ty::List(inner) => {
                 if matches!(**inner, Ty::List(_)) {
                     return Err("nested lists are not supported".into());
@@ -144,6 +145,7 @@ impl<'a> Gen<'a> {
             Ty::String => "r.read_string()?".into(),
             Ty::Binary => "r.read_binary()?".into(),
             Ty::List(inner) if **inner == Ty::Binary => "r.read_binary_list()?".into(),
+            Ty::List(inner) if **inner == Ty::String => "r.read_string_list()?".into(),
             Ty::List(inner) => format!("r.read_list::<{}>()?", self.rust_ty(inner)?),
             Ty::Named(n) => match self.kind(n)? {
                 Kind::Enum => format!("{n}(r.read_i32()?)"),
@@ -167,6 +169,7 @@ impl<'a> Gen<'a> {
             Ty::String => "w.write_string(v);".into(),
             Ty::Binary => "w.write_binary(v);".into(),
             Ty::List(inner) if **inner == Ty::Binary => "w.write_binary_list(v);".into(),
+            Ty::List(inner) if **inner == Ty::String => "w.write_string_list(v);".into(),
             Ty::List(_) => "w.write_list(v.as_slice());".into(),
             Ty::Named(n) => match self.kind(n)? {
                 Kind::Enum => "w.write_i32(v.0);".into(),
@@ -515,7 +518,8 @@ pub fn generate(defs: &[Def]) -> Result<String, String> {
          //! generated from `format/parquet.thrift`.\n\n\
          use std::fmt;\n\n\
          use bytes::Bytes;\n\n\
-         use crate::compact::{ct, BinaryList, CompactReader, CompactWriter, DecodeError, ListElement, ThriftDecode, ThriftEncode};\n\n",
+         use crate::compact::{ct, BinaryList, CompactReader, CompactWriter, DecodeError, ListElement, ThriftDecode, ThriftEncode};\n\
+         use crate::StringList;\n\n",
     );
     for d in defs {
         match d {

@@ -819,7 +819,7 @@ impl ColumnChunkWriter {
         let meta = ColumnMetaData {
             type_: self.leaf.physical,
             encodings,
-            path_in_schema: self.leaf.path.clone(),
+            path_in_schema: self.leaf.path.as_slice().into(),
             codec: CompressionCodec(self.opts.codec.thrift_id()),
             num_values: self.num_values as i64,
             total_uncompressed_size: self.uncompressed as i64,
