@@ -1,19 +1,21 @@
 //! Record assembly: from the levels and leaf arrays of the columns to
 //! nested Arrow arrays (List, LargeList, Map, Struct at any depth).
 //!
-//! Every leaf array has one slot per level entry of its column. A node at
-//! repetition level `r` has one slot per level entry whose repetition level
-//! is at most `r`. A list walks the levels of its first leaf: an entry at
-//! its own repetition level adds an element, a lower one starts a new list,
-//! a higher one belongs to a nested list; entries whose definition level is
-//! below the list's element level are empty or null lists and their child
-//! slots are dropped.
+//! A node at repetition level `r` below lists has one slot per level entry
+//! whose repetition level is at most `r` and whose definition level reaches
+//! its innermost list's element level (its "slot definition level"; 0
+//! outside lists): entries below it are empty or null ancestors and have no
+//! slot. Leaf readers build their arrays with these slots only (see
+//! [`child_slot_def`]), so a list's child array is used as it is: no copy
+//! dropping the slots of null and empty lists. A list walks the levels of
+//! its first leaf: an entry at its own repetition level adds an element, a
+//! lower one starts a new list, a higher one belongs to a nested list.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_array::{Array, ArrayRef, GenericListArray, MapArray, StructArray, make_array};
-use arrow_buffer::{BooleanBuffer, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_data::transform::MutableArrayData;
 use arrow_schema::{DataType, Fields};
 
@@ -39,8 +41,30 @@ fn levels<'a>(node: &FieldNode, leaves: &'a Leaves) -> (Option<&'a [i16]>, Optio
     }
 }
 
-/// Builds the array of `node`, `at` naming the field for errors.
+/// The slot definition level of the children of `node`, whose own is
+/// `slot_def`: a list's element level, else unchanged.
+pub(crate) fn child_slot_def(node: &FieldNode, slot_def: i16) -> i16 {
+    match (&node.kind, &node.arrow_type) {
+        (
+            FieldKind::Group(_),
+            DataType::List(_)
+            | DataType::LargeList(_)
+            | DataType::FixedSizeList(_, _)
+            | DataType::Map(_, _),
+        ) => node.def_level,
+        _ => slot_def,
+    }
+}
+
+/// Builds the array of the top-level field `node`, `at` naming the field
+/// for errors.
 pub(crate) fn build(node: &FieldNode, leaves: &Leaves, at: &Location) -> Result<ArrayRef> {
+    build_node(node, leaves, 0, at)
+}
+
+/// Builds the array of `node`, whose slots are the entries at or above
+/// `slot_def` (see the module docs).
+fn build_node(node: &FieldNode, leaves: &Leaves, slot_def: i16, at: &Location) -> Result<ArrayRef> {
     match &node.kind {
         FieldKind::Leaf { column_index } => match leaves.get(column_index) {
             Some(l) => Ok(l.array.clone()),
@@ -50,11 +74,11 @@ pub(crate) fn build(node: &FieldNode, leaves: &Leaves, at: &Location) -> Result<
             )),
         },
         FieldKind::Group(children) => match &node.arrow_type {
-            DataType::Struct(fields) => build_struct(node, fields, children, leaves, at),
+            DataType::Struct(fields) => build_struct(node, fields, children, leaves, slot_def, at),
             DataType::List(_)
             | DataType::LargeList(_)
             | DataType::FixedSizeList(_, _)
-            | DataType::Map(_, _) => build_list(node, children, leaves, at),
+            | DataType::Map(_, _) => build_list(node, children, leaves, slot_def, at),
             other => Err(unsupported(
                 at,
                 format!("reading nested data as Arrow {other}"),
@@ -64,7 +88,7 @@ pub(crate) fn build(node: &FieldNode, leaves: &Leaves, at: &Location) -> Result<
 }
 
 /// The validity of a struct (or any node) at its own granularity.
-fn node_nulls(node: &FieldNode, leaves: &Leaves) -> Option<NullBuffer> {
+fn node_nulls(node: &FieldNode, leaves: &Leaves, slot_def: i16) -> Option<NullBuffer> {
     if node.def_level == 0 {
         return None;
     }
@@ -72,13 +96,13 @@ fn node_nulls(node: &FieldNode, leaves: &Leaves) -> Option<NullBuffer> {
     let def = def?;
     let buf = match rep {
         Some(rep) => {
-            let valid: Vec<bool> = def
-                .iter()
-                .zip(rep)
-                .filter(|(_, r)| **r <= node.rep_level)
-                .map(|(d, _)| *d >= node.def_level)
-                .collect();
-            BooleanBuffer::from(valid)
+            let mut b = BooleanBufferBuilder::new(def.len());
+            for (d, r) in def.iter().zip(rep) {
+                if *r <= node.rep_level && *d >= slot_def {
+                    b.append(*d >= node.def_level);
+                }
+            }
+            b.finish()
         }
         None => BooleanBuffer::collect_bool(def.len(), |i| {
             def.get(i).is_some_and(|d| *d >= node.def_level)
@@ -93,17 +117,18 @@ fn build_struct(
     fields: &Fields,
     children: &[FieldNode],
     leaves: &Leaves,
+    slot_def: i16,
     at: &Location,
 ) -> Result<ArrayRef> {
     let arrays = children
         .iter()
         .zip(fields.iter())
-        .map(|(c, f)| build(c, leaves, &child_at(at, f.name())))
+        .map(|(c, f)| build_node(c, leaves, slot_def, &child_at(at, f.name())))
         .collect::<Result<Vec<_>>>()?;
     // A required struct below an optional one still gets the validity its
     // levels give, so that its required children's undefined slots are
     // covered; the parent's validity masks these slots anyway.
-    let nulls = node_nulls(node, leaves);
+    let nulls = node_nulls(node, leaves, slot_def);
     let len = arrays.first().map(|a| a.len()).unwrap_or(0);
     if let Some(n) = &nulls
         && n.len() != len
@@ -130,100 +155,74 @@ fn child_at(at: &Location, name: &str) -> Location {
     at
 }
 
-/// Offsets, validity and the child slots to keep, from the levels.
+/// Offsets and validity of a list from the levels.
 struct ListShape {
     offsets: Vec<usize>,
     validity: Option<Vec<bool>>,
-    /// Ranges of child slots kept, in order.
-    keep: Vec<(usize, usize)>,
+    /// Child slots: the entries with an element of this list.
     child_len: usize,
 }
 
-fn list_shape(node: &FieldNode, def: &[i16], rep: &[i16], at: &Location) -> Result<ListShape> {
+fn list_shape(
+    node: &FieldNode,
+    def: &[i16],
+    rep: &[i16],
+    slot_def: i16,
+    at: &Location,
+) -> Result<ListShape> {
     let rep_level = node.rep_level;
     let def_level = node.def_level;
     let mut offsets = Vec::with_capacity(rep.len() + 1);
     let mut validity = node.nullable.then(|| Vec::with_capacity(rep.len()));
-    let mut keep: Vec<(usize, usize)> = Vec::new();
-    let mut cur = 0usize; // elements kept so far
-    let mut child_idx = 0usize; // child slots seen so far
-    let mut run_start: Option<usize> = None;
+    let mut cur = 0usize; // elements so far
+    let too_deep = || data_err(at, "repetition level too large for the definition level");
     for (d, r) in def.iter().zip(rep) {
-        if *r > rep_level {
+        if *r >= rep_level {
+            // An element of this list (or of a list nested in one): the
+            // list must have one.
             if *d < def_level {
-                return Err(data_err(
-                    at,
-                    "repetition level too large for the definition level",
-                ));
+                return Err(too_deep());
+            }
+            if *r == rep_level {
+                cur += 1;
             }
             continue;
         }
-        if *r == rep_level {
-            cur += 1;
-            child_idx += 1;
+        if *d < slot_def {
+            // An empty or null ancestor: no slot here.
             continue;
         }
         offsets.push(cur);
         if *d >= def_level {
-            run_start.get_or_insert(child_idx);
             cur += 1;
             if let Some(v) = validity.as_mut() {
                 v.push(true);
             }
-        } else {
-            if let Some(s) = run_start.take() {
-                keep.push((s, child_idx));
-            }
-            if let Some(v) = validity.as_mut() {
-                v.push(*d + 1 == def_level);
-            }
+        } else if let Some(v) = validity.as_mut() {
+            v.push(*d + 1 == def_level);
         }
-        child_idx += 1;
-        if *d < def_level {
-            // This child slot is an empty or null list: dropped.
-        }
-    }
-    if let Some(s) = run_start.take() {
-        keep.push((s, child_idx));
     }
     offsets.push(cur);
     Ok(ListShape {
         offsets,
         validity,
-        keep,
-        child_len: child_idx,
+        child_len: cur,
     })
-}
-
-fn filter(
-    child: &ArrayRef,
-    keep: &[(usize, usize)],
-    total: usize,
-    at: &Location,
-) -> Result<ArrayRef> {
-    if keep.len() == 1 && keep.first() == Some(&(0, child.len())) {
-        return Ok(child.clone());
-    }
-    let data = child.to_data();
-    let mut m = MutableArrayData::new(vec![&data], false, total);
-    for (s, e) in keep {
-        m.try_extend(0, *s, *e).map_err(|e| arrow_err(at, e))?;
-    }
-    Ok(make_array(m.freeze()))
 }
 
 fn build_list(
     node: &FieldNode,
     children: &[FieldNode],
     leaves: &Leaves,
+    slot_def: i16,
     at: &Location,
 ) -> Result<ArrayRef> {
     let (def, rep) = levels(node, leaves);
     let (Some(def), Some(rep)) = (def, rep) else {
         return Err(data_err(at, "a list column without levels"));
     };
-    let shape = list_shape(node, def, rep, at)?;
-    let kept = shape.offsets.last().copied().unwrap_or(0);
+    let shape = list_shape(node, def, rep, slot_def, at)?;
+    let elem_def = child_slot_def(node, slot_def);
     let nulls = shape
         .validity
         .map(|v| NullBuffer::new(BooleanBuffer::from(v)))
@@ -233,7 +232,7 @@ fn build_list(
             let Some(child) = children.first() else {
                 return Err(data_err(at, "a list without element"));
             };
-            let values = build(child, leaves, &child_at(at, field.name()))?;
+            let values = build_node(child, leaves, elem_def, &child_at(at, field.name()))?;
             if values.len() != shape.child_len {
                 return Err(data_err(
                     at,
@@ -244,7 +243,6 @@ fn build_list(
                     ),
                 ));
             }
-            let values = filter(&values, &shape.keep, kept, at)?;
             if matches!(node.arrow_type, DataType::LargeList(_)) {
                 let o: Vec<i64> = shape.offsets.iter().map(|&x| x as i64).collect();
                 let a = GenericListArray::<i64>::try_new(
@@ -276,7 +274,7 @@ fn build_list(
             let Some(child) = children.first() else {
                 return Err(data_err(at, "a list without element"));
             };
-            let values = build(child, leaves, &child_at(at, field.name()))?;
+            let values = build_node(child, leaves, elem_def, &child_at(at, field.name()))?;
             if values.len() != shape.child_len {
                 return Err(data_err(
                     at,
@@ -287,7 +285,6 @@ fn build_list(
                     ),
                 ));
             }
-            let values = filter(&values, &shape.keep, kept, at)?;
             let size_u = usize::try_from(*size).unwrap_or(0);
             let data = values.to_data();
             let n_lists = shape.offsets.len().saturating_sub(1);
@@ -317,7 +314,7 @@ fn build_list(
             };
             let mut arrays = Vec::with_capacity(children.len());
             for (c, f) in children.iter().zip(fields.iter()) {
-                let a = build(c, leaves, &child_at(at, f.name()))?;
+                let a = build_node(c, leaves, elem_def, &child_at(at, f.name()))?;
                 if a.len() != shape.child_len {
                     return Err(data_err(
                         at,
@@ -329,7 +326,7 @@ fn build_list(
                         ),
                     ));
                 }
-                arrays.push(filter(&a, &shape.keep, kept, at)?);
+                arrays.push(a);
             }
             let entries_arr =
                 StructArray::try_new(fields.clone(), arrays, None).map_err(|e| arrow_err(at, e))?;
@@ -403,7 +400,8 @@ mod tests {
         let l = leaves(
             vec![3, 2, 0, 1, 3],
             Some(vec![0, 1, 0, 0, 0]),
-            vec![Some(1), None, None, None, Some(3)],
+            // Slots of the entries with an element (definition level 2 up).
+            vec![Some(1), None, Some(3)],
         );
         let a = build(&node, &l, &Location::default()).unwrap();
         let expected = ListArray::from_iter_primitive::<Int32Type, _, _>(vec![
@@ -427,7 +425,7 @@ mod tests {
         let l = leaves(
             vec![2, 2, 1, 0, 2],
             Some(vec![0, 2, 1, 0, 0]),
-            vec![Some(1), Some(2), None, None, Some(3)],
+            vec![Some(1), Some(2), Some(3)],
         );
         let a = build(&outer, &l, &Location::default()).unwrap();
         let outer_list = a.as_list::<i32>();

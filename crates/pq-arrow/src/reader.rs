@@ -447,7 +447,7 @@ impl ParquetReader {
         };
         let mut leaf_types = HashMap::new();
         if let Some(root) = &converted.root {
-            collect_leaf_types(root, &mut leaf_types);
+            collect_leaf_types(root, 0, &mut leaf_types);
         }
         Ok(ParquetRecordBatchReader {
             source: self.source,
@@ -505,12 +505,19 @@ fn default_page_options() -> PageOptions {
         .with_max_dictionary_size(i32::MAX as usize)
 }
 
-fn collect_leaf_types(node: &FieldNode, out: &mut HashMap<usize, DataType>) {
+/// The Arrow type of every leaf, with the definition level from which its
+/// level entries are slots of its array (`slot_def`: the element level of
+/// its innermost list, 0 outside lists); see [`crate::assemble`].
+fn collect_leaf_types(node: &FieldNode, slot_def: i16, out: &mut HashMap<usize, (DataType, i16)>) {
     match &node.kind {
         FieldKind::Leaf { column_index } => {
-            out.insert(*column_index, node.arrow_type.clone());
+            out.insert(*column_index, (node.arrow_type.clone(), slot_def));
         }
-        FieldKind::Group(c) => c.iter().for_each(|c| collect_leaf_types(c, out)),
+        FieldKind::Group(c) => {
+            let child_slot_def = crate::assemble::child_slot_def(node, slot_def);
+            c.iter()
+                .for_each(|c| collect_leaf_types(c, child_slot_def, out))
+        }
     }
 }
 
@@ -524,7 +531,8 @@ pub struct ParquetRecordBatchReader {
     leaves: Vec<LeafColumn>,
     schema: SchemaRef,
     root: Option<FieldNode>,
-    leaf_types: HashMap<usize, DataType>,
+    /// Arrow type and slot definition level of every selected leaf.
+    leaf_types: HashMap<usize, (DataType, i16)>,
     row_groups: Vec<usize>,
     next_rg: usize,
     current: Option<RowGroupState>,
@@ -657,7 +665,7 @@ impl ParquetRecordBatchReader {
                 file_offset: range.start,
                 column: leaf.dotted(),
             };
-            let dt = self
+            let (dt, slot_def) = self
                 .leaf_types
                 .get(&ci)
                 .ok_or_else(|| data_err(&at, "unknown leaf type"))?;
@@ -666,7 +674,8 @@ impl ParquetRecordBatchReader {
                 .unwrap_or(0)
                 .max(bytes.len() as u64);
             let reader = LeafReader::new(bytes, ctx, &leaf, dt, &self.page_options, at)?
-                .with_total_uncompressed_size(cmd.total_uncompressed_size);
+                .with_total_uncompressed_size(cmd.total_uncompressed_size)
+                .with_slot_def(*slot_def);
             readers.push((cost, ci, reader));
         }
         // Chunks to threads: largest first, each to the least loaded thread.

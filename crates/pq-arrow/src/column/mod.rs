@@ -1,6 +1,7 @@
 //! Leaf column readers: the pages of one column chunk, read batch by batch,
-//! to levels plus an Arrow array with one slot per level (null where the
-//! value is undefined).
+//! to levels plus an Arrow array with one slot per level entry at or above
+//! the leaf's slot definition level (null where the value is undefined;
+//! see [`crate::assemble`]).
 //!
 //! A [`LeafReader`] keeps the state of its current page between batches: the
 //! page's levels, and its values either still encoded (PLAIN: a byte
@@ -29,7 +30,7 @@ pub(crate) struct LeafData {
     pub(crate) def: Option<Vec<i16>>,
     /// Repetition levels, when the max level is above 0.
     pub(crate) rep: Option<Vec<i16>>,
-    /// One slot per level.
+    /// One slot per level entry at or above the slot definition level.
     pub(crate) array: ArrayRef,
 }
 
@@ -113,6 +114,9 @@ pub(crate) struct LeafReader {
     pages: PageReader,
     max_def: i16,
     max_rep: i16,
+    /// Level entries below this definition level (empty or null lists
+    /// above the leaf) have no slot in the array.
+    slot_def: i16,
     /// The value type (of the dictionary values, for dictionary output).
     dt: DataType,
     key_type: Option<DataType>,
@@ -151,6 +155,33 @@ fn decode_levels(
     Ok(())
 }
 
+/// Validity of the slots of `def` (the entries at or above `slot_def`):
+/// set where the value is defined. Packed 64 entries at a time without a
+/// branch per entry.
+fn slot_validity(def: &[i16], slot_def: i16, max_def: i16) -> BooleanBuffer {
+    let mut words: Vec<u64> = Vec::with_capacity(def.len().div_ceil(64));
+    let mut word = 0u64;
+    let mut bit = 0usize;
+    let mut len = 0usize;
+    for &d in def {
+        word |= u64::from(d == max_def) << bit;
+        let slot = usize::from(d >= slot_def);
+        bit += slot;
+        len += slot;
+        // A skipped entry leaves `bit` where it was; its bit (0, as
+        // `d < slot_def <= max_def`) is overwritten by the next slot.
+        if bit == 64 {
+            words.push(word);
+            word = 0;
+            bit = 0;
+        }
+    }
+    if bit > 0 {
+        words.push(word);
+    }
+    BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, len)
+}
+
 impl LeafReader {
     /// A reader of the chunk `chunk` of `leaf`, read as Arrow `dt`.
     pub(crate) fn new(
@@ -175,6 +206,7 @@ impl LeafReader {
             pages: PageReader::new(chunk, ctx, options),
             max_def: leaf.max_def_level,
             max_rep: leaf.max_rep_level,
+            slot_def: 0,
             dt: value_type,
             key_type,
             template,
@@ -188,6 +220,13 @@ impl LeafReader {
     /// `total_uncompressed_size` (see [`PageOptions::chunk_size_slack`]).
     pub(crate) fn with_total_uncompressed_size(mut self, total: i64) -> Self {
         self.pages = self.pages.with_total_uncompressed_size(total);
+        self
+    }
+
+    /// Gives the array slots only to level entries at or above `slot_def`
+    /// (the element level of the leaf's innermost list).
+    pub(crate) fn with_slot_def(mut self, slot_def: i16) -> Self {
+        self.slot_def = slot_def;
         self
     }
 
@@ -424,11 +463,17 @@ impl LeafReader {
         let at = &self.at;
         let max_def = self.max_def;
         let nulls = if max_def > 0 {
-            let buf = BooleanBuffer::collect_bool(def.len(), |i| def.get(i) == Some(&max_def));
+            let buf = if self.slot_def > 0 {
+                slot_validity(&def, self.slot_def, max_def)
+            } else {
+                BooleanBuffer::collect_bool(def.len(), |i| def.get(i) == Some(&max_def))
+            };
             Some(NullBuffer::new(buf))
         } else {
             None
         };
+        // The array's length: its slots.
+        let levels = nulls.as_ref().map(|n| n.len()).unwrap_or(levels);
         let valid = nulls
             .as_ref()
             .map(|n| n.len() - n.null_count())
@@ -520,5 +565,27 @@ impl LeafReader {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slot_validity;
+
+    #[test]
+    fn slot_validity_packs_the_slots_only() {
+        // Lengths around the 64-bit word edges, skipped entries anywhere.
+        for n in [0usize, 1, 63, 64, 65, 130, 300] {
+            let def: Vec<i16> = (0..n).map(|i| ((i * 7 + i / 5) % 4) as i16).collect();
+            let (slot_def, max_def) = (1, 3);
+            let expected: Vec<bool> = def
+                .iter()
+                .filter(|&&d| d >= slot_def)
+                .map(|&d| d == max_def)
+                .collect();
+            let got = slot_validity(&def, slot_def, max_def);
+            assert_eq!(got.len(), expected.len(), "n = {n}");
+            assert_eq!(got.iter().collect::<Vec<_>>(), expected, "n = {n}");
+        }
     }
 }
