@@ -144,7 +144,7 @@ fn all_null_file(n: i32) -> Bytes {
                 file_offset: 4,
                 meta_data: Some(ColumnMetaData {
                     type_: Type::INT32,
-                    encodings: vec![Encoding::PLAIN, Encoding::RLE],
+                    encodings: vec![Encoding::PLAIN, Encoding::RLE].into(),
                     path_in_schema: pq_format::StringList::from_values(["x"]),
                     codec: CompressionCodec(0),
                     num_values: i64::from(n),

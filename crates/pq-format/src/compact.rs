@@ -17,6 +17,7 @@
 use bytes::Bytes;
 
 use crate::Limits;
+use crate::small_list::SmallList;
 use crate::string_list::StringList;
 
 /// Compact protocol wire type codes (the low nibble of a field header).
@@ -426,14 +427,32 @@ impl<'a> CompactReader<'a> {
     /// Read an unsigned LEB128 varint of at most 10 bytes.
     #[inline]
     pub fn read_varint(&mut self) -> Result<u64, DecodeError> {
-        // Fast path: one byte.
+        // Fast path: one byte (field ids, small counts, enum values).
         if let Some(&b) = self.buf.get(self.pos)
             && b < 0x80
         {
             self.pos += 1;
             return Ok(u64::from(b));
         }
+        self.read_varint_long()
+    }
+
+    /// [`CompactReader::read_varint`] past its one-byte fast path.
+    #[inline(never)]
+    fn read_varint_long(&mut self) -> Result<u64, DecodeError> {
         let start = self.pos;
+        // With ten bytes left (the longest varint), one bounds check for all.
+        if let Some(bytes) = self.buf.get(start..start.saturating_add(10)) {
+            let mut result: u64 = 0;
+            for (i, &b) in bytes.iter().enumerate() {
+                result |= u64::from(b & 0x7f) << (7 * i);
+                if b < 0x80 {
+                    self.pos = start + i + 1;
+                    return Ok(result);
+                }
+            }
+            return Err(DecodeError::new(start, DecodeErrorKind::VarintTooLong));
+        }
         let mut result: u64 = 0;
         let mut shift = 0u32;
         loop {
@@ -648,8 +667,9 @@ impl<'a> CompactReader<'a> {
         Ok((elem, count))
     }
 
-    /// Read a `list<T>`.
-    pub fn read_list<T: ListElement>(&mut self) -> Result<Vec<T>, DecodeError> {
+    /// Read a list header for elements of type `T`, checking the element type.
+    #[inline]
+    fn read_list_header_of<T: ListElement>(&mut self) -> Result<usize, DecodeError> {
         let start = self.pos;
         let (elem, count) = self.read_list_header(T::MIN_SIZE)?;
         let matches = if T::ELEM_TYPE == ct::BOOL_TRUE {
@@ -666,6 +686,11 @@ impl<'a> CompactReader<'a> {
                 },
             ));
         }
+        Ok(count)
+    }
+
+    /// Read `count` list elements into a vector.
+    fn read_list_body<T: ListElement>(&mut self, count: usize) -> Result<Vec<T>, DecodeError> {
         // `count` is bounded by the bytes remaining, but one byte on the wire
         // can decode to a large value: reserve at most 1 MiB up front and
         // let real elements grow the vector.
@@ -675,6 +700,30 @@ impl<'a> CompactReader<'a> {
             T::read_elem_into(self, &mut v)?;
         }
         Ok(v)
+    }
+
+    /// Read a `list<T>`.
+    pub fn read_list<T: ListElement>(&mut self) -> Result<Vec<T>, DecodeError> {
+        let count = self.read_list_header_of::<T>()?;
+        self.read_list_body(count)
+    }
+
+    /// Read a `list<T>` of small `Copy` values into a [`SmallList`]: inline,
+    /// without allocating, when it has at most `N` elements.
+    pub fn read_small_list<T, const N: usize>(&mut self) -> Result<SmallList<T, N>, DecodeError>
+    where
+        T: ListElement + Copy + Default,
+    {
+        let count = self.read_list_header_of::<T>()?;
+        if count <= N {
+            let mut l = SmallList::new();
+            for _ in 0..count {
+                l.push(T::read_elem(self)?);
+            }
+            Ok(l)
+        } else {
+            Ok(self.read_list_body(count)?.into())
+        }
     }
 
     /// Read a field header. Returns `None` at the end of the struct, else

@@ -7,11 +7,11 @@ use std::fmt;
 
 use bytes::Bytes;
 
-use crate::StringList;
 use crate::compact::{
     BinaryList, CompactReader, CompactWriter, DecodeError, ListElement, ThriftDecode, ThriftEncode,
     ct,
 };
+use crate::{SmallList, StringList};
 
 /// Physical storage types.
 ///
@@ -288,9 +288,9 @@ pub struct SizeStatistics {
     /// Field 1 `unencoded_byte_array_data_bytes`, optional.
     pub unencoded_byte_array_data_bytes: Option<i64>,
     /// Field 2 `repetition_level_histogram`, optional.
-    pub repetition_level_histogram: Option<Vec<i64>>,
+    pub repetition_level_histogram: Option<SmallList<i64>>,
     /// Field 3 `definition_level_histogram`, optional.
-    pub definition_level_histogram: Option<Vec<i64>>,
+    pub definition_level_histogram: Option<SmallList<i64>>,
 }
 
 impl ThriftDecode for SizeStatistics {
@@ -306,8 +306,8 @@ impl ThriftDecode for SizeStatistics {
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
                 1 if ty == ct::I64 => out.unencoded_byte_array_data_bytes = Some(r.read_i64()?),
-                2 if ty == ct::LIST => out.repetition_level_histogram = Some(r.read_list::<i64>()?),
-                3 if ty == ct::LIST => out.definition_level_histogram = Some(r.read_list::<i64>()?),
+                2 if ty == ct::LIST => out.repetition_level_histogram = Some(r.read_small_list()?),
+                3 if ty == ct::LIST => out.definition_level_histogram = Some(r.read_small_list()?),
                 _ => r.skip(ty)?,
             }
         }
@@ -358,7 +358,7 @@ impl ListElement for SizeStatistics {
 /// Bounds of geospatial values.
 ///
 /// The Thrift struct `BoundingBox`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct BoundingBox {
     /// Field 1 `xmin`, required.
     pub xmin: f64,
@@ -503,7 +503,7 @@ pub struct GeospatialStatistics {
     /// Field 1 `bbox`, optional.
     pub bbox: Option<BoundingBox>,
     /// Field 2 `geospatial_types`, optional.
-    pub geospatial_types: Option<Vec<i32>>,
+    pub geospatial_types: Option<SmallList<i32>>,
 }
 
 impl ThriftDecode for GeospatialStatistics {
@@ -521,7 +521,7 @@ impl ThriftDecode for GeospatialStatistics {
                 1 if ty == ct::STRUCT => {
                     BoundingBox::read_into(r, out.bbox.insert(Default::default()))?
                 }
-                2 if ty == ct::LIST => out.geospatial_types = Some(r.read_list::<i32>()?),
+                2 if ty == ct::LIST => out.geospatial_types = Some(r.read_small_list()?),
                 _ => r.skip(ty)?,
             }
         }
@@ -684,7 +684,7 @@ impl ListElement for Statistics {
 /// Logical type markers without parameters.
 ///
 /// The Thrift struct `StringType`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct StringType {}
 
 impl ThriftDecode for StringType {
@@ -733,7 +733,7 @@ impl ListElement for StringType {
 }
 
 /// The Thrift struct `UUIDType`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct UUIDType {}
 
 impl ThriftDecode for UUIDType {
@@ -782,7 +782,7 @@ impl ListElement for UUIDType {
 }
 
 /// The Thrift struct `MapType`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct MapType {}
 
 impl ThriftDecode for MapType {
@@ -831,7 +831,7 @@ impl ListElement for MapType {
 }
 
 /// The Thrift struct `ListType`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct ListType {}
 
 impl ThriftDecode for ListType {
@@ -880,7 +880,7 @@ impl ListElement for ListType {
 }
 
 /// The Thrift struct `EnumType`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct EnumType {}
 
 impl ThriftDecode for EnumType {
@@ -929,7 +929,7 @@ impl ListElement for EnumType {
 }
 
 /// The Thrift struct `DateType`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct DateType {}
 
 impl ThriftDecode for DateType {
@@ -978,7 +978,7 @@ impl ListElement for DateType {
 }
 
 /// The Thrift struct `Float16Type`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Float16Type {}
 
 impl ThriftDecode for Float16Type {
@@ -1027,7 +1027,7 @@ impl ListElement for Float16Type {
 }
 
 /// The Thrift struct `NullType`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct NullType {}
 
 impl ThriftDecode for NullType {
@@ -1076,7 +1076,7 @@ impl ListElement for NullType {
 }
 
 /// The Thrift struct `DecimalType`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct DecimalType {
     /// Field 1 `scale`, required.
     pub scale: i32,
@@ -1160,7 +1160,7 @@ impl ListElement for DecimalType {
 /// Time units.
 ///
 /// The Thrift struct `MilliSeconds`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct MilliSeconds {}
 
 impl ThriftDecode for MilliSeconds {
@@ -1209,7 +1209,7 @@ impl ListElement for MilliSeconds {
 }
 
 /// The Thrift struct `MicroSeconds`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct MicroSeconds {}
 
 impl ThriftDecode for MicroSeconds {
@@ -1258,7 +1258,7 @@ impl ListElement for MicroSeconds {
 }
 
 /// The Thrift struct `NanoSeconds`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct NanoSeconds {}
 
 impl ThriftDecode for NanoSeconds {
@@ -1556,7 +1556,7 @@ impl ListElement for TimeType {
 }
 
 /// The Thrift struct `IntType`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct IntType {
     /// Field 1 `bitWidth`, required.
     pub bit_width: i8,
@@ -1637,7 +1637,7 @@ impl ListElement for IntType {
 }
 
 /// The Thrift struct `JsonType`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct JsonType {}
 
 impl ThriftDecode for JsonType {
@@ -1686,7 +1686,7 @@ impl ListElement for JsonType {
 }
 
 /// The Thrift struct `BsonType`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct BsonType {}
 
 impl ThriftDecode for BsonType {
@@ -1735,7 +1735,7 @@ impl ListElement for BsonType {
 }
 
 /// The Thrift struct `VariantType`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct VariantType {
     /// Field 1 `specification_version`, optional.
     pub specification_version: Option<i8>,
@@ -1986,7 +1986,7 @@ impl ListElement for GeographyType {
 }
 
 /// The Thrift struct `FileType`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct FileType {}
 
 impl ThriftDecode for FileType {
@@ -2775,7 +2775,7 @@ impl ListElement for DataPageHeader {
 }
 
 /// The Thrift struct `IndexPageHeader`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct IndexPageHeader {}
 
 impl ThriftDecode for IndexPageHeader {
@@ -2824,7 +2824,7 @@ impl ListElement for IndexPageHeader {
 }
 
 /// The Thrift struct `DictionaryPageHeader`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct DictionaryPageHeader {
     /// Field 1 `num_values`, required.
     pub num_values: i32,
@@ -3077,7 +3077,7 @@ impl ListElement for DataPageHeaderV2 {
 /// Bloom filter parameters.
 ///
 /// The Thrift struct `SplitBlockAlgorithm`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct SplitBlockAlgorithm {}
 
 impl ThriftDecode for SplitBlockAlgorithm {
@@ -3199,7 +3199,7 @@ impl ListElement for BloomFilterAlgorithm {
 }
 
 /// The Thrift struct `XxHash`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct XxHash {}
 
 impl ThriftDecode for XxHash {
@@ -3319,7 +3319,7 @@ impl ListElement for BloomFilterHash {
 }
 
 /// The Thrift struct `Uncompressed`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Uncompressed {}
 
 impl ThriftDecode for Uncompressed {
@@ -3771,7 +3771,7 @@ impl ListElement for KeyValue {
 /// A column by which a row group is sorted.
 ///
 /// The Thrift struct `SortingColumn`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct SortingColumn {
     /// Field 1 `column_idx`, required.
     pub column_idx: i32,
@@ -3867,7 +3867,7 @@ impl ListElement for SortingColumn {
 /// Number of pages of a type and encoding in a column chunk.
 ///
 /// The Thrift struct `PageEncodingStats`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct PageEncodingStats {
     /// Field 1 `page_type`, required.
     pub page_type: PageType,
@@ -3968,7 +3968,7 @@ pub struct ColumnMetaData {
     /// Field 1 `type`, required.
     pub type_: Type,
     /// Field 2 `encodings`, required.
-    pub encodings: Vec<Encoding>,
+    pub encodings: SmallList<Encoding>,
     /// Field 3 `path_in_schema`, required.
     pub path_in_schema: StringList,
     /// Field 4 `codec`, required.
@@ -3990,7 +3990,7 @@ pub struct ColumnMetaData {
     /// Field 12 `statistics`, optional.
     pub statistics: Option<Statistics>,
     /// Field 13 `encoding_stats`, optional.
-    pub encoding_stats: Option<Vec<PageEncodingStats>>,
+    pub encoding_stats: Option<SmallList<PageEncodingStats>>,
     /// Field 14 `bloom_filter_offset`, optional.
     pub bloom_filter_offset: Option<i64>,
     /// Field 15 `bloom_filter_length`, optional.
@@ -4020,7 +4020,7 @@ impl ThriftDecode for ColumnMetaData {
                     seen |= 0x1;
                 }
                 2 if ty == ct::LIST => {
-                    out.encodings = r.read_list::<Encoding>()?;
+                    out.encodings = r.read_small_list()?;
                     seen |= 0x2;
                 }
                 3 if ty == ct::LIST => {
@@ -4053,9 +4053,7 @@ impl ThriftDecode for ColumnMetaData {
                 12 if ty == ct::STRUCT => {
                     Statistics::read_into(r, out.statistics.insert(Default::default()))?
                 }
-                13 if ty == ct::LIST => {
-                    out.encoding_stats = Some(r.read_list::<PageEncodingStats>()?)
-                }
+                13 if ty == ct::LIST => out.encoding_stats = Some(r.read_small_list()?),
                 14 if ty == ct::I64 => out.bloom_filter_offset = Some(r.read_i64()?),
                 15 if ty == ct::I32 => out.bloom_filter_length = Some(r.read_i32()?),
                 16 if ty == ct::STRUCT => {
@@ -4203,7 +4201,7 @@ impl ListElement for ColumnMetaData {
 /// Column encryption (recognised only to refuse encrypted files).
 ///
 /// The Thrift struct `EncryptionWithFooterKey`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct EncryptionWithFooterKey {}
 
 impl ThriftDecode for EncryptionWithFooterKey {
@@ -4548,7 +4546,7 @@ pub struct RowGroup {
     /// Field 3 `num_rows`, required.
     pub num_rows: i64,
     /// Field 4 `sorting_columns`, optional.
-    pub sorting_columns: Option<Vec<SortingColumn>>,
+    pub sorting_columns: Option<SmallList<SortingColumn>>,
     /// Field 5 `file_offset`, optional.
     pub file_offset: Option<i64>,
     /// Field 6 `total_compressed_size`, optional.
@@ -4583,7 +4581,7 @@ impl ThriftDecode for RowGroup {
                     out.num_rows = r.read_i64()?;
                     seen |= 0x4;
                 }
-                4 if ty == ct::LIST => out.sorting_columns = Some(r.read_list::<SortingColumn>()?),
+                4 if ty == ct::LIST => out.sorting_columns = Some(r.read_small_list()?),
                 5 if ty == ct::I64 => out.file_offset = Some(r.read_i64()?),
                 6 if ty == ct::I64 => out.total_compressed_size = Some(r.read_i64()?),
                 7 if ty == ct::I16 => out.ordinal = Some(r.read_i16()?),
@@ -4665,7 +4663,7 @@ impl ListElement for RowGroup {
 /// Sort orders for statistics.
 ///
 /// The Thrift struct `TypeDefinedOrder`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct TypeDefinedOrder {}
 
 impl ThriftDecode for TypeDefinedOrder {
@@ -4714,7 +4712,7 @@ impl ListElement for TypeDefinedOrder {
 }
 
 /// The Thrift struct `IEEE754TotalOrder`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct IEEE754TotalOrder {}
 
 impl ThriftDecode for IEEE754TotalOrder {
@@ -4763,7 +4761,7 @@ impl ListElement for IEEE754TotalOrder {
 }
 
 /// The Thrift struct `Int96TimestampOrder`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Int96TimestampOrder {}
 
 impl ThriftDecode for Int96TimestampOrder {
@@ -4907,7 +4905,7 @@ impl ListElement for ColumnOrder {
 /// Page index: where each page of a column chunk lives.
 ///
 /// The Thrift struct `PageLocation`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct PageLocation {
     /// Field 1 `offset`, required.
     pub offset: i64,
@@ -5006,9 +5004,9 @@ impl ListElement for PageLocation {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct OffsetIndex {
     /// Field 1 `page_locations`, required.
-    pub page_locations: Vec<PageLocation>,
+    pub page_locations: SmallList<PageLocation>,
     /// Field 2 `unencoded_byte_array_data_bytes`, optional.
-    pub unencoded_byte_array_data_bytes: Option<Vec<i64>>,
+    pub unencoded_byte_array_data_bytes: Option<SmallList<i64>>,
 }
 
 impl ThriftDecode for OffsetIndex {
@@ -5026,11 +5024,11 @@ impl ThriftDecode for OffsetIndex {
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
                 1 if ty == ct::LIST => {
-                    out.page_locations = r.read_list::<PageLocation>()?;
+                    out.page_locations = r.read_small_list()?;
                     seen |= 0x1;
                 }
                 2 if ty == ct::LIST => {
-                    out.unencoded_byte_array_data_bytes = Some(r.read_list::<i64>()?)
+                    out.unencoded_byte_array_data_bytes = Some(r.read_small_list()?)
                 }
                 _ => r.skip(ty)?,
             }
@@ -5085,7 +5083,7 @@ impl ListElement for OffsetIndex {
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ColumnIndex {
     /// Field 1 `null_pages`, required.
-    pub null_pages: Vec<bool>,
+    pub null_pages: SmallList<bool>,
     /// Field 2 `min_values`, required.
     pub min_values: BinaryList,
     /// Field 3 `max_values`, required.
@@ -5093,13 +5091,13 @@ pub struct ColumnIndex {
     /// Field 4 `boundary_order`, required.
     pub boundary_order: BoundaryOrder,
     /// Field 5 `null_counts`, optional.
-    pub null_counts: Option<Vec<i64>>,
+    pub null_counts: Option<SmallList<i64>>,
     /// Field 6 `repetition_level_histograms`, optional.
-    pub repetition_level_histograms: Option<Vec<i64>>,
+    pub repetition_level_histograms: Option<SmallList<i64>>,
     /// Field 7 `definition_level_histograms`, optional.
-    pub definition_level_histograms: Option<Vec<i64>>,
+    pub definition_level_histograms: Option<SmallList<i64>>,
     /// Field 8 `nan_counts`, optional.
-    pub nan_counts: Option<Vec<i64>>,
+    pub nan_counts: Option<SmallList<i64>>,
 }
 
 impl ThriftDecode for ColumnIndex {
@@ -5117,7 +5115,7 @@ impl ThriftDecode for ColumnIndex {
         while let Some((ty, id)) = r.read_field_header(&mut last_id)? {
             match id {
                 1 if ty == ct::LIST => {
-                    out.null_pages = r.read_list::<bool>()?;
+                    out.null_pages = r.read_small_list()?;
                     seen |= 0x1;
                 }
                 2 if ty == ct::LIST => {
@@ -5132,14 +5130,10 @@ impl ThriftDecode for ColumnIndex {
                     out.boundary_order = BoundaryOrder(r.read_i32()?);
                     seen |= 0x8;
                 }
-                5 if ty == ct::LIST => out.null_counts = Some(r.read_list::<i64>()?),
-                6 if ty == ct::LIST => {
-                    out.repetition_level_histograms = Some(r.read_list::<i64>()?)
-                }
-                7 if ty == ct::LIST => {
-                    out.definition_level_histograms = Some(r.read_list::<i64>()?)
-                }
-                8 if ty == ct::LIST => out.nan_counts = Some(r.read_list::<i64>()?),
+                5 if ty == ct::LIST => out.null_counts = Some(r.read_small_list()?),
+                6 if ty == ct::LIST => out.repetition_level_histograms = Some(r.read_small_list()?),
+                7 if ty == ct::LIST => out.definition_level_histograms = Some(r.read_small_list()?),
+                8 if ty == ct::LIST => out.nan_counts = Some(r.read_small_list()?),
                 _ => r.skip(ty)?,
             }
         }

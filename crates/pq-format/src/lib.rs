@@ -66,6 +66,7 @@ mod generated;
 mod limits;
 mod metadata;
 mod schema;
+mod small_list;
 mod string_list;
 
 pub use compact::{
@@ -82,4 +83,5 @@ pub use generated::*;
 pub use limits::Limits;
 pub use metadata::ParquetMetaData;
 pub use schema::{ColumnDescriptor, NodeKind, SchemaDescriptor, SchemaNode};
+pub use small_list::SmallList;
 pub use string_list::{StringList, StringListIter};

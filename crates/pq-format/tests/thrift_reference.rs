@@ -208,8 +208,8 @@ fn column_meta() -> impl Strategy<Value = ColumnMetaData> {
         )
             .prop_map(|(a, b, c)| SizeStatistics {
                 unencoded_byte_array_data_bytes: a,
-                repetition_level_histogram: b,
-                definition_level_histogram: c,
+                repetition_level_histogram: b.map(Into::into),
+                definition_level_histogram: c.map(Into::into),
             })),
         opt((
             opt((
@@ -237,7 +237,7 @@ fn column_meta() -> impl Strategy<Value = ColumnMetaData> {
                         mmax,
                     },
                 ),
-                geospatial_types: gt,
+                geospatial_types: gt.map(Into::into),
             })),
     )
         .prop_map(
@@ -263,7 +263,7 @@ fn column_meta() -> impl Strategy<Value = ColumnMetaData> {
                     index_page_offset: ipo,
                     dictionary_page_offset: dico,
                     statistics: st,
-                    encoding_stats: es,
+                    encoding_stats: es.map(Into::into),
                     bloom_filter_offset: bfo,
                     bloom_filter_length: bfl,
                     size_statistics: ss,
@@ -317,7 +317,7 @@ fn row_group() -> impl Strategy<Value = RowGroup> {
             columns,
             total_byte_size: tbs,
             num_rows: nr,
-            sorting_columns: sc,
+            sorting_columns: sc.map(Into::into),
             file_offset: fo,
             total_compressed_size: tcs,
             ordinal: ord,
@@ -456,14 +456,14 @@ fn column_index() -> impl Strategy<Value = ColumnIndex> {
             )
         })
         .prop_map(|(np, min, max, bo, nc, rh, dh, nan)| ColumnIndex {
-            null_pages: np,
+            null_pages: np.into(),
             min_values: min.into_iter().collect(),
             max_values: max.into_iter().collect(),
             boundary_order: BoundaryOrder(bo),
-            null_counts: nc,
-            repetition_level_histograms: rh,
-            definition_level_histograms: dh,
-            nan_counts: nan,
+            null_counts: nc.map(Into::into),
+            repetition_level_histograms: rh.map(Into::into),
+            definition_level_histograms: dh.map(Into::into),
+            nan_counts: nan.map(Into::into),
         })
 }
 

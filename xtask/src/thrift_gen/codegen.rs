@@ -1,7 +1,7 @@
 //! Rust code for the parsed IDL: types plus their compact-protocol
 //! `ThriftDecode`/`ThriftEncode` impls over `pq_format::compact`.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
 use super::parser::{Const, Def, EnumDef, Field, Req, StructDef, Ty};
@@ -15,6 +15,9 @@ enum Kind {
 
 struct Gen<'a> {
     kinds: HashMap<&'a str, Kind>,
+    /// Structs whose fields are all numbers, booleans or enums: they derive
+    /// `Copy`, and lists of them are [`SmallList`]s.
+    plain: HashSet<&'a str>,
     out: String,
 }
 
@@ -91,6 +94,18 @@ impl<'a> Gen<'a> {
             .ok_or_else(|| format!("unknown type {name}"))
     }
 
+    /// Whether lists of `ty` are [`SmallList`]s: short lists of `Copy`
+    /// values, several per column chunk, that should not allocate.
+    fn is_small(&self, ty: &Ty) -> bool {
+        match ty {
+            Ty::Bool | Ty::Byte | Ty::I16 | Ty::I32 | Ty::I64 | Ty::Double => true,
+            Ty::Named(n) => {
+                self.kinds.get(n.as_str()) == Some(&Kind::Enum) || self.plain.contains(n.as_str())
+            }
+            Ty::String | Ty::Binary | Ty::List(_) => false,
+        }
+    }
+
     fn rust_ty(&self, ty: &Ty) -> Result<String, String> {
         Ok(match ty {
             Ty::Bool => "bool".into(),
@@ -103,6 +118,7 @@ impl<'a> Gen<'a> {
             Ty::Binary => "Bytes".into(),
             Ty::List(inner) if **inner == Ty::Binary => "BinaryList".into(),
             Ty::List(inner) if **inner == Ty::String => "StringList".into(),
+            Ty::List(inner) if self.is_small(inner) => format!("SmallList<{}>", self.rust_ty(inner)?),
             Ty::List(inner) => {
                 if matches!(**inner, Ty::List(_)) {
                     return Err("nested lists are not supported".into());
@@ -146,6 +162,7 @@ impl<'a> Gen<'a> {
             Ty::Binary => "r.read_binary()?".into(),
             Ty::List(inner) if **inner == Ty::Binary => "r.read_binary_list()?".into(),
             Ty::List(inner) if **inner == Ty::String => "r.read_string_list()?".into(),
+            Ty::List(inner) if self.is_small(inner) => "r.read_small_list()?".into(),
             Ty::List(inner) => format!("r.read_list::<{}>()?", self.rust_ty(inner)?),
             Ty::Named(n) => match self.kind(n)? {
                 Kind::Enum => format!("{n}(r.read_i32()?)"),
@@ -257,9 +274,14 @@ impl<'a> Gen<'a> {
         let n = &s.name;
         let mut o = String::new();
         doc(&mut o, &s.doc, &format!("The Thrift struct `{n}`."));
+        let copy = if self.plain.contains(n.as_str()) {
+            "Copy, "
+        } else {
+            ""
+        };
         let _ = writeln!(
             o,
-            "#[derive(Debug, Clone, PartialEq, Default)]\npub struct {n} {{"
+            "#[derive(Debug, Clone, {copy}PartialEq, Default)]\npub struct {n} {{"
         );
         for f in &s.fields {
             let req = match f.req {
@@ -508,8 +530,24 @@ pub fn generate(defs: &[Def]) -> Result<String, String> {
             return Err(format!("duplicate definition {name}"));
         }
     }
+    let plain = defs
+        .iter()
+        .filter_map(|d| match d {
+            Def::Struct(s) if !s.is_union => Some(s),
+            _ => None,
+        })
+        .filter(|s| {
+            s.fields.iter().all(|f| match &f.ty {
+                Ty::Bool | Ty::Byte | Ty::I16 | Ty::I32 | Ty::I64 | Ty::Double => true,
+                Ty::Named(n) => kinds.get(n.as_str()) == Some(&Kind::Enum),
+                _ => false,
+            })
+        })
+        .map(|s| s.name.as_str())
+        .collect();
     let mut g = Gen {
         kinds,
+        plain,
         out: String::new(),
     };
     g.out.push_str(
@@ -519,7 +557,7 @@ pub fn generate(defs: &[Def]) -> Result<String, String> {
          use std::fmt;\n\n\
          use bytes::Bytes;\n\n\
          use crate::compact::{ct, BinaryList, CompactReader, CompactWriter, DecodeError, ListElement, ThriftDecode, ThriftEncode};\n\
-         use crate::StringList;\n\n",
+         use crate::{SmallList, StringList};\n\n",
     );
     for d in defs {
         match d {

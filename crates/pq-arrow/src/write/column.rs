@@ -813,12 +813,12 @@ impl ColumnChunkWriter {
             .then(|| column_index(&self.pages, &self.order))
             .flatten();
         let offset_index = self.page_index.then_some(OffsetIndex {
-            page_locations,
+            page_locations: page_locations.into(),
             unencoded_byte_array_data_bytes: None,
         });
         let meta = ColumnMetaData {
             type_: self.leaf.physical,
-            encodings,
+            encodings: encodings.into(),
             path_in_schema: self.leaf.path.as_slice().into(),
             codec: CompressionCodec(self.opts.codec.thrift_id()),
             num_values: self.num_values as i64,
@@ -827,7 +827,7 @@ impl ColumnChunkWriter {
             data_page_offset: dict_len as i64,
             dictionary_page_offset: (dict_len > 0).then_some(0),
             statistics,
-            encoding_stats: Some(encoding_stats),
+            encoding_stats: Some(encoding_stats.into()),
             ..Default::default()
         };
         Ok(FinishedChunk {
