@@ -12,7 +12,7 @@ use crate::error::{Error, Location, Result, enc_err};
 use crate::write::dict::{BytesDict, FixedDict};
 use crate::write::levels::{LeafLevels, Selection};
 use crate::write::options::{DataPageVersion, ResolvedColumn, WriterOptions};
-use crate::write::phys::{ByteSource, Phys, phys};
+use crate::write::phys::{ByteSource, Phys, Scratch, phys};
 use crate::write::rle;
 use crate::write::schema::{Leaf, SortOrder};
 use crate::write::stats::{
@@ -264,8 +264,8 @@ struct PageMeta {
 pub(crate) struct FinishedChunk {
     /// Dictionary page, empty when there is none.
     pub dict_page: Vec<u8>,
-    /// Data pages, written right after the dictionary page.
-    pub pages: Vec<u8>,
+    /// Data pages, in order, written right after the dictionary page.
+    pub pages: Vec<Vec<u8>>,
     /// Metadata with offsets relative to the chunk start.
     pub meta: ColumnMetaData,
     pub column_index: Option<ColumnIndex>,
@@ -308,8 +308,12 @@ pub(crate) struct ColumnChunkWriter {
     values: Values,
     dict: Option<Dict>,
     dict_active: bool,
-    // The chunk so far.
-    data: Vec<u8>,
+    // The chunk so far: one buffer per page. Page-sized buffers are
+    // recycled by the allocator across chunks and row groups; one buffer
+    // growing to the chunk's size would be fresh memory (page faults) for
+    // every chunk.
+    data: Vec<Vec<u8>>,
+    data_len: usize,
     pages: Vec<PageMeta>,
     chunk_stats: Stats,
     rows: u64,
@@ -326,6 +330,8 @@ pub(crate) struct ColumnChunkWriter {
     f32s: Vec<f32>,
     f64s: Vec<f64>,
     bools: Vec<bool>,
+    /// Converted values of the slice being written (see [`phys`]).
+    conv: Scratch,
 }
 
 impl ColumnChunkWriter {
@@ -367,6 +373,7 @@ impl ColumnChunkWriter {
             dict,
             dict_active,
             data: Vec::new(),
+            data_len: 0,
             pages: Vec::new(),
             chunk_stats: Stats::default(),
             rows: 0,
@@ -382,13 +389,14 @@ impl ColumnChunkWriter {
             f32s: Vec::new(),
             f64s: Vec::new(),
             bools: Vec::new(),
+            conv: Scratch::default(),
         }
     }
 
     /// Bytes buffered so far (pages written, the page being built and the
     /// dictionary).
     pub(crate) fn buffered_bytes(&self) -> usize {
-        self.data.len() + self.page_estimate() + self.dict.as_ref().map_or(0, Dict::size)
+        self.data_len + self.page_estimate() + self.dict.as_ref().map_or(0, Dict::size)
     }
 
     fn page_estimate(&self) -> usize {
@@ -407,9 +415,18 @@ impl ColumnChunkWriter {
 
     /// Adds the levels and values of one slice of rows.
     pub(crate) fn write(&mut self, leaf: &LeafLevels) -> Result<()> {
+        // Taken out while `phys` borrows it, put back when done.
+        let mut conv = std::mem::take(&mut self.conv);
+        let result = self.write_with(leaf, &mut conv);
+        self.conv = conv;
+        result
+    }
+
+    fn write_with(&mut self, leaf: &LeafLevels, conv: &mut Scratch) -> Result<()> {
         let phys = phys(
             leaf.array.as_ref(),
             &self.at.column.clone().unwrap_or_default(),
+            conv,
         )?;
         let n = leaf.num_levels;
         let max_def = self.leaf.max_def;
@@ -669,7 +686,11 @@ impl ColumnChunkWriter {
                 self.opts.encoding
             }
         };
-        let offset = self.data.len();
+        let offset = self.data_len;
+        // Room for the header and levels, and the body (compressed, it is
+        // usually smaller; it may grow past this otherwise).
+        let mut page =
+            Vec::with_capacity(self.body.len() + self.level_buf.len() + self.level_buf2.len() + 64);
         let written = if v2 {
             let parts = DataPageV2Parts {
                 rep_levels: &self.level_buf,
@@ -681,7 +702,7 @@ impl ColumnChunkWriter {
                 encoding,
                 statistics: None,
             };
-            self.pw.write_data_v2(&parts, &mut self.data)
+            self.pw.write_data_v2(&parts, &mut page)
         } else {
             let parts = DataPageV1Parts {
                 rep_levels: &self.level_buf,
@@ -690,9 +711,11 @@ impl ColumnChunkWriter {
                 num_values: self.page_levels,
                 encoding,
             };
-            self.pw.write_data_v1(&parts, &mut self.data)
+            self.pw.write_data_v1(&parts, &mut page)
         }
         .map_err(|e| page_err(&self.at, e))?;
+        self.data_len += page.len();
+        self.data.push(page);
         self.uncompressed += (written.header_len + written.uncompressed_body_len) as u64;
         let mut bounds = self.page_stats.bounds(&self.order);
         if let (Some((lo, hi)), Some(n), SortOrder::Bytes) =
@@ -823,7 +846,7 @@ impl ColumnChunkWriter {
             codec: CompressionCodec(self.opts.codec.thrift_id()),
             num_values: self.num_values as i64,
             total_uncompressed_size: self.uncompressed as i64,
-            total_compressed_size: (bytes.len() + pages.len()) as i64,
+            total_compressed_size: (bytes.len() + self.data_len) as i64,
             data_page_offset: dict_len as i64,
             dictionary_page_offset: (dict_len > 0).then_some(0),
             statistics,

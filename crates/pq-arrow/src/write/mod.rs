@@ -246,7 +246,9 @@ impl<W: Write> ParquetWriter<W> {
             let finished = col.finish()?;
             let base = self.out.pos as i64;
             self.out.write_all(&finished.dict_page)?;
-            self.out.write_all(&finished.pages)?;
+            for page in &finished.pages {
+                self.out.write_all(page)?;
+            }
             let mut meta = finished.meta;
             meta.data_page_offset += base;
             meta.dictionary_page_offset = meta.dictionary_page_offset.map(|o| o + base);

@@ -58,17 +58,31 @@ pub(crate) enum Phys<'a> {
     Fixed(Cow<'a, [u8]>, usize),
 }
 
-fn widen<T: ArrowPrimitiveType>(
+/// Buffers for values that need converting, kept by the caller from one
+/// slice to the next so that each slice does not take fresh memory.
+#[derive(Debug, Default)]
+pub(crate) struct Scratch {
+    i32s: Vec<i32>,
+    i64s: Vec<i64>,
+}
+
+/// `values` converted by `f` into `out` (cleared first).
+fn convert<'s, A: Copy, B>(values: &[A], f: impl Fn(A) -> B, out: &'s mut Vec<B>) -> &'s [B] {
+    out.clear();
+    out.extend(values.iter().map(|&v| f(v)));
+    out
+}
+
+fn widen<'s, T: ArrowPrimitiveType>(
     a: &dyn Array,
     f: impl Fn(T::Native) -> i32,
-) -> Cow<'static, [i32]> {
-    Cow::Owned(
-        a.as_primitive::<T>()
-            .values()
-            .iter()
-            .map(|&v| f(v))
-            .collect(),
-    )
+    scratch: &'s mut Scratch,
+) -> Phys<'s> {
+    Phys::I32(Cow::Borrowed(convert(
+        a.as_primitive::<T>().values(),
+        f,
+        &mut scratch.i32s,
+    )))
 }
 
 fn i64s<T: ArrowPrimitiveType>(a: &dyn Array) -> Phys<'_> {
@@ -81,16 +95,21 @@ fn be_truncated(be: &[u8], len: usize, out: &mut Vec<u8>) {
     out.extend_from_slice(&be[be.len().saturating_sub(len)..]);
 }
 
-/// The physical view of a leaf array (dictionaries already materialised).
-pub(crate) fn phys<'a>(array: &'a dyn Array, path: &str) -> Result<Phys<'a>> {
+/// The physical view of a leaf array (dictionaries already materialised);
+/// converted values go to `scratch`.
+pub(crate) fn phys<'a>(
+    array: &'a dyn Array,
+    path: &str,
+    scratch: &'a mut Scratch,
+) -> Result<Phys<'a>> {
     use DataType as D;
     Ok(match array.data_type() {
         D::Null => Phys::I32(Cow::Owned(vec![0; array.len()])),
         D::Boolean => Phys::Bool(array.as_boolean()),
-        D::Int8 => Phys::I32(widen::<Int8Type>(array, |v| v as i32)),
-        D::Int16 => Phys::I32(widen::<Int16Type>(array, |v| v as i32)),
-        D::UInt8 => Phys::I32(widen::<UInt8Type>(array, |v| v as i32)),
-        D::UInt16 => Phys::I32(widen::<UInt16Type>(array, |v| v as i32)),
+        D::Int8 => widen::<Int8Type>(array, |v| v as i32, scratch),
+        D::Int16 => widen::<Int16Type>(array, |v| v as i32, scratch),
+        D::UInt8 => widen::<UInt8Type>(array, |v| v as i32, scratch),
+        D::UInt16 => widen::<UInt16Type>(array, |v| v as i32, scratch),
         D::Int32 => Phys::I32(Cow::Borrowed(array.as_primitive::<Int32Type>().values())),
         D::UInt32 => Phys::I32(Cow::Borrowed(
             array
@@ -128,9 +147,9 @@ pub(crate) fn phys<'a>(array: &'a dyn Array, path: &str) -> Result<Phys<'a>> {
         D::Decimal128(p, _) => {
             let v = array.as_primitive::<Decimal128Type>().values();
             if *p <= 9 {
-                Phys::I32(Cow::Owned(v.iter().map(|&x| x as i32).collect()))
+                Phys::I32(Cow::Borrowed(convert(v, |x| x as i32, &mut scratch.i32s)))
             } else if *p <= 18 {
-                Phys::I64(Cow::Owned(v.iter().map(|&x| x as i64).collect()))
+                Phys::I64(Cow::Borrowed(convert(v, |x| x as i64, &mut scratch.i64s)))
             } else {
                 let len = decimal_length_from_precision(*p);
                 let mut out = Vec::with_capacity(v.len() * len);
@@ -143,9 +162,17 @@ pub(crate) fn phys<'a>(array: &'a dyn Array, path: &str) -> Result<Phys<'a>> {
         D::Decimal256(p, _) => {
             let v = array.as_primitive::<Decimal256Type>().values();
             if *p <= 9 {
-                Phys::I32(Cow::Owned(v.iter().map(|x| x.as_i128() as i32).collect()))
+                Phys::I32(Cow::Borrowed(convert(
+                    v,
+                    |x| x.as_i128() as i32,
+                    &mut scratch.i32s,
+                )))
             } else if *p <= 18 {
-                Phys::I64(Cow::Owned(v.iter().map(|x| x.as_i128() as i64).collect()))
+                Phys::I64(Cow::Borrowed(convert(
+                    v,
+                    |x| x.as_i128() as i64,
+                    &mut scratch.i64s,
+                )))
             } else {
                 let len = decimal_length_from_precision(*p);
                 let mut out = Vec::with_capacity(v.len() * len);
