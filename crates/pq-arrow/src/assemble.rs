@@ -14,8 +14,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow_array::{Array, ArrayRef, GenericListArray, MapArray, StructArray, make_array};
-use arrow_buffer::{BooleanBuffer, BooleanBufferBuilder, NullBuffer, OffsetBuffer, ScalarBuffer};
+use arrow_array::{
+    Array, ArrayRef, GenericListArray, MapArray, OffsetSizeTrait, StructArray, make_array,
+};
+use arrow_buffer::{
+    BooleanBuffer, BooleanBufferBuilder, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer,
+};
 use arrow_data::transform::MutableArrayData;
 use arrow_schema::{DataType, Fields};
 
@@ -156,58 +160,109 @@ fn child_at(at: &Location, name: &str) -> Location {
 }
 
 /// Offsets and validity of a list from the levels.
-struct ListShape {
-    offsets: Vec<usize>,
-    validity: Option<Vec<bool>>,
+struct ListShape<O> {
+    offsets: Vec<O>,
+    /// Validity, when the list is nullable and some list is null.
+    nulls: Option<NullBuffer>,
     /// Child slots: the entries with an element of this list.
     child_len: usize,
 }
 
-fn list_shape(
+/// One pass over the levels without a branch per entry (the levels of
+/// random data defeat branch prediction): every entry writes the offset at
+/// the current slot, overwritten until an entry opens the next slot, and
+/// ORs the validity bit of the current slot, which only a slot's entry can
+/// set.
+fn list_shape<O: OffsetSizeTrait>(
     node: &FieldNode,
     def: &[i16],
     rep: &[i16],
     slot_def: i16,
     at: &Location,
-) -> Result<ListShape> {
+) -> Result<ListShape<O>> {
     let rep_level = node.rep_level;
     let def_level = node.def_level;
-    let mut offsets = Vec::with_capacity(rep.len() + 1);
-    let mut validity = node.nullable.then(|| Vec::with_capacity(rep.len()));
-    let mut cur = 0usize; // elements so far
-    let too_deep = || data_err(at, "repetition level too large for the definition level");
-    for (d, r) in def.iter().zip(rep) {
-        if *r >= rep_level {
-            // An element of this list (or of a list nested in one): the
-            // list must have one.
-            if *d < def_level {
-                return Err(too_deep());
-            }
-            if *r == rep_level {
-                cur += 1;
-            }
-            continue;
-        }
-        if *d < slot_def {
-            // An empty or null ancestor: no slot here.
-            continue;
-        }
-        offsets.push(cur);
-        if *d >= def_level {
-            cur += 1;
-            if let Some(v) = validity.as_mut() {
-                v.push(true);
-            }
-        } else if let Some(v) = validity.as_mut() {
-            v.push(*d + 1 == def_level);
-        }
+    let empty_level = def_level.wrapping_sub(1);
+    let n = def.len().min(rep.len());
+    // Offsets are at most `n`: one check for them all.
+    if O::from_usize(n).is_none() {
+        return Err(data_err(at, "list offsets overflow the offset type"));
     }
-    offsets.push(cur);
+    let mut offsets = vec![O::usize_as(0); n + 1];
+    let nullable = node.nullable;
+    // Validity bits, one per slot; none to set when the list is required.
+    let mut words = vec![0u64; if nullable { n.div_ceil(64) } else { 0 }];
+    let mut cur = 0usize; // elements so far
+    let mut slots = 0usize;
+    let mut bad = false;
+    for (&d, &r) in def.iter().zip(rep) {
+        // An element of this list (or of a list nested in one): the list
+        // must have one.
+        let deeper = r >= rep_level;
+        bad |= deeper & (d < def_level);
+        // Otherwise a new list, unless an ancestor is empty or null.
+        let new_slot = !deeper & (d >= slot_def);
+        let present = d >= def_level;
+        if let Some(o) = offsets.get_mut(slots) {
+            *o = O::usize_as(cur);
+        }
+        if let Some(w) = words.get_mut(slots / 64) {
+            *w |= u64::from(new_slot & (present | (d == empty_level))) << (slots % 64);
+        }
+        cur += usize::from((deeper & (r == rep_level)) | (new_slot & present));
+        slots += usize::from(new_slot);
+    }
+    if bad {
+        return Err(data_err(
+            at,
+            "repetition level too large for the definition level",
+        ));
+    }
+    if let Some(o) = offsets.get_mut(slots) {
+        *o = O::usize_as(cur);
+    }
+    offsets.truncate(slots + 1);
+    words.truncate(slots.div_ceil(64));
+    let nulls = nullable
+        .then(|| NullBuffer::new(BooleanBuffer::new(Buffer::from_vec(words), 0, slots)))
+        .filter(|n| n.null_count() > 0);
     Ok(ListShape {
         offsets,
-        validity,
+        nulls,
         child_len: cur,
     })
+}
+
+fn child_len_err(at: &Location, what: &str, levels: usize, child: usize) -> crate::error::Error {
+    data_err(
+        at,
+        format!("the list's levels give {levels} {what} but its child has {child}"),
+    )
+}
+
+fn list_array<O: OffsetSizeTrait>(
+    node: &FieldNode,
+    field: &arrow_schema::FieldRef,
+    child: &FieldNode,
+    leaves: &Leaves,
+    (def, rep): (&[i16], &[i16]),
+    slot_def: i16,
+    at: &Location,
+) -> Result<ArrayRef> {
+    let shape = list_shape::<O>(node, def, rep, slot_def, at)?;
+    let elem_def = child_slot_def(node, slot_def);
+    let values = build_node(child, leaves, elem_def, &child_at(at, field.name()))?;
+    if values.len() != shape.child_len {
+        return Err(child_len_err(at, "elements", shape.child_len, values.len()));
+    }
+    let a = GenericListArray::<O>::try_new(
+        field.clone(),
+        OffsetBuffer::new(ScalarBuffer::from(shape.offsets)),
+        values,
+        shape.nulls,
+    )
+    .map_err(|e| arrow_err(at, e))?;
+    Ok(Arc::new(a))
 }
 
 fn build_list(
@@ -221,76 +276,35 @@ fn build_list(
     let (Some(def), Some(rep)) = (def, rep) else {
         return Err(data_err(at, "a list column without levels"));
     };
-    let shape = list_shape(node, def, rep, slot_def, at)?;
     let elem_def = child_slot_def(node, slot_def);
-    let nulls = shape
-        .validity
-        .map(|v| NullBuffer::new(BooleanBuffer::from(v)))
-        .filter(|n| n.null_count() > 0);
     match &node.arrow_type {
         DataType::List(field) | DataType::LargeList(field) => {
             let Some(child) = children.first() else {
                 return Err(data_err(at, "a list without element"));
             };
-            let values = build_node(child, leaves, elem_def, &child_at(at, field.name()))?;
-            if values.len() != shape.child_len {
-                return Err(data_err(
-                    at,
-                    format!(
-                        "the list's levels give {} elements but its child has {}",
-                        shape.child_len,
-                        values.len()
-                    ),
-                ));
-            }
             if matches!(node.arrow_type, DataType::LargeList(_)) {
-                let o: Vec<i64> = shape.offsets.iter().map(|&x| x as i64).collect();
-                let a = GenericListArray::<i64>::try_new(
-                    field.clone(),
-                    OffsetBuffer::new(ScalarBuffer::from(o)),
-                    values,
-                    nulls,
-                )
-                .map_err(|e| arrow_err(at, e))?;
-                Ok(Arc::new(a))
+                list_array::<i64>(node, field, child, leaves, (def, rep), slot_def, at)
             } else {
-                let o = shape
-                    .offsets
-                    .iter()
-                    .map(|&x| i32::try_from(x))
-                    .collect::<std::result::Result<Vec<i32>, _>>()
-                    .map_err(|_| data_err(at, "list offsets overflow i32"))?;
-                let a = GenericListArray::<i32>::try_new(
-                    field.clone(),
-                    OffsetBuffer::new(ScalarBuffer::from(o)),
-                    values,
-                    nulls,
-                )
-                .map_err(|e| arrow_err(at, e))?;
-                Ok(Arc::new(a))
+                list_array::<i32>(node, field, child, leaves, (def, rep), slot_def, at)
             }
         }
         DataType::FixedSizeList(field, size) => {
+            let shape = list_shape::<i64>(node, def, rep, slot_def, at)?;
+            let nulls = shape.nulls;
             let Some(child) = children.first() else {
                 return Err(data_err(at, "a list without element"));
             };
             let values = build_node(child, leaves, elem_def, &child_at(at, field.name()))?;
             if values.len() != shape.child_len {
-                return Err(data_err(
-                    at,
-                    format!(
-                        "the list's levels give {} elements but its child has {}",
-                        shape.child_len,
-                        values.len()
-                    ),
-                ));
+                return Err(child_len_err(at, "elements", shape.child_len, values.len()));
             }
             let size_u = usize::try_from(*size).unwrap_or(0);
             let data = values.to_data();
             let n_lists = shape.offsets.len().saturating_sub(1);
             let mut m = MutableArrayData::new(vec![&data], true, n_lists * size_u);
             for (i, w) in shape.offsets.windows(2).enumerate() {
-                let (s, e) = (w[0], w[1]);
+                // Offsets are at most the levels' count: they fit.
+                let (s, e) = (w[0] as usize, w[1] as usize);
                 let valid = nulls.as_ref().is_none_or(|n| n.is_valid(i));
                 if e - s == size_u {
                     m.try_extend(0, s, e).map_err(|e| arrow_err(at, e))?;
@@ -309,6 +323,7 @@ fn build_list(
             Ok(Arc::new(a))
         }
         DataType::Map(entries, _) => {
+            let shape = list_shape::<i32>(node, def, rep, slot_def, at)?;
             let DataType::Struct(fields) = entries.data_type() else {
                 return Err(data_err(at, "map entries are not a struct"));
             };
@@ -330,18 +345,12 @@ fn build_list(
             }
             let entries_arr =
                 StructArray::try_new(fields.clone(), arrays, None).map_err(|e| arrow_err(at, e))?;
-            let o = shape
-                .offsets
-                .iter()
-                .map(|&x| i32::try_from(x))
-                .collect::<std::result::Result<Vec<i32>, _>>()
-                .map_err(|_| data_err(at, "map offsets overflow i32"))?;
             let sorted = matches!(node.arrow_type, DataType::Map(_, true));
             let a = MapArray::try_new(
                 entries.clone(),
-                OffsetBuffer::new(ScalarBuffer::from(o)),
+                OffsetBuffer::new(ScalarBuffer::from(shape.offsets)),
                 entries_arr,
-                nulls,
+                shape.nulls,
                 sorted,
             )
             .map_err(|e| arrow_err(at, e))?;

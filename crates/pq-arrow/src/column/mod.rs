@@ -124,6 +124,28 @@ pub(crate) struct LeafReader {
     at: Location,
     dict: Option<Dict>,
     page: Option<PageState>,
+    /// Buffers of the last page, reused by the next one so that each page
+    /// does not allocate (and page-fault) its levels and indices anew.
+    spare: Spare,
+}
+
+/// Buffers kept from one page to the next.
+#[derive(Debug, Default)]
+struct Spare {
+    def: Vec<i16>,
+    rep: Vec<i16>,
+    idx: Vec<u32>,
+}
+
+impl Spare {
+    /// Keeps the buffers of a finished page.
+    fn keep(&mut self, page: PageState) {
+        self.def = page.def;
+        self.rep = page.rep;
+        if let PageValues::Dict { idx, .. } = page.values {
+            self.idx = idx;
+        }
+    }
 }
 
 /// Decodes all `n` levels of a page into `out`, growing it in bounded steps
@@ -153,6 +175,34 @@ fn decode_levels(
         }
     }
     Ok(())
+}
+
+/// The number of level entries of `rep` up to (not including) the start of
+/// record `rows + 1`, and the records left to read after them. Whole
+/// blocks whose record starts (repetition level 0) are counted at once go
+/// without a branch per entry.
+fn record_levels(rep: &[i16], mut rows: usize) -> (usize, usize) {
+    const BLOCK: usize = 64;
+    let mut taken = 0usize;
+    let mut blocks = rep.chunks_exact(BLOCK);
+    for b in &mut blocks {
+        let starts = b.iter().map(|&r| usize::from(r == 0)).sum::<usize>();
+        if starts > rows {
+            break;
+        }
+        rows -= starts;
+        taken += BLOCK;
+    }
+    for &r in rep.get(taken..).unwrap_or_default() {
+        if r == 0 {
+            if rows == 0 {
+                break;
+            }
+            rows -= 1;
+        }
+        taken += 1;
+    }
+    (taken, rows)
 }
 
 /// Validity of the slots of `def` (the entries at or above `slot_def`):
@@ -213,6 +263,7 @@ impl LeafReader {
             at,
             dict: None,
             page: None,
+            spare: Spare::default(),
         })
     }
 
@@ -261,17 +312,24 @@ impl LeafReader {
                     });
                 }
                 Page::Data(p) => {
-                    self.page = Some(self.open_page(p)?);
+                    let spare = std::mem::take(&mut self.spare);
+                    self.page = Some(self.open_page(p, spare)?);
                     return Ok(true);
                 }
             }
         }
     }
 
-    fn open_page(&self, p: DataPage) -> Result<PageState> {
+    fn open_page(&self, p: DataPage, spare: Spare) -> Result<PageState> {
         let at = self.at.clone().at_offset(p.file_offset).at_page(p.index);
         let n = p.num_values;
-        let mut def = Vec::new();
+        let Spare {
+            mut def,
+            mut rep,
+            mut idx,
+        } = spare;
+        def.clear();
+        rep.clear();
         let non_null = if self.max_def > 0 {
             decode_levels(&p.def_levels, &mut def, n, "definition levels", &at)?;
             let max = self.max_def;
@@ -279,7 +337,6 @@ impl LeafReader {
         } else {
             n
         };
-        let mut rep = Vec::new();
         if self.max_rep > 0 {
             decode_levels(&p.rep_levels, &mut rep, n, "repetition levels", &at)?;
         }
@@ -298,7 +355,10 @@ impl LeafReader {
                             "a dictionary-encoded page without a dictionary page",
                         ));
                     }
-                    let mut idx = Vec::new();
+                    // `non_null` entries of the decoded levels: no larger
+                    // than the data justifies.
+                    idx.clear();
+                    idx.reserve(non_null);
                     pq_encoding::dictionary::indices_decoder(&p.values)
                         .map_err(|e| enc_err(&at, e))?
                         .decode_into(&mut idx, non_null)
@@ -354,7 +414,9 @@ impl LeafReader {
                 break;
             }
             if self.page.as_ref().is_none_or(|p| p.pos >= p.len) {
-                self.page = None;
+                if let Some(done) = self.page.take() {
+                    self.spare.keep(done);
+                }
                 if !self.next_data_page()? {
                     break;
                 }
@@ -370,16 +432,9 @@ impl LeafReader {
                 t
             } else {
                 // Up to (not including) the start of record `rows + 1`.
-                let mut t = 0;
-                for &r in page.rep.get(start..page.len).unwrap_or_default() {
-                    if r == 0 {
-                        if rows_left == 0 {
-                            break;
-                        }
-                        rows_left -= 1;
-                    }
-                    t += 1;
-                }
+                let (t, left) =
+                    record_levels(page.rep.get(start..page.len).unwrap_or_default(), rows_left);
+                rows_left = left;
                 t
             };
             if take == 0 {
@@ -570,7 +625,27 @@ impl LeafReader {
 
 #[cfg(test)]
 mod tests {
-    use super::slot_validity;
+    use super::{record_levels, slot_validity};
+
+    #[test]
+    fn record_levels_stop_before_the_next_record() {
+        // Records of 1 to 5 entries, over several 64-entry blocks.
+        let mut rep = Vec::new();
+        let mut starts = Vec::new();
+        for i in 0..100 {
+            starts.push(rep.len());
+            rep.push(0i16);
+            rep.extend(std::iter::repeat_n(1i16, i % 5));
+        }
+        for rows in [0, 1, 13, 50, 99, 100, 150] {
+            let (taken, left) = record_levels(&rep, rows);
+            let expected = starts.get(rows).copied().unwrap_or(rep.len());
+            assert_eq!(taken, expected, "rows = {rows}");
+            assert_eq!(left, rows.saturating_sub(100), "rows = {rows}");
+        }
+        // A page continuing a record: entries before its first start.
+        assert_eq!(record_levels(&rep[1..], 0), (starts[1] - 1, 0));
+    }
 
     #[test]
     fn slot_validity_packs_the_slots_only() {
