@@ -18,17 +18,19 @@ use crate::error::{Location, Result, arrow_err, data_err, unsupported};
 const JULIAN_DAY_OF_EPOCH: i64 = 2_440_588;
 
 /// Spreads dense values over `nulls.len()` slots: slot `i` gets the next
-/// dense value when valid, `T::default()` when null.
+/// dense value when valid, `T::default()` when null. One select per slot
+/// rather than a branch (validity of real data is hard to predict).
 fn spread<T: Copy + Default>(dense: Vec<T>, nulls: Option<&NullBuffer>) -> Vec<T> {
     let Some(nulls) = nulls else { return dense };
     if nulls.null_count() == 0 {
         return dense;
     }
-    let mut out = vec![T::default(); nulls.len()];
-    for (i, v) in nulls.valid_indices().zip(dense) {
-        if let Some(slot) = out.get_mut(i) {
-            *slot = v;
-        }
+    let mut out = Vec::with_capacity(nulls.len());
+    let mut k = 0usize;
+    for valid in nulls.inner().iter() {
+        let v = dense.get(k).copied().unwrap_or_default();
+        out.push(if valid { v } else { T::default() });
+        k += usize::from(valid);
     }
     out
 }
@@ -52,20 +54,17 @@ fn spread_offsets<O: Copy + Default>(dense: Vec<O>, nulls: Option<&NullBuffer>) 
     if nulls.null_count() == 0 {
         return dense;
     }
-    // Null slots repeat the previous end offset: no value bytes move.
-    let len = nulls.len();
-    let mut out = Vec::with_capacity(len + 1);
-    let mut it = dense.into_iter();
-    let mut last = it.next().unwrap_or_default();
+    // Null slots repeat the previous end offset: no value bytes move. The
+    // end of slot `i` is dense offset `k`, the valid slots up to `i`.
+    let mut out = Vec::with_capacity(nulls.len() + 1);
+    let mut last = dense.first().copied().unwrap_or_default();
     out.push(last);
-    let mut next_slot = 0;
-    for i in nulls.valid_indices() {
-        out.extend(std::iter::repeat_n(last, i.saturating_sub(next_slot)));
-        last = it.next().unwrap_or(last);
+    let mut k = 0usize;
+    for valid in nulls.inner().iter() {
+        k += usize::from(valid);
+        last = dense.get(k).copied().unwrap_or(last);
         out.push(last);
-        next_slot = i + 1;
     }
-    out.extend(std::iter::repeat_n(last, len.saturating_sub(next_slot)));
     out
 }
 
@@ -536,6 +535,19 @@ mod tests {
             offsets: Offsets::I32(offsets),
             values: values.to_vec(),
         }
+    }
+
+    #[test]
+    fn spread_places_values_at_the_valid_slots() {
+        let nulls = NullBuffer::from(vec![false, true, true, false, true, false]);
+        assert_eq!(spread(vec![1, 2, 3], Some(&nulls)), vec![0, 1, 2, 0, 3, 0]);
+        // Fewer values than valid slots (rejected earlier): defaults.
+        assert_eq!(spread(vec![1], Some(&nulls)), vec![0, 1, 0, 0, 0, 0]);
+        assert_eq!(
+            spread_offsets(vec![0, 2, 5, 6], Some(&nulls)),
+            vec![0, 0, 2, 5, 5, 6, 6]
+        );
+        assert_eq!(spread(vec![4, 5], None), vec![4, 5]);
     }
 
     #[test]
