@@ -6,8 +6,9 @@
 //! The batches come from a copy of `xtask/src/bench_data.rs::lineitem_batch`
 //! (1 Mi rows in batches of 64 Ki). Before criterion's measurements, a quick
 //! pass prints, per setting, the ratio of pq-arrow's median time to
-//! arrow-rs's and the two file sizes (skipped when
-//! `PQ_WRITE_BENCH_NO_TABLE` is set, for profiling one side alone).
+//! arrow-rs's (the two sides alternating, after a warm-up) and the two file
+//! sizes (skipped when `PQ_WRITE_BENCH_NO_TABLE` is set, for profiling one
+//! side alone).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
@@ -185,16 +186,31 @@ fn write_arrow_rs(batches: &[RecordBatch], s: Setting) -> Vec<u8> {
     out
 }
 
-fn median(mut f: impl FnMut() -> usize) -> (Duration, usize) {
-    let mut times = Vec::new();
-    let mut size = 0;
+/// Medians of 5 timed writes per side, the two sides alternating so that
+/// both see the same load, after 2 untimed writes each (the allocator's
+/// reuse of freed memory settles over the first writes, as in criterion's
+/// warm-up); also each side's file size.
+fn paired_medians(
+    mut a: impl FnMut() -> usize,
+    mut b: impl FnMut() -> usize,
+) -> ((Duration, usize), (Duration, usize)) {
+    for _ in 0..2 {
+        std::hint::black_box(a());
+        std::hint::black_box(b());
+    }
+    let (mut ta, mut tb) = (Vec::new(), Vec::new());
+    let (mut na, mut nb) = (0, 0);
     for _ in 0..5 {
         let t = Instant::now();
-        size = std::hint::black_box(f());
-        times.push(t.elapsed());
+        na = std::hint::black_box(a());
+        ta.push(t.elapsed());
+        let t = Instant::now();
+        nb = std::hint::black_box(b());
+        tb.push(t.elapsed());
     }
-    times.sort();
-    (times[times.len() / 2], size)
+    ta.sort();
+    tb.sort();
+    ((ta[2], na), (tb[2], nb))
 }
 
 fn bench(c: &mut Criterion) {
@@ -205,8 +221,10 @@ fn bench(c: &mut Criterion) {
         .into_iter()
         .filter(|_| table)
     {
-        let (t_pq, n_pq) = median(|| write_pq(&batches, s).len());
-        let (t_rs, n_rs) = median(|| write_arrow_rs(&batches, s).len());
+        let ((t_pq, n_pq), (t_rs, n_rs)) = paired_medians(
+            || write_pq(&batches, s).len(),
+            || write_arrow_rs(&batches, s).len(),
+        );
         println!(
             "{}: pq-arrow {:.1} ms, arrow-rs {:.1} ms, time ratio {:.2}; size pq-arrow {} B, arrow-rs {} B, size ratio {:.4}",
             s.name(),

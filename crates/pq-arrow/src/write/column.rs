@@ -714,6 +714,12 @@ impl ColumnChunkWriter {
             self.pw.write_data_v1(&parts, &mut page)
         }
         .map_err(|e| page_err(&self.at, e))?;
+        // A compressed page can be far smaller than its room: give the rest
+        // back (in place, no copy) so that a buffered row group holds about
+        // its compressed size.
+        if page.len() < page.capacity() / 4 * 3 {
+            page.shrink_to_fit();
+        }
         self.data_len += page.len();
         self.data.push(page);
         self.uncompressed += (written.header_len + written.uncompressed_body_len) as u64;
