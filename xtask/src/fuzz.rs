@@ -39,6 +39,9 @@ pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
         eprintln!("\n== fuzzing {target} for {seconds} s");
         let output = Command::new("cargo")
             .current_dir(&fuzz_dir)
+            // The sanitizer build lives in fuzz/target: a CARGO_TARGET_DIR
+            // meant for the workspace would rebuild everything there.
+            .env_remove("CARGO_TARGET_DIR")
             .args(["+nightly", "fuzz", "run", target])
             .arg(&corpus)
             .args([
@@ -76,6 +79,10 @@ pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
             ));
         }
         let corpus_size = files(&corpus).len();
+        eprintln!(
+            "{target}: {runs} executions, corpus of {corpus_size}, {} crash(es)",
+            new.len()
+        );
         report.push((target.to_string(), runs, corpus_size, new.len()));
     }
     eprintln!(
@@ -202,6 +209,7 @@ fn save_regression(root: &Path, fuzz_dir: &Path, target: &str, crash: &Path) -> 
     // tmin writes the smallest reproducer it finds next to the artifact.
     let _ = Command::new("cargo")
         .current_dir(fuzz_dir)
+        .env_remove("CARGO_TARGET_DIR")
         .args(["+nightly", "fuzz", "tmin", target])
         .arg(crash)
         .args(["--", "-runs=2000"])
