@@ -4,6 +4,10 @@
 // Parquet footer, page headers, page indexes and bloom filter headers. Field
 // ids, types and requiredness follow the Apache Parquet format specification.
 // `cargo xtask gen` turns this file into crates/pq-format/src/generated.rs.
+//
+// One annotation of our own: `(pq.boxed = "true")` on an optional struct
+// field that is large and rarely present makes it `Option<Box<T>>`, which
+// keeps the column chunk (a footer holds thousands) small.
 
 namespace rs pq_format
 
@@ -333,7 +337,7 @@ struct ColumnMetaData {
   14: optional i64 bloom_filter_offset;
   15: optional i32 bloom_filter_length;
   16: optional SizeStatistics size_statistics;
-  17: optional GeospatialStatistics geospatial_statistics;
+  17: optional GeospatialStatistics geospatial_statistics (pq.boxed = "true");
 }
 
 // Column encryption (recognised only to refuse encrypted files).
@@ -357,7 +361,7 @@ struct ColumnChunk {
   5: optional i32 offset_index_length;
   6: optional i64 column_index_offset;
   7: optional i32 column_index_length;
-  8: optional ColumnCryptoMetaData crypto_metadata;
+  8: optional ColumnCryptoMetaData crypto_metadata (pq.boxed = "true");
   9: optional binary encrypted_column_metadata;
 }
 

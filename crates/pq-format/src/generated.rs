@@ -3998,7 +3998,7 @@ pub struct ColumnMetaData {
     /// Field 16 `size_statistics`, optional.
     pub size_statistics: Option<SizeStatistics>,
     /// Field 17 `geospatial_statistics`, optional.
-    pub geospatial_statistics: Option<GeospatialStatistics>,
+    pub geospatial_statistics: Option<Box<GeospatialStatistics>>,
 }
 
 impl ThriftDecode for ColumnMetaData {
@@ -4061,7 +4061,9 @@ impl ThriftDecode for ColumnMetaData {
                 }
                 17 if ty == ct::STRUCT => GeospatialStatistics::read_into(
                     r,
-                    out.geospatial_statistics.insert(Default::default()),
+                    out.geospatial_statistics
+                        .insert(Default::default())
+                        .as_mut(),
                 )?,
                 _ => r.skip(ty)?,
             }
@@ -4426,7 +4428,7 @@ pub struct ColumnChunk {
     /// Field 7 `column_index_length`, optional.
     pub column_index_length: Option<i32>,
     /// Field 8 `crypto_metadata`, optional.
-    pub crypto_metadata: Option<ColumnCryptoMetaData>,
+    pub crypto_metadata: Option<Box<ColumnCryptoMetaData>>,
     /// Field 9 `encrypted_column_metadata`, optional.
     pub encrypted_column_metadata: Option<Bytes>,
 }
@@ -4458,7 +4460,7 @@ impl ThriftDecode for ColumnChunk {
                 6 if ty == ct::I64 => out.column_index_offset = Some(r.read_i64()?),
                 7 if ty == ct::I32 => out.column_index_length = Some(r.read_i32()?),
                 8 if ty == ct::STRUCT => {
-                    out.crypto_metadata = Some(ColumnCryptoMetaData::read_from(r)?)
+                    out.crypto_metadata = Some(Box::new(ColumnCryptoMetaData::read_from(r)?))
                 }
                 9 if ty == ct::BINARY => out.encrypted_column_metadata = Some(r.read_binary()?),
                 _ => r.skip(ty)?,

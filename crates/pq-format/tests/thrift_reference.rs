@@ -267,7 +267,7 @@ fn column_meta() -> impl Strategy<Value = ColumnMetaData> {
                     bloom_filter_offset: bfo,
                     bloom_filter_length: bfl,
                     size_statistics: ss,
-                    geospatial_statistics: gs,
+                    geospatial_statistics: gs.map(Box::new),
                 }
             },
         )

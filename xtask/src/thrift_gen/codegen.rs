@@ -263,6 +263,13 @@ impl<'a> Gen<'a> {
 
     fn field_rust_ty(&self, f: &Field) -> Result<String, String> {
         let t = self.rust_ty(&f.ty)?;
+        if f.boxed {
+            let is_struct = matches!(&f.ty, Ty::Named(n) if self.kind(n)? != Kind::Enum);
+            if f.req != Req::Optional || !is_struct {
+                return Err(format!("{}: only optional struct fields can be boxed", f.name));
+            }
+            return Ok(format!("Option<Box<{t}>>"));
+        }
         Ok(if f.req == Req::Optional {
             format!("Option<{t}>")
         } else {
@@ -353,9 +360,17 @@ impl<'a> Gen<'a> {
                     None if nested_struct => {
                         let _ = writeln!(
                             o,
-                            "{} if {guard} => {}::read_into(r, out.{field}.insert(Default::default()))?,",
+                            "{} if {guard} => {}::read_into(r, out.{field}.insert(Default::default()){})?,",
                             f.id,
-                            self.rust_ty(&f.ty)?
+                            self.rust_ty(&f.ty)?,
+                            if f.boxed { ".as_mut()" } else { "" }
+                        );
+                    }
+                    None if f.boxed => {
+                        let _ = writeln!(
+                            o,
+                            "{} if {guard} => out.{field} = Some(Box::new({value})),",
+                            f.id
                         );
                     }
                     None => {

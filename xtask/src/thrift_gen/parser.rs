@@ -41,6 +41,9 @@ pub struct Field {
     pub name: String,
     pub default: Option<Const>,
     pub doc: Vec<String>,
+    /// `(pq.boxed = "true")`: an optional struct field that is large and
+    /// rare, stored as `Option<Box<T>>` to keep its parent small.
+    pub boxed: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -348,6 +351,31 @@ impl Parser {
             } else {
                 None
             };
+            let mut boxed = false;
+            if let Some(Tok::Punct('(')) = self.peek() {
+                self.pos += 1;
+                loop {
+                    if let Some(Tok::Punct(')')) = self.peek() {
+                        self.pos += 1;
+                        break;
+                    }
+                    let key = self.ident()?;
+                    self.punct('=')?;
+                    let value = match self.next()? {
+                        Tok::Str(v) => v,
+                        t => return self.err(format!("{name}.{fname}: annotation value {t:?}")),
+                    };
+                    match (key.as_str(), value.as_str()) {
+                        ("pq.boxed", "true") => boxed = true,
+                        _ => {
+                            return self.err(format!(
+                                "{name}.{fname}: unknown annotation {key} = {value:?}"
+                            ));
+                        }
+                    }
+                    self.eat_sep();
+                }
+            }
             self.eat_sep();
             if fields.iter().any(|f| f.id == id || f.name == fname) {
                 return self.err(format!("{name}: duplicate field {id} {fname}"));
@@ -359,6 +387,7 @@ impl Parser {
                 name: fname,
                 default,
                 doc: fdoc,
+                boxed,
             });
         }
         Ok(StructDef {
