@@ -79,28 +79,6 @@ fn eq_same_len(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
-/// Tables of at least this many slots (256 KiB of `FixedDict` slots) no
-/// longer stay in the faster caches: lookups then prefetch.
-const PREFETCH_SLOTS: usize = 1 << 14;
-/// How many values ahead a lookup prefetches the slot of.
-const PREFETCH_AHEAD: usize = 8;
-
-/// Asks the CPU to bring the cache line at `p` in: a hint only, it reads
-/// nothing into the program and never faults, whatever the address.
-#[inline(always)]
-fn prefetch<T>(p: *const T) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use core::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        // SAFETY: PREFETCHT0 is a hint: it does not dereference `p` in the
-        // language's sense, cannot fault (invalid addresses are ignored)
-        // and has no effect on program state.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>()) }
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = p;
-}
-
 fn bits_for(slots: usize) -> u32 {
     slots.trailing_zeros()
 }
@@ -155,15 +133,7 @@ impl<T: FixedWidth> FixedDict<T> {
     /// Adds values and their indices.
     pub(crate) fn put(&mut self, values: &[T]) {
         self.indices.reserve(values.len());
-        for (j, &v) in values.iter().enumerate() {
-            // A large table misses cache on most probes: ask for the slot
-            // of a value a few places ahead, so that the misses overlap.
-            if self.slots.len() >= PREFETCH_SLOTS
-                && let Some(&a) = values.get(j + PREFETCH_AHEAD)
-            {
-                let i = self.slot_of(a.bits() as u64);
-                prefetch(self.slots.as_ptr().wrapping_add(i));
-            }
+        for &v in values {
             let key = v.bits() as u64;
             let mask = self.slots.len() - 1;
             let mut i = self.slot_of(key);
@@ -194,12 +164,7 @@ impl<T: FixedWidth> FixedDict<T> {
         self.slots.resize(n, (0, EMPTY));
         self.shift = 64 - bits_for(n);
         let mask = n - 1;
-        let prefetching = n >= PREFETCH_SLOTS;
         for (id, e) in self.entries.iter().enumerate() {
-            if prefetching && let Some(a) = self.entries.get(id + PREFETCH_AHEAD) {
-                let i = self.slot_of(a.bits() as u64);
-                prefetch(self.slots.as_ptr().wrapping_add(i));
-            }
             let key = e.bits() as u64;
             let mut i = self.slot_of(key);
             while self.slots[i].1 != EMPTY {
