@@ -272,9 +272,17 @@ pub(crate) fn to_arrow(
                     Ok(Arc::new(a))
                 }
                 DataType::Float16 => {
+                    // A byte vector need not be 2-aligned (an empty one
+                    // never is: its pointer is 1); copy it then.
+                    let buf = Buffer::from_vec(data);
+                    let buf = if buf.as_ptr().align_offset(2) == 0 {
+                        buf
+                    } else {
+                        Buffer::from_slice_ref(buf.as_slice())
+                    };
                     let d = ArrayData::builder(DataType::Float16)
                         .len(len)
-                        .add_buffer(Buffer::from_vec(data))
+                        .add_buffer(buf)
                         .nulls(nulls)
                         .build()
                         .map_err(|e| arrow_err(at, e))?;
@@ -535,6 +543,40 @@ mod tests {
             offsets: Offsets::I32(offsets),
             values: values.to_vec(),
         }
+    }
+
+    #[test]
+    fn float16_from_no_values_is_aligned() {
+        // An empty list's child: no bytes, a dangling byte pointer.
+        let empty = Dense::Fixed {
+            width: 2,
+            data: Vec::new(),
+        };
+        let a = to_arrow(
+            empty,
+            None,
+            0,
+            &DataType::Float16,
+            false,
+            &Location::default(),
+        );
+        assert_eq!(a.unwrap().len(), 0);
+        let two = Dense::Fixed {
+            width: 2,
+            data: vec![0x00, 0x3c, 0x00, 0xc0],
+        };
+        let a = to_arrow(
+            two,
+            None,
+            2,
+            &DataType::Float16,
+            false,
+            &Location::default(),
+        )
+        .unwrap();
+        let v = a.as_primitive::<Float16Type>();
+        assert_eq!(v.value(0).to_f32(), 1.0);
+        assert_eq!(v.value(1).to_f32(), -2.0);
     }
 
     #[test]
