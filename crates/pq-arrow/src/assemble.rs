@@ -164,6 +164,9 @@ struct ListShape<O> {
     offsets: Vec<O>,
     /// Validity, when the list is nullable and some list is null.
     nulls: Option<NullBuffer>,
+    /// Which lists are defined (not null, nor under a null struct between
+    /// the list and its slot level), when asked for.
+    defined: Option<BooleanBuffer>,
     /// Child slots: the entries with an element of this list.
     child_len: usize,
 }
@@ -178,6 +181,7 @@ fn list_shape<O: OffsetSizeTrait>(
     def: &[i16],
     rep: &[i16],
     slot_def: i16,
+    want_defined: bool,
     at: &Location,
 ) -> Result<ListShape<O>> {
     let rep_level = node.rep_level;
@@ -190,8 +194,10 @@ fn list_shape<O: OffsetSizeTrait>(
     }
     let mut offsets = vec![O::usize_as(0); n + 1];
     let nullable = node.nullable;
-    // Validity bits, one per slot; none to set when the list is required.
-    let mut words = vec![0u64; if nullable { n.div_ceil(64) } else { 0 }];
+    // Bits of the defined lists, one per slot; none to set when the list
+    // is required and they are not asked for.
+    let bits = nullable || want_defined;
+    let mut words = vec![0u64; if bits { n.div_ceil(64) } else { 0 }];
     let mut cur = 0usize; // elements so far
     let mut slots = 0usize;
     let mut bad = false;
@@ -223,10 +229,14 @@ fn list_shape<O: OffsetSizeTrait>(
     }
     offsets.truncate(slots + 1);
     words.truncate(slots.div_ceil(64));
-    let nulls = nullable
-        .then(|| NullBuffer::new(BooleanBuffer::new(Buffer::from_vec(words), 0, slots)))
+    let defined = bits.then(|| BooleanBuffer::new(Buffer::from_vec(words), 0, slots));
+    let nulls = defined
+        .clone()
+        .filter(|_| nullable)
+        .map(NullBuffer::new)
         .filter(|n| n.null_count() > 0);
     Ok(ListShape {
+        defined: defined.filter(|_| want_defined),
         offsets,
         nulls,
         child_len: cur,
@@ -249,7 +259,7 @@ fn list_array<O: OffsetSizeTrait>(
     slot_def: i16,
     at: &Location,
 ) -> Result<ArrayRef> {
-    let shape = list_shape::<O>(node, def, rep, slot_def, at)?;
+    let shape = list_shape::<O>(node, def, rep, slot_def, false, at)?;
     let elem_def = child_slot_def(node, slot_def);
     let values = build_node(child, leaves, elem_def, &child_at(at, field.name()))?;
     if values.len() != shape.child_len {
@@ -289,8 +299,9 @@ fn build_list(
             }
         }
         DataType::FixedSizeList(field, size) => {
-            let shape = list_shape::<i64>(node, def, rep, slot_def, at)?;
+            let shape = list_shape::<i64>(node, def, rep, slot_def, true, at)?;
             let nulls = shape.nulls;
+            let defined = shape.defined;
             let Some(child) = children.first() else {
                 return Err(data_err(at, "a list without element"));
             };
@@ -305,7 +316,9 @@ fn build_list(
             for (i, w) in shape.offsets.windows(2).enumerate() {
                 // Offsets are at most the levels' count: they fit.
                 let (s, e) = (w[0] as usize, w[1] as usize);
-                let valid = nulls.as_ref().is_none_or(|n| n.is_valid(i));
+                // A list that is null, or under a null struct, is a run
+                // of nulls; an empty one is an error.
+                let valid = defined.as_ref().is_none_or(|d| d.value(i));
                 if e - s == size_u {
                     m.try_extend(0, s, e).map_err(|e| arrow_err(at, e))?;
                 } else if e == s && !valid {
@@ -323,7 +336,7 @@ fn build_list(
             Ok(Arc::new(a))
         }
         DataType::Map(entries, _) => {
-            let shape = list_shape::<i32>(node, def, rep, slot_def, at)?;
+            let shape = list_shape::<i32>(node, def, rep, slot_def, false, at)?;
             let DataType::Struct(fields) = entries.data_type() else {
                 return Err(data_err(at, "map entries are not a struct"));
             };
@@ -466,6 +479,39 @@ mod tests {
         let ints = s.column(0).as_primitive::<Int32Type>();
         assert_eq!(ints.value(0), 1);
         assert!(ints.is_null(2));
+    }
+
+    #[test]
+    fn required_fixed_size_list_under_a_null_struct_is_nulls() {
+        // {f: [5]}, null: struct def 1, list element def 2, value def 3.
+        let f = Field::new("element", DataType::Int32, true);
+        let fsl = FieldNode {
+            rep_level: 1,
+            def_level: 2,
+            nullable: false,
+            arrow_type: DataType::FixedSizeList(Arc::new(f), 1),
+            kind: FieldKind::Group(vec![leaf(3, 1, true)]),
+        };
+        let fields = Fields::from(vec![Field::new("f", fsl.arrow_type.clone(), false)]);
+        let node = FieldNode {
+            rep_level: 0,
+            def_level: 1,
+            nullable: true,
+            arrow_type: DataType::Struct(fields),
+            kind: FieldKind::Group(vec![fsl]),
+        };
+        let l = leaves(vec![3, 0], Some(vec![0, 0]), vec![Some(5)]);
+        let a = build(&node, &l, &Location::default()).unwrap();
+        let s = a.as_struct();
+        assert!(s.is_valid(0) && s.is_null(1));
+        let lists = s.column(0).as_fixed_size_list();
+        let ints = lists.values().as_primitive::<Int32Type>();
+        assert_eq!(ints.len(), 2);
+        assert_eq!(ints.value(0), 5);
+        assert!(ints.is_null(1));
+        // A present but empty list cannot fill a FixedSizeList(1).
+        let l = leaves(vec![3, 1], Some(vec![0, 0]), vec![Some(5)]);
+        assert!(build(&node, &l, &Location::default()).is_err());
     }
 
     #[test]
