@@ -634,7 +634,8 @@ impl<'a> CompactReader<'a> {
         for _ in 0..count {
             let at = self.pos;
             let s = self.read_binary_slice()?;
-            if std::str::from_utf8(s).is_err() {
+            // Paths are nearly always ASCII, which is checked word by word.
+            if !s.is_ascii() && std::str::from_utf8(s).is_err() {
                 return Err(DecodeError::new(at, DecodeErrorKind::InvalidUtf8));
             }
         }
