@@ -118,7 +118,9 @@ impl<'a> Gen<'a> {
             Ty::Binary => "Bytes".into(),
             Ty::List(inner) if **inner == Ty::Binary => "BinaryList".into(),
             Ty::List(inner) if **inner == Ty::String => "StringList".into(),
-            Ty::List(inner) if self.is_small(inner) => format!("SmallList<{}>", self.rust_ty(inner)?),
+            Ty::List(inner) if self.is_small(inner) => {
+                format!("SmallList<{}>", self.rust_ty(inner)?)
+            }
             Ty::List(inner) => {
                 if matches!(**inner, Ty::List(_)) {
                     return Err("nested lists are not supported".into());
@@ -266,7 +268,10 @@ impl<'a> Gen<'a> {
         if f.boxed {
             let is_struct = matches!(&f.ty, Ty::Named(n) if self.kind(n)? != Kind::Enum);
             if f.req != Req::Optional || !is_struct {
-                return Err(format!("{}: only optional struct fields can be boxed", f.name));
+                return Err(format!(
+                    "{}: only optional struct fields can be boxed",
+                    f.name
+                ));
             }
             return Ok(format!("Option<Box<{t}>>"));
         }
