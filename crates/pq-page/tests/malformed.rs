@@ -382,11 +382,11 @@ fn dictionary_size_limit() {
     );
     assert_eq!((err.location.page, err.location.offset), (Some(0), 1000));
 
-    // The default stops a compressed dictionary declaring 1 GiB before it is
-    // decompressed.
+    // The default stops a compressed dictionary declaring more than 1 GiB
+    // before it is decompressed.
     let h = PageHeader {
         type_: PageType::DICTIONARY_PAGE,
-        uncompressed_page_size: 1 << 30,
+        uncompressed_page_size: (1 << 30) + 1,
         compressed_page_size: 4,
         dictionary_page_header: Some(DictionaryPageHeader {
             num_values: 1,
