@@ -16,7 +16,7 @@ enum Kind {
 struct Gen<'a> {
     kinds: HashMap<&'a str, Kind>,
     /// Structs whose fields are all numbers, booleans or enums: they derive
-    /// `Copy`, and lists of them are [`SmallList`]s.
+    /// `Copy`, and lists of them are `SmallList`s.
     plain: HashSet<&'a str>,
     out: String,
 }
@@ -94,7 +94,7 @@ impl<'a> Gen<'a> {
             .ok_or_else(|| format!("unknown type {name}"))
     }
 
-    /// Whether lists of `ty` are [`SmallList`]s: short lists of `Copy`
+    /// Whether lists of `ty` are `SmallList`s: short lists of `Copy`
     /// values, several per column chunk, that should not allocate.
     fn is_small(&self, ty: &Ty) -> bool {
         match ty {
