@@ -249,16 +249,36 @@ pub fn page_reader(data: &[u8]) {
     }
 }
 
-/// A whole file through the Arrow reader: every batch of every column.
+/// A whole file through the Arrow reader: every batch of every column,
+/// with pages, dictionaries and values per page capped at what a fuzzer
+/// can get through (16 MiB, 1 Mi values).
+///
+/// A real page may hold 1 GiB (the corpus has one), which takes the reader
+/// a minute to decompress under the sanitizer: libFuzzer calls that a
+/// timeout although the file justifies it, and stops. With the caps such
+/// inputs end in a limit error at once and the fuzzer's time goes to the
+/// decoding paths. [`read_bytes`] keeps the reader's defaults.
 pub fn read_file(data: &[u8]) {
-    read_bytes(Bytes::copy_from_slice(data));
+    let options = pq_page::PageOptions::default()
+        .with_compress_limits(pq_compress::Limits::default().with_max_uncompressed_size(16 << 20))
+        .with_max_dictionary_size(16 << 20)
+        .with_max_page_values(1 << 20);
+    read_bytes_with(Bytes::copy_from_slice(data), Some(options));
 }
 
-/// [`read_file`] over bytes the caller already holds, without a copy.
+/// [`read_file`] over bytes the caller already holds, without a copy, with
+/// the reader's default limits.
 pub fn read_bytes(data: Bytes) {
-    let Ok(reader) = pq_arrow::ParquetReader::from_bytes(data) else {
+    read_bytes_with(data, None);
+}
+
+fn read_bytes_with(data: Bytes, options: Option<pq_page::PageOptions>) {
+    let Ok(mut reader) = pq_arrow::ParquetReader::from_bytes(data) else {
         return;
     };
+    if let Some(options) = options {
+        reader = reader.with_page_options(options);
+    }
     let Ok(batches) = reader.with_batch_size(1024).build() else {
         return;
     };
