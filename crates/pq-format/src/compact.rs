@@ -566,11 +566,18 @@ impl<'a> CompactReader<'a> {
         let len = self.read_varint()?;
         let len = self.check_len(len, 1, self.max_string_len, "string length")?;
         let start = self.pos;
-        let s = self.read_bytes(len)?;
-        Ok(match self.source {
-            Some(b) => b.slice(start..start + len),
-            None => Bytes::copy_from_slice(s),
-        })
+        self.read_bytes(len)?;
+        Ok(self.bytes_since(start))
+    }
+
+    /// The input from `start` to the current position: a slice of it when
+    /// reading from [`Bytes`], else a copy.
+    #[inline]
+    fn bytes_since(&self, start: usize) -> Bytes {
+        match self.source {
+            Some(b) => b.slice(start..self.pos),
+            None => Bytes::copy_from_slice(self.buf.get(start..self.pos).unwrap_or_default()),
+        }
     }
 
     /// Read a length-prefixed UTF-8 string.
@@ -588,17 +595,7 @@ impl<'a> CompactReader<'a> {
     /// the input when reading from [`Bytes`]) and the value ranges, instead
     /// of one allocation per value.
     pub fn read_binary_list(&mut self) -> Result<BinaryList, DecodeError> {
-        let header_start = self.pos;
-        let (elem, count) = self.read_list_header(1)?;
-        if elem != ct::BINARY && count > 0 {
-            return Err(DecodeError::new(
-                header_start,
-                DecodeErrorKind::UnexpectedListType {
-                    expected: ct::BINARY,
-                    found: elem,
-                },
-            ));
-        }
+        let count = self.read_list_header_of::<Bytes>()?;
         let start = self.pos;
         let mut ranges = Vec::with_capacity(count);
         for _ in 0..count {
@@ -608,28 +605,17 @@ impl<'a> CompactReader<'a> {
             self.read_bytes(len)?;
             ranges.push((from, self.pos - start));
         }
-        let data = match self.source {
-            Some(b) => b.slice(start..self.pos),
-            None => Bytes::copy_from_slice(self.buf.get(start..self.pos).unwrap_or_default()),
-        };
-        Ok(BinaryList { data, ranges })
+        Ok(BinaryList {
+            data: self.bytes_since(start),
+            ranges,
+        })
     }
 
     /// Read a `list<string>` into a [`StringList`]: the encoded elements (a
     /// slice of the input when reading from [`Bytes`]), each checked for
     /// length and UTF-8, with no allocation per value.
     pub fn read_string_list(&mut self) -> Result<StringList, DecodeError> {
-        let header_start = self.pos;
-        let (elem, count) = self.read_list_header(1)?;
-        if elem != ct::BINARY && count > 0 {
-            return Err(DecodeError::new(
-                header_start,
-                DecodeErrorKind::UnexpectedListType {
-                    expected: ct::BINARY,
-                    found: elem,
-                },
-            ));
-        }
+        let count = self.read_list_header_of::<Bytes>()?;
         let start = self.pos;
         for _ in 0..count {
             let at = self.pos;
@@ -639,11 +625,7 @@ impl<'a> CompactReader<'a> {
                 return Err(DecodeError::new(at, DecodeErrorKind::InvalidUtf8));
             }
         }
-        let raw = match self.source {
-            Some(b) => b.slice(start..self.pos),
-            None => Bytes::copy_from_slice(self.buf.get(start..self.pos).unwrap_or_default()),
-        };
-        Ok(StringList::from_checked(raw, count))
+        Ok(StringList::from_checked(self.bytes_since(start), count))
     }
 
     /// Read a list (or set) header: the element type and the count, checked
