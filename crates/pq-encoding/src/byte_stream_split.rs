@@ -124,21 +124,14 @@ impl<'a> ByteStreamSplitDecoder<'a> {
         }
         // Other types: join into a stack buffer, then read values from it
         // as PLAIN does.
-        let mut stack = [0u8; STAGE];
-        let mut heap = Vec::new();
-        let stage: &mut [u8] = if T::SIZE <= STAGE {
-            &mut stack
-        } else {
-            heap.resize(T::SIZE, 0);
-            &mut heap
-        };
-        let per = stage.len() / T::SIZE;
-        for chunk in out.chunks_mut(per) {
-            let bytes = &mut stage[..chunk.len() * T::SIZE];
-            transpose::join(self.data, self.num_values, self.pos, T::SIZE, bytes);
-            crate::plain::decode_slice(bytes, chunk);
-            self.pos += chunk.len();
-        }
+        with_stage(T::SIZE, |stage, per| {
+            for chunk in out.chunks_mut(per) {
+                let bytes = &mut stage[..chunk.len() * T::SIZE];
+                transpose::join(self.data, self.num_values, self.pos, T::SIZE, bytes);
+                crate::plain::decode_slice(bytes, chunk);
+                self.pos += chunk.len();
+            }
+        });
         Ok(n)
     }
 
@@ -176,22 +169,31 @@ pub fn encode<T: FixedWidth>(values: &[T], out: &mut Vec<u8>) {
     }
     // Other types: PLAIN-encode a block at a time into a stack buffer, then
     // split it.
+    with_stage(T::SIZE, |stage, per| {
+        for (c, chunk) in values.chunks(per).enumerate() {
+            let bytes = &mut stage[..chunk.len() * T::SIZE];
+            for (b, v) in bytes.chunks_exact_mut(T::SIZE).zip(chunk) {
+                v.to_le(b);
+            }
+            transpose::split(bytes, T::SIZE, dst, n, c * per);
+        }
+    });
+}
+
+/// Calls `f` with a staging buffer for values of `size` bytes (`STAGE`
+/// bytes on the stack, or one value on the heap when larger) and how many
+/// values it holds, for types whose bytes cannot be viewed in place.
+fn with_stage(size: usize, f: impl FnOnce(&mut [u8], usize)) {
     let mut stack = [0u8; STAGE];
     let mut heap = Vec::new();
-    let stage: &mut [u8] = if T::SIZE <= STAGE {
+    let stage: &mut [u8] = if size <= STAGE {
         &mut stack
     } else {
-        heap.resize(T::SIZE, 0);
+        heap.resize(size, 0);
         &mut heap
     };
-    let per = stage.len() / T::SIZE;
-    for (c, chunk) in values.chunks(per).enumerate() {
-        let bytes = &mut stage[..chunk.len() * T::SIZE];
-        for (b, v) in bytes.chunks_exact_mut(T::SIZE).zip(chunk) {
-            v.to_le(b);
-        }
-        transpose::split(bytes, T::SIZE, dst, n, c * per);
-    }
+    let per = stage.len() / size;
+    f(stage, per)
 }
 
 /// Appends `data`, values of `width` bytes back to back (as PLAIN stores
