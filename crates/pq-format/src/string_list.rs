@@ -1,6 +1,9 @@
 //! [`StringList`]: a Thrift `list<string>` kept as its encoded bytes.
 
-use bytes::{BufMut, Bytes, BytesMut};
+use bytes::Bytes;
+
+use crate::Limits;
+use crate::compact::{CompactReader, CompactWriter};
 
 /// A Thrift `list<string>` (such as `ColumnMetaData::path_in_schema`), kept
 /// as the list's encoded elements instead of one `String` per element.
@@ -35,21 +38,14 @@ impl StringList {
         I: IntoIterator,
         I::Item: AsRef<str>,
     {
-        let mut raw = BytesMut::new();
+        let mut w = CompactWriter::new();
         let mut len = 0;
         for v in values {
-            let v = v.as_ref().as_bytes();
-            let mut n = v.len() as u64;
-            while n >= 0x80 {
-                raw.put_u8((n as u8) | 0x80);
-                n >>= 7;
-            }
-            raw.put_u8(n as u8);
-            raw.extend_from_slice(v);
+            w.write_string(v.as_ref());
             len += 1;
         }
         Self {
-            raw: raw.freeze(),
+            raw: Bytes::from(w.into_inner()),
             len,
         }
     }
@@ -115,21 +111,14 @@ impl<'a> Iterator for StringListIter<'a> {
         if self.left == 0 {
             return None;
         }
-        let mut n: u64 = 0;
-        let mut shift = 0;
-        let mut used = 0;
-        loop {
-            let b = *self.raw.get(used)?;
-            used += 1;
-            n |= u64::from(b & 0x7f).checked_shl(shift)?;
-            if b < 0x80 {
-                break;
-            }
-            shift += 7;
-        }
-        let end = used.checked_add(usize::try_from(n).ok()?)?;
-        let s = std::str::from_utf8(self.raw.get(used..end)?).ok()?;
-        self.raw = self.raw.get(end..)?;
+        // The elements were checked against the decoder's limits already.
+        let limits = Limits {
+            max_string_len: usize::MAX,
+            ..Limits::default()
+        };
+        let mut r = CompactReader::with_limits(self.raw, &limits);
+        let s = std::str::from_utf8(r.read_binary_slice().ok()?).ok()?;
+        self.raw = self.raw.get(r.position()..)?;
         self.left -= 1;
         Some(s)
     }
