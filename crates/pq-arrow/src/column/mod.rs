@@ -536,15 +536,7 @@ impl LeafReader {
         let dt = &self.dt;
         let array = if let Some(key_type) = &self.key_type {
             if keys_mode && let Some(d) = self.dict.as_mut() {
-                if valid != keys.len() {
-                    return Err(data_err(
-                        at,
-                        format!(
-                            "{valid} non-null values expected from the levels, {} decoded",
-                            keys.len()
-                        ),
-                    ));
-                }
+                check_decoded(valid, keys.len(), at)?;
                 let values = match &d.array {
                     Some(a) => a.clone(),
                     None => {
@@ -556,15 +548,7 @@ impl LeafReader {
                 };
                 crate::convert::dictionary_array(key_type, keys, false, nulls, values, at)?
             } else {
-                if valid != dense.len() {
-                    return Err(data_err(
-                        at,
-                        format!(
-                            "{valid} non-null values expected from the levels, {} decoded",
-                            dense.len()
-                        ),
-                    ));
-                }
+                check_decoded(valid, dense.len(), at)?;
                 let plain = to_arrow(dense, nulls.clone(), levels, dt, utf8_checked, at)?;
                 let n = u32::try_from(levels)
                     .map_err(|_| data_err(at, "too many values for a dictionary"))?;
@@ -578,14 +562,8 @@ impl LeafReader {
                 )?
             }
         } else {
-            if !matches!(dt, DataType::Null) && valid != dense.len() {
-                return Err(data_err(
-                    at,
-                    format!(
-                        "{valid} non-null values expected from the levels, {} decoded",
-                        dense.len()
-                    ),
-                ));
+            if !matches!(dt, DataType::Null) {
+                check_decoded(valid, dense.len(), at)?;
             }
             to_arrow(dense, nulls, levels, dt, utf8_checked, at)?
         };
@@ -621,6 +599,17 @@ impl LeafReader {
         }
         Ok(())
     }
+}
+
+/// Checks that a page decoded as many values as its levels say are present.
+fn check_decoded(expected: usize, decoded: usize, at: &Location) -> Result<()> {
+    if expected != decoded {
+        return Err(data_err(
+            at,
+            format!("{expected} non-null values expected from the levels, {decoded} decoded"),
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
