@@ -35,15 +35,6 @@ impl<T: Copy + Default, const N: usize> SmallList<T, N> {
         Self(Repr::Inline(0, [T::default(); N]))
     }
 
-    /// An empty list with room for `cap` values (inline when `cap <= N`).
-    pub fn with_capacity(cap: usize) -> Self {
-        if cap <= N {
-            Self::new()
-        } else {
-            Self(Repr::Heap(Vec::with_capacity(cap)))
-        }
-    }
-
     /// Append a value.
     pub fn push(&mut self, v: T) {
         match &mut self.0 {
