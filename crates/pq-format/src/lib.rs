@@ -82,6 +82,8 @@ pub use footer::{
 pub use generated::*;
 pub use limits::Limits;
 pub use metadata::ParquetMetaData;
-pub use schema::{ColumnDescriptor, NodeKind, SchemaDescriptor, SchemaNode};
+pub use schema::{
+    ColumnDescriptor, ColumnPath, ColumnPathIter, FieldName, NodeKind, SchemaDescriptor, SchemaNode,
+};
 pub use small_list::SmallList;
 pub use string_list::{StringList, StringListIter};

@@ -19,6 +19,7 @@ fn every_plain_file_parses() {
         "corpus looks incomplete: {} files",
         files.len()
     );
+    let mut compared = 0;
     for p in &files {
         let md = ParquetMetaData::read_path(p, &Limits::default())
             .unwrap_or_else(|e| panic!("{}: {e}", p.display()));
@@ -37,7 +38,35 @@ fn every_plain_file_parses() {
             assert_eq!(col.path.len(), col.path_nodes.len());
             assert!(!col.path.is_empty());
         }
+        // Paths and levels agree with arrow-rs's schema, where it reads the file.
+        if let Ok(theirs) =
+            parquet::file::metadata::ParquetMetaDataReader::new().parse_and_finish(&bytes)
+        {
+            let descr = theirs.file_metadata().schema_descr();
+            assert_eq!(
+                descr.num_columns(),
+                md.schema.num_columns(),
+                "{}",
+                p.display()
+            );
+            for (ours, theirs) in md.schema.columns().iter().zip(descr.columns()) {
+                assert_eq!(ours.path, theirs.path().parts(), "{}", p.display());
+                assert_eq!(ours.name(), theirs.name(), "{}", p.display());
+                assert_eq!(
+                    (ours.max_def_level, ours.max_rep_level),
+                    (theirs.max_def_level(), theirs.max_rep_level()),
+                    "{}: {}",
+                    p.display(),
+                    ours.path_string()
+                );
+            }
+            compared += 1;
+        }
     }
+    assert!(
+        compared > 50,
+        "only {compared} files compared with arrow-rs"
+    );
 }
 
 #[test]

@@ -173,3 +173,67 @@ fn row_group_column_count_must_match() {
         "{err}"
     );
 }
+
+#[test]
+fn names_and_paths_share_one_buffer_without_mixing_fields() {
+    // message "" { optional group "a.b" { required int64 "é"; repeated group g1 { group g2 { group g3 { group g4 { optional binary "" ; required int32 z; } } } } } required double "a.b" }
+    let s = vec![
+        group("", None, 2),
+        group("a.b", Some(R::OPTIONAL), 2),
+        leaf("é", R::REQUIRED, Type::INT64),
+        group("g1", Some(R::REPEATED), 1),
+        group("g2", Some(R::REQUIRED), 1),
+        group("g3", Some(R::REQUIRED), 1),
+        group("g4", Some(R::OPTIONAL), 2),
+        leaf("", R::OPTIONAL, Type::BYTE_ARRAY),
+        leaf("z", R::REQUIRED, Type::INT32),
+        leaf("a.b", R::REQUIRED, Type::DOUBLE),
+    ];
+    let schema = build(&s).unwrap();
+    let names: Vec<&str> = schema.nodes().iter().map(|n| n.name.as_str()).collect();
+    let expected: Vec<&str> = s.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, expected);
+    assert_eq!(schema.root().name, "");
+    assert_eq!(schema.nodes()[2].name.to_string(), "é");
+
+    let paths: Vec<Vec<String>> = schema.columns().iter().map(|c| c.path.to_vec()).collect();
+    assert_eq!(
+        paths,
+        [
+            vec!["a.b", "é"],
+            vec!["a.b", "g1", "g2", "g3", "g4", ""],
+            vec!["a.b", "g1", "g2", "g3", "g4", "z"],
+            vec!["a.b"],
+        ]
+    );
+    // Paths longer than the inline capacity, walked both ways.
+    let z = &schema.columns()[2];
+    assert_eq!(z.path.len(), 6);
+    assert_eq!(z.path_nodes.len(), 6);
+    assert_eq!(z.path_nodes.as_slice(), [1, 3, 4, 5, 6, 8]);
+    assert_eq!(
+        z.path.iter().rev().collect::<Vec<_>>(),
+        ["z", "g4", "g3", "g2", "g1", "a.b"]
+    );
+    assert_eq!(
+        (z.path.first(), z.path.last(), z.name()),
+        (Some("a.b"), Some("z"), "z")
+    );
+    assert_eq!(z.path_string(), "a.b.g1.g2.g3.g4.z");
+    assert_eq!(&z.path[1], "g1");
+    assert_eq!(z.path.get(6), None);
+    // Each path element is the name of its node.
+    for c in schema.columns() {
+        for (name, &n) in c.path.iter().zip(c.path_nodes.iter()) {
+            assert_eq!(schema.node(n).unwrap().name, name);
+        }
+    }
+    // Equality is by the names, not by the shared buffer.
+    assert_eq!(
+        schema.columns()[3].path,
+        pq_format::ColumnPath::from(&["a.b"][..])
+    );
+    assert_ne!(schema.columns()[3].path, schema.columns()[0].path);
+    assert_eq!(schema.nodes()[1].name, schema.nodes()[9].name);
+    assert_eq!(schema.clone(), schema);
+}
