@@ -438,3 +438,49 @@ fn malformed_varints_and_types() {
     assert_eq!(*e.kind(), DecodeErrorKind::InvalidUtf8);
     assert_eq!(e.offset(), 1);
 }
+
+#[test]
+fn varints_of_every_length_and_position() {
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let mut values: Vec<u64> = vec![0, 1, 0x7f, 0x80, u64::MAX, u64::MAX >> 1];
+    for bits in 1..=64 {
+        let top = 1u64 << (bits - 1);
+        values.push(top);
+        values.push(top | (rng.next() & (top - 1)));
+        values.push(top.wrapping_mul(2).wrapping_sub(1));
+    }
+    for &v in &values {
+        let mut w = CompactWriter::new();
+        w.write_varint(v);
+        let encoded = w.into_inner();
+        // Followed by 0 to 11 bytes of anything: decoded from a whole word,
+        // from ten bytes, or byte by byte near the end of the input.
+        for tail in 0..12 {
+            let mut buf = encoded.clone();
+            buf.extend((0..tail).map(|_| rng.next() as u8));
+            let mut r = pq_format::CompactReader::new(&buf);
+            assert_eq!(r.read_varint().unwrap(), v, "{v:#x} + {tail} bytes");
+            assert_eq!(r.position(), encoded.len(), "{v:#x} + {tail} bytes");
+        }
+        // Cut short, it is an error at any length.
+        for cut in 0..encoded.len() {
+            let mut r = pq_format::CompactReader::new(&encoded[..cut]);
+            assert!(r.read_varint().is_err(), "{v:#x} cut to {cut} bytes");
+        }
+    }
+    // Ten continuation bytes: too long, however much input follows.
+    for tail in 0..12 {
+        let mut buf = vec![0x80; 10];
+        buf.extend(std::iter::repeat_n(0x00, tail));
+        let e = pq_format::CompactReader::new(&buf)
+            .read_varint()
+            .unwrap_err();
+        assert!(
+            matches!(
+                e.kind(),
+                DecodeErrorKind::VarintTooLong | DecodeErrorKind::UnexpectedEof
+            ),
+            "{e}"
+        );
+    }
+}
