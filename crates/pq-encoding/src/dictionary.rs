@@ -59,9 +59,18 @@ pub fn gather<T: Copy>(dict: &[T], idx: &[u32], out: &mut Vec<T>) -> Result<()> 
 /// `len + 1` offsets) selects by `idx` to `offsets` + `values`.
 ///
 /// Indices are bounds-checked once for the batch and the output offsets
-/// once, on the total; values of up to 32 bytes are copied as one fixed
-/// 32-byte move (the excess is overwritten by the next value or cut off)
+/// once, on the total; values of up to 64 bytes are copied as one fixed
+/// 32- or 64-byte move (the excess is overwritten by the next value or cut off)
 /// instead of a variable-length copy each. On error nothing is appended.
+///
+/// ```
+/// use pq_encoding::dictionary::gather_byte_array;
+/// let (dict_offsets, dict_values) = ([0i32, 3, 5], b"fooba");
+/// let (mut offsets, mut values) = (Vec::<i32>::new(), Vec::new());
+/// gather_byte_array(&dict_offsets, dict_values, &[1, 0, 1], &mut offsets, &mut values).unwrap();
+/// assert_eq!(values, b"bafooba");
+/// assert_eq!(offsets, [0, 2, 5, 7]);
+/// ```
 pub fn gather_byte_array<D: OffsetSize, O: OffsetSize>(
     dict_offsets: &[D],
     dict_values: &[u8],
@@ -69,7 +78,16 @@ pub fn gather_byte_array<D: OffsetSize, O: OffsetSize>(
     offsets: &mut Vec<O>,
     values: &mut Vec<u8>,
 ) -> Result<()> {
-    const WIDE: usize = 32;
+    /// The fixed copies: wide enough for most strings in practice (names,
+    /// codes, short comments); short values take the narrow one, which
+    /// moves half the bytes.
+    const NARROW: usize = 32;
+    const WIDE: usize = 64;
+    /// Dictionaries up to this size are copied, padded, to the stack so
+    /// that every entry takes the fixed copy: without the padding, the
+    /// entries of a tiny dictionary (a few flags or codes) all lie within
+    /// `WIDE` bytes of its end and would each take a variable-length copy.
+    const PADDED: usize = 1024;
     check_indices(idx, dict_offsets.len().saturating_sub(1))?;
     // The value ranges, checked against the dictionary's bytes without a
     // branch per value: any bad range sets `bad`.
@@ -97,9 +115,18 @@ pub fn gather_byte_array<D: OffsetSize, O: OffsetSize>(
         }
         return Err(err);
     }
+    let mut padded = [0u8; PADDED];
+    let src_all = match padded.get_mut(..dict_values.len()) {
+        Some(head) if dict_values.len() + WIDE <= PADDED => {
+            head.copy_from_slice(dict_values);
+            &padded[..]
+        }
+        _ => dict_values,
+    };
     offsets.reserve(idx.len());
     values.resize(base + total + WIDE, 0);
-    let mut pos = base;
+    let out = &mut values[base..];
+    let mut pos = 0;
     for &i in idx {
         // Checked in the first pass.
         let (s, e) = (
@@ -107,23 +134,24 @@ pub fn gather_byte_array<D: OffsetSize, O: OffsetSize>(
             dict_offsets[i as usize + 1].as_usize(),
         );
         let len = e - s;
-        if len <= WIDE
-            && let (Some(src), Some(dst)) = (
-                dict_values.get(s..s + WIDE),
-                values.get_mut(pos..pos + WIDE),
-            )
+        if len <= NARROW
+            && let (Some(src), Some(dst)) =
+                (src_all.get(s..s + NARROW), out.get_mut(pos..pos + NARROW))
         {
             dst.copy_from_slice(src);
-        } else if let (Some(src), Some(dst)) =
-            (dict_values.get(s..e), values.get_mut(pos..pos + len))
+        } else if len <= WIDE
+            && let (Some(src), Some(dst)) = (src_all.get(s..s + WIDE), out.get_mut(pos..pos + WIDE))
+        {
+            dst.copy_from_slice(src);
+        } else if let (Some(src), Some(dst)) = (dict_values.get(s..e), out.get_mut(pos..pos + len))
         {
             dst.copy_from_slice(src);
         }
         pos += len;
         // Fits: the total was checked above.
-        offsets.push(O::from_usize(pos).unwrap_or_default());
+        offsets.push(O::from_usize(base + pos).unwrap_or_default());
     }
-    values.truncate(pos);
+    values.truncate(base + pos);
     Ok(())
 }
 

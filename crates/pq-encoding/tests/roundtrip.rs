@@ -334,3 +334,43 @@ proptest! {
         let _ = alp::AlpDecoder::<f64>::new(&alp_page).and_then(|mut d| d.decode_into(&mut Vec::new(), d.remaining()));
     }
 }
+
+proptest! {
+    #![proptest_config(cfg())]
+
+    /// The byte-array gather against a naive one: tiny dictionaries (copied
+    /// padded to the stack), large ones (gathered in place, their last
+    /// entries near the end of the buffer), values longer than the fixed
+    /// copy, and output that already holds values.
+    #[test]
+    fn gather_byte_array_matches_naive(
+        entries in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..90), 1..40),
+        picks in prop::collection::vec(any::<prop::sample::Index>(), 0..300),
+        prefix in prop::collection::vec(any::<u8>(), 0..20),
+        big in any::<bool>(),
+    ) {
+        // Lengthen the dictionary past the stack copy's size when `big`.
+        let mut entries = entries;
+        if big {
+            entries.push(vec![7u8; 1500]);
+        }
+        let mut doff = vec![0i64];
+        let mut dval = Vec::new();
+        for e in &entries {
+            dval.extend_from_slice(e);
+            doff.push(dval.len() as i64);
+        }
+        let idx: Vec<u32> = picks.iter().map(|p| p.index(entries.len()) as u32).collect();
+        let mut off = vec![0i32, prefix.len() as i32];
+        let mut val = prefix.clone();
+        dictionary::gather_byte_array(&doff, &dval, &idx, &mut off, &mut val).unwrap();
+        let mut want_val = prefix.clone();
+        let mut want_off = vec![0i32, prefix.len() as i32];
+        for &i in &idx {
+            want_val.extend_from_slice(&entries[i as usize]);
+            want_off.push(want_val.len() as i32);
+        }
+        prop_assert_eq!(val, want_val);
+        prop_assert_eq!(off, want_off);
+    }
+}
