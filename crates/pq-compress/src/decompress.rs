@@ -149,19 +149,24 @@ impl Decompressor {
         uncompressed_size: usize,
         out: &mut Vec<u8>,
     ) -> Result<()> {
-        out.clear();
+        // `out` is not cleared up front: its bytes are reused as the
+        // decoders' output space (see `codecs::set_len`), and every path
+        // below either fills it whole or clears it.
         let limit = self.limits.max_uncompressed_size();
         if uncompressed_size > limit {
+            out.clear();
             return Err(Error::SizeLimitExceeded {
                 declared: uncompressed_size,
                 limit,
             });
         }
         if input.is_empty() && uncompressed_size == 0 {
+            out.clear();
             return Ok(());
         }
         match codec {
             Codec::Uncompressed => {
+                out.clear();
                 if input.len() != uncompressed_size {
                     return Err(Error::SizeMismatch {
                         codec,
@@ -172,10 +177,14 @@ impl Decompressor {
                 out.extend_from_slice(input);
                 return Ok(());
             }
-            Codec::Lzo => return Err(lzo_unsupported()),
+            Codec::Lzo => {
+                out.clear();
+                return Err(lzo_unsupported());
+            }
             _ => {}
         }
         if !codec.is_available() {
+            out.clear();
             return Err(feature_disabled(codec));
         }
         let result = self.decode(codec, input, uncompressed_size, out);

@@ -313,3 +313,42 @@ mod lz4 {
         assert!(matches!(err, Error::OutputTooLarge { .. }), "{err}");
     }
 }
+
+/// One output buffer reused across pages, as the page reader does: the
+/// previous page's bytes are output space, never output. A smaller page
+/// after a larger one comes back exact, and a failed decode leaves the
+/// buffer empty.
+#[test]
+fn reused_output_buffer_holds_only_the_new_page() {
+    let big: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+    let small = b"the second page, shorter than the first".repeat(3);
+    for codec in available().filter(|&c| c != Codec::Uncompressed) {
+        let (mut zbig, mut zsmall) = (Vec::new(), Vec::new());
+        compress(codec, &big, &mut zbig, None).unwrap();
+        compress(codec, &small, &mut zsmall, None).unwrap();
+        let mut dec = Decompressor::default();
+        let mut out = Vec::new();
+        dec.decompress(codec, &zbig, big.len(), &mut out).unwrap();
+        assert_eq!(out, big, "{codec:?}");
+        dec.decompress(codec, &zsmall, small.len(), &mut out)
+            .unwrap();
+        assert_eq!(out, small, "{codec:?}: stale bytes after a smaller page");
+        dec.decompress(codec, &zbig, big.len(), &mut out).unwrap();
+        assert_eq!(out, big, "{codec:?}");
+        // Truncated input: an error, and nothing of the old page left.
+        let cut = &zsmall[..zsmall.len() / 2];
+        assert!(
+            dec.decompress(codec, cut, small.len(), &mut out).is_err(),
+            "{codec:?}"
+        );
+        assert!(out.is_empty(), "{codec:?}: output kept after an error");
+        // A wrong declared size over a warm buffer: an error too.
+        dec.decompress(codec, &zbig, big.len(), &mut out).unwrap();
+        assert!(
+            dec.decompress(codec, &zsmall, small.len() + 1, &mut out)
+                .is_err(),
+            "{codec:?}"
+        );
+        assert!(out.is_empty(), "{codec:?}");
+    }
+}

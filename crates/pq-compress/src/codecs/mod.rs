@@ -57,10 +57,17 @@ pub(crate) fn start_len(capacity: usize, input_len: usize, declared: usize) -> u
     )
 }
 
-/// Sets the length of the (empty) `out` to `len`, zero-filled, allocating
-/// exactly `len` bytes if its capacity is short.
+/// Sets the length of `out` to `len`, allocating exactly `len` bytes if its
+/// capacity is short. Bytes `out` already holds (the previous page's, when
+/// the caller reuses its buffer) are kept rather than zero-filled again: the
+/// decoders overwrite the output, and only a decode that wrote all of it is
+/// returned.
 #[allow(dead_code)]
 pub(crate) fn set_len(out: &mut Vec<u8>, len: usize) {
+    if len <= out.len() {
+        out.truncate(len);
+        return;
+    }
     if len > out.capacity() {
         out.reserve_exact(len - out.len());
     }
