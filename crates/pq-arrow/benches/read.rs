@@ -6,7 +6,7 @@
 //! `target/bench-data/` (or the directory `PQ_BENCH_DATA` names).
 //!
 //! Before criterion's own measurements, a quick pass prints the ratio of
-//! pq-arrow's median time to arrow-rs's for each table.
+//! pq-arrow's time to arrow-rs's for each table, the two read alternately.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -32,7 +32,9 @@ fn data_dir() -> PathBuf {
 fn load() -> Vec<(&'static str, Bytes)> {
     let dir = data_dir();
     let mut out = Vec::new();
-    for t in TABLES {
+    // `PQ_BENCH_ONLY=zstd` keeps the tables whose name contains it.
+    let only = std::env::var("PQ_BENCH_ONLY").unwrap_or_default();
+    for t in TABLES.iter().filter(|t| t.contains(only.as_str())) {
         let p = dir.join(t);
         match std::fs::read(&p) {
             Ok(b) => out.push((*t, Bytes::from(b))),
@@ -88,22 +90,25 @@ fn arrow_rs_read(bytes: &Bytes) -> usize {
     rows
 }
 
-fn median(mut f: impl FnMut() -> usize) -> Duration {
-    let mut times = Vec::new();
-    let start = Instant::now();
-    while times.len() < 5 || (start.elapsed() < Duration::from_secs(3) && times.len() < 50) {
-        let t = Instant::now();
-        std::hint::black_box(f());
-        times.push(t.elapsed());
-    }
-    times.sort();
-    times[times.len() / 2]
+fn time(f: impl FnOnce() -> usize) -> f64 {
+    let t = Instant::now();
+    std::hint::black_box(f());
+    t.elapsed().as_secs_f64()
 }
 
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The ratio pass: the readers alternate (arrow-rs, pq-arrow, pq-arrow on 2
+/// threads, then again), and each round gives its own ratios, so that a
+/// change of machine load hits both sides alike; the median round ratio and
+/// the interquartile range of the rounds are printed.
 fn ratios(tables: &[(&'static str, Bytes)]) {
     println!(
-        "\n{:<32} {:>12} {:>12} {:>8} {:>14} {:>8}",
-        "table", "arrow-rs", "pq-arrow", "ratio", "pq-arrow 2thr", "ratio"
+        "\n{:<30} {:>10} {:>10} {:>6} {:>11} {:>10} {:>6} {:>6}",
+        "table", "arrow-rs", "pq-arrow", "ratio", "(IQR)", "pq 2thr", "ratio", "rounds"
     );
     for (name, bytes) in tables {
         assert_eq!(
@@ -111,17 +116,32 @@ fn ratios(tables: &[(&'static str, Bytes)]) {
             arrow_rs_read(bytes),
             "{name}: row counts"
         );
-        let a = median(|| arrow_rs_read(bytes));
-        let p = median(|| pq_read(bytes, 1));
-        let p2 = median(|| pq_read(bytes, 2));
+        let (mut a, mut p, mut p2) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut r, mut r2) = (Vec::new(), Vec::new());
+        let start = Instant::now();
+        while a.len() < 5 || (start.elapsed() < Duration::from_secs(6) && a.len() < 40) {
+            let ta = time(|| arrow_rs_read(bytes));
+            let tp = time(|| pq_read(bytes, 1));
+            let tp2 = time(|| pq_read(bytes, 2));
+            a.push(ta);
+            p.push(tp);
+            p2.push(tp2);
+            r.push(tp / ta);
+            r2.push(tp2 / ta);
+        }
+        let rounds = r.len();
+        let ratio = median(&mut r);
+        let (q1, q3) = (r[rounds / 4], r[(3 * rounds) / 4]);
         println!(
-            "{:<32} {:>10.2}ms {:>10.2}ms {:>8.2} {:>12.2}ms {:>8.2}",
+            "{:<30} {:>8.1}ms {:>8.1}ms {:>6.2} {:>11} {:>8.1}ms {:>6.2} {:>6}",
             name,
-            a.as_secs_f64() * 1e3,
-            p.as_secs_f64() * 1e3,
-            p.as_secs_f64() / a.as_secs_f64(),
-            p2.as_secs_f64() * 1e3,
-            p2.as_secs_f64() / a.as_secs_f64()
+            median(&mut a) * 1e3,
+            median(&mut p) * 1e3,
+            ratio,
+            format!("{q1:.2}-{q3:.2}"),
+            median(&mut p2) * 1e3,
+            median(&mut r2),
+            rounds
         );
     }
     println!();

@@ -135,6 +135,10 @@ struct Spare {
     def: Vec<i16>,
     rep: Vec<i16>,
     idx: Vec<u32>,
+    /// The values of a page of another encoding than PLAIN or dictionary,
+    /// decoded whole when the page opened (DELTA pages fill a megabyte
+    /// or more of them).
+    decoded: Option<Dense>,
 }
 
 impl Spare {
@@ -142,8 +146,13 @@ impl Spare {
     fn keep(&mut self, page: PageState) {
         self.def = page.def;
         self.rep = page.rep;
-        if let PageValues::Dict { idx, .. } = page.values {
-            self.idx = idx;
+        match page.values {
+            PageValues::Dict { idx, .. } => self.idx = idx,
+            PageValues::Decoded { mut dense, .. } => {
+                dense.clear();
+                self.decoded = Some(dense);
+            }
+            PageValues::None | PageValues::Plain { .. } => {}
         }
     }
 }
@@ -327,6 +336,7 @@ impl LeafReader {
             mut def,
             mut rep,
             mut idx,
+            decoded,
         } = spare;
         def.clear();
         rep.clear();
@@ -366,7 +376,7 @@ impl LeafReader {
                     PageValues::Dict { idx, pos: 0 }
                 }
                 other => {
-                    let mut dense = self.template.empty_like();
+                    let mut dense = decoded.unwrap_or_else(|| self.template.empty_like());
                     decode_values(
                         &mut dense,
                         None,

@@ -76,6 +76,26 @@ impl Dense {
         }
     }
 
+    /// Empties the buffer, keeping its capacity for the next page.
+    pub(crate) fn clear(&mut self) {
+        match self {
+            Dense::Bool(v) => v.clear(),
+            Dense::I32(v) => v.clear(),
+            Dense::I64(v) => v.clear(),
+            Dense::I96(v) => v.clear(),
+            Dense::F32(v) => v.clear(),
+            Dense::F64(v) => v.clear(),
+            Dense::Bytes { offsets, values } => {
+                match offsets {
+                    Offsets::I32(o) => o.clear(),
+                    Offsets::I64(o) => o.clear(),
+                }
+                values.clear();
+            }
+            Dense::Fixed { data, .. } => data.clear(),
+        }
+    }
+
     /// An empty buffer like `self`.
     pub(crate) fn empty_like(&self) -> Dense {
         match self {
@@ -409,8 +429,8 @@ pub(crate) fn take_plain(
 /// returns the bytes consumed. A first pass checks every length against the
 /// bytes left (one check per value, no per-value `Result`) and sums them, so
 /// that the values buffer is sized once and the offset overflow checked
-/// once; the second pass copies, values of up to 32 bytes as one fixed-size
-/// move.
+/// once; the second pass copies, values of up to 64 bytes as one fixed-size
+/// move of 32 or 64 bytes.
 pub(crate) fn plain_byte_arrays<O: OffsetSize>(
     data: &[u8],
     n: usize,
@@ -418,8 +438,11 @@ pub(crate) fn plain_byte_arrays<O: OffsetSize>(
     values: &mut Vec<u8>,
     at: &Location,
 ) -> Result<usize> {
-    /// Values up to this long are copied as one fixed-size move.
-    const WIDE: usize = 32;
+    /// Values up to these lengths are copied as one fixed-size move of
+    /// `NARROW` or `WIDE` bytes: most strings in practice. Short values
+    /// take the narrow move, which copies half the bytes.
+    const NARROW: usize = 32;
+    const WIDE: usize = 64;
     let e = |err| enc_err(at, err);
     let len_at = |p: usize| -> Option<usize> {
         let b = data.get(p..p + 4)?;
@@ -453,7 +476,12 @@ pub(crate) fn plain_byte_arrays<O: OffsetSize>(
     for _ in 0..n {
         let len = len_at(p).unwrap_or(0);
         let s = p + 4;
-        if len <= WIDE
+        if len <= NARROW
+            && let (Some(src), Some(dst)) =
+                (data.get(s..s + NARROW), values.get_mut(out..out + NARROW))
+        {
+            dst.copy_from_slice(src);
+        } else if len <= WIDE
             && let (Some(src), Some(dst)) = (data.get(s..s + WIDE), values.get_mut(out..out + WIDE))
         {
             dst.copy_from_slice(src);
