@@ -183,6 +183,11 @@ impl<'a> DeltaByteArrayDecoder<'a> {
     }
 
     /// Appends up to `n` values to offsets + values; returns how many.
+    ///
+    /// Each value is built in place at the end of `values`: its prefix
+    /// copied from the previous value there (from the value kept from the
+    /// previous call for the first one), then its suffix. So each byte is
+    /// copied once, not into a scratch value first.
     pub fn decode<O: OffsetSize>(
         &mut self,
         offsets: &mut Vec<O>,
@@ -192,6 +197,9 @@ impl<'a> DeltaByteArrayDecoder<'a> {
         start_offsets(offsets, values)?;
         let mut prefixes = [0i32; BATCH];
         let mut done = 0;
+        // Where the previous value starts in `values`, once this call has
+        // appended one.
+        let mut prev: Option<usize> = None;
         while done < n {
             let k = self
                 .prefixes
@@ -200,11 +208,39 @@ impl<'a> DeltaByteArrayDecoder<'a> {
                 break;
             }
             for &p in &prefixes[..k] {
-                self.advance(p)?;
-                values.extend_from_slice(&self.last);
-                offsets.push(offset_of(values.len())?);
+                let Some(suffix) = self.suffixes.next_value()? else {
+                    return Err(Error::NotEnoughValues {
+                        what: "DELTA_BYTE_ARRAY suffixes",
+                        expected: 1,
+                        found: 0,
+                    });
+                };
+                let start = values.len();
+                let prev_len = prev.map_or(self.last.len(), |ps| start - ps);
+                if p < 0 || p as usize > prev_len {
+                    return Err(invalid(
+                        "DELTA_BYTE_ARRAY prefix length",
+                        "0 to the previous value's length",
+                        p,
+                    ));
+                }
+                let p = p as usize;
+                match prev {
+                    Some(ps) => values.extend_from_within(ps..ps + p),
+                    None => values.extend_from_slice(self.last.get(..p).unwrap_or_default()),
+                }
+                values.extend_from_slice(suffix);
+                prev = Some(start);
+                // Checked once for the last (largest) offset below.
+                offsets.push(O::from_usize(values.len()).unwrap_or_default());
             }
             done += k;
+        }
+        offset_of::<O>(values.len())?;
+        if let Some(ps) = prev {
+            self.last.clear();
+            self.last
+                .extend_from_slice(values.get(ps..).unwrap_or_default());
         }
         Ok(done)
     }

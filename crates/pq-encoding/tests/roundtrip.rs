@@ -190,6 +190,21 @@ proptest! {
         prop_assert_eq!(dec.skip(k).unwrap(), k);
         dec.decode(&mut o, &mut v, usize::MAX).unwrap();
         prop_assert_eq!(&v, &arrays[k..].concat());
+        // In chunks of 1 to 4 values, after output already there: each
+        // call's first value takes its prefix from the previous call's last.
+        let (mut o, mut v) = (vec![0i32, 3], b"pre".to_vec());
+        let mut dec = dba::DeltaByteArrayDecoder::new(&buf).unwrap();
+        let mut got = 0;
+        for step in (1..=4).cycle() {
+            let n = dec.decode(&mut o, &mut v, step).unwrap();
+            got += n;
+            if n < step {
+                break;
+            }
+        }
+        prop_assert_eq!(got, arrays.len());
+        prop_assert_eq!(&v[3..], &arrays.concat()[..]);
+        prop_assert_eq!(o.len(), arrays.len() + 2);
         // Fixed length.
         let fixed: Vec<Vec<u8>> = arrays.iter().map(|a| { let mut x = a.clone(); x.resize(6, b'z'); x }).collect();
         let mut buf = Vec::new();
