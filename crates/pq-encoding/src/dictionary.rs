@@ -89,6 +89,9 @@ pub fn gather_byte_array<D: OffsetSize, O: OffsetSize>(
     /// `WIDE` bytes of its end and would each take a variable-length copy.
     const PADDED: usize = 1024;
     check_indices(idx, dict_offsets.len().saturating_sub(1))?;
+    if let Some(small) = SmallDict::new(dict_offsets, dict_values) {
+        return small.gather(idx, offsets, values);
+    }
     // The value ranges, checked against the dictionary's bytes without a
     // branch per value: any bad range sets `bad`.
     let mut total = 0usize;
@@ -123,11 +126,16 @@ pub fn gather_byte_array<D: OffsetSize, O: OffsetSize>(
         }
         _ => dict_values,
     };
-    offsets.reserve(idx.len());
+    // Offsets are written into a presized slice and the position kept in
+    // a local: pushing made each value wait on the previous one's store of
+    // the vector's length.
+    let first = offsets.len();
+    offsets.resize(first + idx.len(), O::default());
+    let out_offsets = offsets.get_mut(first..).unwrap_or_default();
     values.resize(base + total + WIDE, 0);
-    let out = &mut values[base..];
+    let out = values.get_mut(base..).unwrap_or_default();
     let mut pos = 0;
-    for &i in idx {
+    for (&i, slot) in idx.iter().zip(out_offsets) {
         // Checked in the first pass.
         let (s, e) = (
             dict_offsets[i as usize].as_usize(),
@@ -149,10 +157,90 @@ pub fn gather_byte_array<D: OffsetSize, O: OffsetSize>(
         }
         pos += len;
         // Fits: the total was checked above.
-        offsets.push(O::from_usize(base + pos).unwrap_or_default());
+        *slot = O::from_usize(base + pos).unwrap_or_default();
     }
     values.truncate(base + pos);
     Ok(())
+}
+
+/// A dictionary of at most [`SmallDict::ENTRIES`] entries of at most
+/// [`SmallDict::WIDTH`] bytes each (flags, codes, modes, short names: the
+/// common low-cardinality column), laid out as fixed-width, zero-padded
+/// slots. Gathering from it is one fixed copy and one length lookup per
+/// value, with no offsets to load and check.
+struct SmallDict {
+    slots: [[u8; SmallDict::WIDTH]; SmallDict::ENTRIES],
+    lens: [u32; SmallDict::ENTRIES],
+}
+
+impl SmallDict {
+    const ENTRIES: usize = 64;
+    const WIDTH: usize = 32;
+
+    /// The dictionary in slots, or `None` if it is too large for them (or
+    /// its offsets are bad: the general gather reports those).
+    fn new<D: OffsetSize>(dict_offsets: &[D], dict_values: &[u8]) -> Option<Self> {
+        let entries = dict_offsets.len().checked_sub(1)?;
+        if entries > Self::ENTRIES {
+            return None;
+        }
+        let mut dict = Self {
+            slots: [[0; Self::WIDTH]; Self::ENTRIES],
+            lens: [0; Self::ENTRIES],
+        };
+        for ((w, slot), len) in dict_offsets
+            .windows(2)
+            .zip(dict.slots.iter_mut())
+            .zip(dict.lens.iter_mut())
+        {
+            let [s, e] = [w.first()?.as_usize(), w.get(1)?.as_usize()];
+            let value = dict_values.get(s..e)?;
+            slot.get_mut(..value.len())?.copy_from_slice(value);
+            *len = value.len() as u32;
+        }
+        Some(dict)
+    }
+
+    /// [`gather_byte_array`] for indices already checked to be below the
+    /// entry count.
+    fn gather<O: OffsetSize>(
+        &self,
+        idx: &[u32],
+        offsets: &mut Vec<O>,
+        values: &mut Vec<u8>,
+    ) -> Result<()> {
+        // Indices are below the entry count (at most `ENTRIES`, a power of
+        // two): the mask changes none of them, it only spares the bounds
+        // checks.
+        let slot = |i: u32| i as usize & (Self::ENTRIES - 1);
+        let total: usize = idx.iter().map(|&i| self.lens[slot(i)] as usize).sum();
+        let had_offsets = !offsets.is_empty();
+        start_offsets(offsets, values)?;
+        let base = values.len();
+        if let Err(err) = offset_of::<O>(base + total) {
+            if !had_offsets {
+                offsets.clear();
+            }
+            return Err(err);
+        }
+        let first = offsets.len();
+        offsets.resize(first + idx.len(), O::default());
+        let out_offsets = offsets.get_mut(first..).unwrap_or_default();
+        values.resize(base + total + Self::WIDTH, 0);
+        let out = values.get_mut(base..).unwrap_or_default();
+        let mut pos = 0;
+        for (&i, off) in idx.iter().zip(out_offsets) {
+            let k = slot(i);
+            if let Some(dst) = out.get_mut(pos..pos + Self::WIDTH) {
+                dst.copy_from_slice(&self.slots[k]);
+            }
+            pos += self.lens[k] as usize;
+            // Fits: the total was checked above.
+            *off = O::from_usize(base + pos).unwrap_or_default();
+        }
+        values.truncate(base + pos);
+        Ok(())
+    }
 }
 
 /// Appends fixed-length byte arrays (`width` bytes each in `dict`)

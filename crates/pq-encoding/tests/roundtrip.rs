@@ -353,19 +353,28 @@ proptest! {
 proptest! {
     #![proptest_config(cfg())]
 
-    /// The byte-array gather against a naive one: tiny dictionaries (copied
-    /// padded to the stack), large ones (gathered in place, their last
+    /// The byte-array gather against a naive one: small dictionaries of
+    /// short entries (fixed slots), tiny ones (copied padded to the stack),
+    /// large ones (gathered in place, their last
     /// entries near the end of the buffer), values longer than the fixed
     /// copy, and output that already holds values.
     #[test]
     fn gather_byte_array_matches_naive(
-        entries in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..90), 1..40),
+        entries in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..90), 1..80),
         picks in prop::collection::vec(any::<prop::sample::Index>(), 0..300),
         prefix in prop::collection::vec(any::<u8>(), 0..20),
         big in any::<bool>(),
+        short in any::<bool>(),
     ) {
-        // Lengthen the dictionary past the stack copy's size when `big`.
         let mut entries = entries;
+        // Entries of at most 32 bytes: up to 64 of them take the
+        // fixed-slot path, more the general one.
+        if short {
+            for e in &mut entries {
+                e.truncate(e.len() % 33);
+            }
+        }
+        // Lengthen the dictionary past the stack copy's size when `big`.
         if big {
             entries.push(vec![7u8; 1500]);
         }
