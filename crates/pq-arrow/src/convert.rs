@@ -19,9 +19,9 @@ const JULIAN_DAY_OF_EPOCH: i64 = 2_440_588;
 
 /// Spreads dense values over `nulls.len()` slots: slot `i` gets the next
 /// dense value when valid, `T::default()` when null. The validity is read
-/// 64 slots at a time: a run of 64 valid slots is one copy, any other word
-/// one select per slot rather than a branch (validity of real data is hard
-/// to predict).
+/// 64 slots at a time: a word of 64 valid slots is one copy, any other word
+/// a step per valid slot, found by its bit without a branch per slot
+/// (validity of real data is hard to predict).
 fn spread<T: Copy + Default>(dense: Vec<T>, nulls: Option<&NullBuffer>) -> Vec<T> {
     let Some(nulls) = nulls else { return dense };
     if nulls.null_count() == 0 {
@@ -43,12 +43,20 @@ fn spread<T: Copy + Default>(dense: Vec<T>, nulls: Option<&NullBuffer>) -> Vec<T
             k += m;
             continue;
         }
-        for (j, slot) in slots.iter_mut().enumerate() {
-            let valid = (word >> j) & 1 == 1;
-            let v = dense.get(k).copied().unwrap_or_default();
-            *slot = if valid { v } else { T::default() };
-            k += usize::from(valid);
+        // Mixed: each valid slot, found by its bit, takes the next value;
+        // null slots keep the default they were created with.
+        let cnt = word.count_ones() as usize;
+        // (Fewer values than valid slots is rejected before; should it
+        // happen, the slots past the values keep the default.)
+        let src = dense.get(k..(k + cnt).min(dense.len())).unwrap_or_default();
+        let mut bits = word;
+        for &v in src {
+            if let Some(slot) = slots.get_mut(bits.trailing_zeros() as usize) {
+                *slot = v;
+            }
+            bits &= bits.wrapping_sub(1);
         }
+        k += cnt;
     }
     out
 }

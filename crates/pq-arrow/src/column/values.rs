@@ -468,12 +468,16 @@ pub(crate) fn plain_byte_arrays<O: OffsetSize>(
     start_offsets(offsets, values).map_err(e)?;
     let base = values.len();
     offset_of::<O>(base + total).map_err(e)?;
-    offsets.reserve(n);
+    // Offsets go into a presized slice, positions stay in locals: pushing
+    // made each value wait on the previous one's store of the length.
+    let first = offsets.len();
+    offsets.resize(first + n, O::default());
+    let out_offsets = offsets.get_mut(first..).unwrap_or_default();
     values.resize(base + total + WIDE, 0);
     // Second pass: the copies, bounds known good.
     let mut p = 0usize;
     let mut out = base;
-    for _ in 0..n {
+    for slot in out_offsets {
         let len = len_at(p).unwrap_or(0);
         let s = p + 4;
         if len <= NARROW
@@ -493,7 +497,7 @@ pub(crate) fn plain_byte_arrays<O: OffsetSize>(
         out += len;
         p = s + len;
         // Fits: the total was checked above.
-        offsets.push(O::from_usize(out).unwrap_or_default());
+        *slot = O::from_usize(out).unwrap_or_default();
     }
     values.truncate(out);
     Ok(pos)
