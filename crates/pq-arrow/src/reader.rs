@@ -460,6 +460,7 @@ impl ParquetReader {
             row_groups,
             next_rg: 0,
             current: None,
+            page_buffers: Vec::new(),
             workers: Workers::new(self.threads - 1),
             pending: VecDeque::new(),
             batch_size: self.batch_size,
@@ -536,6 +537,9 @@ pub struct ParquetRecordBatchReader {
     row_groups: Vec<usize>,
     next_rg: usize,
     current: Option<RowGroupState>,
+    /// Page decompression buffers of finished chunks, by column index,
+    /// for the same columns' chunks in the next row group.
+    page_buffers: Vec<(usize, Vec<u8>)>,
     /// Decoding threads besides the caller's (`threads - 1`).
     workers: Workers,
     /// Batches decoded ahead (with threads), not yet assembled.
@@ -673,9 +677,13 @@ impl ParquetRecordBatchReader {
             let cost = u64::try_from(cmd.total_uncompressed_size)
                 .unwrap_or(0)
                 .max(bytes.len() as u64);
-            let reader = LeafReader::new(bytes, ctx, &leaf, dt, &self.page_options, at)?
+            let mut reader = LeafReader::new(bytes, ctx, &leaf, dt, &self.page_options, at)?
                 .with_total_uncompressed_size(cmd.total_uncompressed_size)
                 .with_slot_def(*slot_def);
+            if let Some(k) = self.page_buffers.iter().position(|(c, _)| *c == ci) {
+                let (_, b) = self.page_buffers.swap_remove(k);
+                reader = reader.with_page_buffer(b);
+            }
             readers.push((cost, ci, reader));
         }
         // Chunks to threads: largest first, each to the least loaded thread.
@@ -753,8 +761,13 @@ impl ParquetRecordBatchReader {
             }
             if let Some(state) = self.current.as_mut() {
                 if state.rows_left == 0 {
-                    for (_, r) in &mut state.readers {
+                    for (ci, r) in &mut state.readers {
                         r.finish()?;
+                        // Kept for the column's next chunk: a fresh buffer
+                        // per chunk costs a page fault per 4 KiB.
+                        if let Some(b) = r.take_page_buffer() {
+                            self.page_buffers.push((*ci, b));
+                        }
                     }
                     self.current = None;
                     continue;

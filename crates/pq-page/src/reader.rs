@@ -163,6 +163,24 @@ impl PageReader {
         }
     }
 
+    /// Decompresses pages into `buffer` (its capacity; its bytes are
+    /// overwritten): the buffer of the previous chunk of the same column,
+    /// from [`PageReader::take_buffer`], spares each chunk's first pages a
+    /// fresh allocation and its page faults.
+    pub fn with_buffer(mut self, buffer: Vec<u8>) -> Self {
+        if self.spare.is_none() {
+            self.spare = Some(Bytes::from(buffer));
+        }
+        self
+    }
+
+    /// The decompression buffer, if no page still holds it; for the next
+    /// chunk's [`PageReader::with_buffer`].
+    pub fn take_buffer(&mut self) -> Option<Vec<u8>> {
+        let spare = self.spare.take()?;
+        spare.try_into_mut().ok().map(Vec::from)
+    }
+
     /// Checks the pages against the chunk's `total_uncompressed_size` from
     /// the metadata: together (headers plus uncompressed bodies) they may
     /// exceed it by at most [`PageOptions::chunk_size_slack`]. A negative

@@ -459,3 +459,49 @@ fn first_repetition_level_must_be_zero() {
         "{err}"
     );
 }
+
+/// A reused decompression buffer (the previous chunk's, holding other
+/// bytes) gives the same pages as a fresh one, and comes back for the
+/// next chunk once no page holds it.
+#[test]
+fn reused_page_buffer_reads_the_same_pages() {
+    if !Codec::Snappy.is_available() {
+        return;
+    }
+    let mut chunk = Vec::new();
+    for n in [300i32, 7] {
+        let body: Vec<u8> = (0..n).flat_map(|v| (v * 31).to_le_bytes()).collect();
+        let mut z = Vec::new();
+        pq_compress::compress(Codec::Snappy, &body, &mut z, None).unwrap();
+        let mut h = v1_header(n, body.len());
+        h.compressed_page_size = z.len() as i32;
+        chunk.extend(page(&h, &z));
+    }
+    let ctx = ChunkContext {
+        codec: Codec::Snappy,
+        ..ctx(307, 0)
+    };
+    let fresh: Vec<Page> = PageReader::new(
+        Bytes::from(chunk.clone()),
+        ctx.clone(),
+        &PageOptions::default(),
+    )
+    .collect::<Result<_, _>>()
+    .unwrap();
+    let mut reader = PageReader::new(Bytes::from(chunk), ctx, &PageOptions::default())
+        .with_buffer(vec![0xAA; 1 << 16]);
+    let mut reused = Vec::new();
+    for p in reader.by_ref() {
+        let Page::Data(p) = p.unwrap() else { panic!() };
+        reused.push(p.values.to_vec());
+    }
+    let fresh: Vec<Vec<u8>> = fresh
+        .iter()
+        .map(|p| match p {
+            Page::Data(p) => p.values.to_vec(),
+            _ => panic!(),
+        })
+        .collect();
+    assert_eq!(reused, fresh);
+    assert!(reader.take_buffer().is_some());
+}

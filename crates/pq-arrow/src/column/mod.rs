@@ -266,6 +266,18 @@ fn slot_validity(def: &[i16], slot_def: i16, max_def: i16) -> BooleanBuffer {
 }
 
 impl LeafReader {
+    /// Decompresses pages into `buffer`, the previous chunk's (see
+    /// [`LeafReader::take_page_buffer`]).
+    pub(crate) fn with_page_buffer(mut self, buffer: Vec<u8>) -> Self {
+        self.pages = self.pages.with_buffer(buffer);
+        self
+    }
+
+    /// The page decompression buffer, for the next chunk of the column.
+    pub(crate) fn take_page_buffer(&mut self) -> Option<Vec<u8>> {
+        self.pages.take_buffer()
+    }
+
     /// A reader of the chunk `chunk` of `leaf`, read as Arrow `dt`.
     pub(crate) fn new(
         chunk: Bytes,
