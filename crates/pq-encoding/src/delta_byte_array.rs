@@ -13,6 +13,9 @@ use crate::offsets::{OffsetSize, offset_of, start_offsets};
 
 const BATCH: usize = 64;
 
+/// Values up to this long are copied as one fixed-size move.
+const WIDE: usize = 32;
+
 /// DELTA_LENGTH_BYTE_ARRAY decoder appending to offsets + values.
 ///
 /// ```
@@ -208,6 +211,7 @@ impl<'a> DeltaByteArrayDecoder<'a> {
                 break;
             }
             for &p in &prefixes[..k] {
+                let suffix_at = self.suffixes.pos;
                 let Some(suffix) = self.suffixes.next_value()? else {
                     return Err(Error::NotEnoughValues {
                         what: "DELTA_BYTE_ARRAY suffixes",
@@ -225,11 +229,25 @@ impl<'a> DeltaByteArrayDecoder<'a> {
                     ));
                 }
                 let p = p as usize;
+                // Short prefixes and suffixes are copied as one fixed
+                // `WIDE`-byte move when the bytes after them exist (the
+                // excess is cut off), not a variable-length copy each.
                 match prev {
+                    Some(ps) if p <= WIDE && ps + WIDE <= start => {
+                        values.extend_from_within(ps..ps + WIDE);
+                        values.truncate(start + p);
+                    }
                     Some(ps) => values.extend_from_within(ps..ps + p),
                     None => values.extend_from_slice(self.last.get(..p).unwrap_or_default()),
                 }
-                values.extend_from_slice(suffix);
+                let at = values.len();
+                match self.suffixes.data.get(suffix_at..suffix_at + WIDE) {
+                    Some(wide) if suffix.len() <= WIDE => {
+                        values.extend_from_slice(wide);
+                        values.truncate(at + suffix.len());
+                    }
+                    _ => values.extend_from_slice(suffix),
+                }
                 prev = Some(start);
                 // Checked once for the last (largest) offset below.
                 offsets.push(O::from_usize(values.len()).unwrap_or_default());

@@ -398,3 +398,34 @@ proptest! {
         prop_assert_eq!(off, want_off);
     }
 }
+
+proptest! {
+    #![proptest_config(cfg())]
+
+    /// DELTA_BYTE_ARRAY with long values and long shared prefixes (the
+    /// fixed-size copies of short prefixes and suffixes, and the exact
+    /// copies of longer ones), decoded in chunks.
+    #[test]
+    fn delta_byte_arrays_long_prefixes(
+        steps in prop::collection::vec((0usize..80, prop::collection::vec(any::<u8>(), 0..70)), 0..120),
+        chunk in 1usize..9,
+    ) {
+        let mut arrays: Vec<Vec<u8>> = Vec::new();
+        for (keep, tail) in steps {
+            let mut v = arrays.last().cloned().unwrap_or_default();
+            v.truncate(keep);
+            v.extend_from_slice(&tail);
+            arrays.push(v);
+        }
+        let mut buf = Vec::new();
+        dba::encode_delta_byte_array(arrays.iter().map(|v| v.as_slice()), &mut buf).unwrap();
+        let (mut o, mut v) = (Vec::<i64>::new(), Vec::new());
+        let mut dec = dba::DeltaByteArrayDecoder::new(&buf).unwrap();
+        while dec.decode(&mut o, &mut v, chunk).unwrap() == chunk {}
+        prop_assert_eq!(&v, &arrays.concat());
+        let want: Vec<i64> = std::iter::once(0)
+            .chain(arrays.iter().scan(0i64, |end, a| { *end += a.len() as i64; Some(*end) }))
+            .collect();
+        prop_assert_eq!(o, want);
+    }
+}
