@@ -1,6 +1,7 @@
 //! Dense (non-null) values of one column chunk in their physical layout,
 //! decoded page by page from every value encoding.
 
+use pq_encoding::alp::AlpDecoder;
 use pq_encoding::byte_stream_split::ByteStreamSplitDecoder;
 use pq_encoding::delta_binary_packed::DeltaBitPackDecoder;
 use pq_encoding::delta_byte_array::{DeltaByteArrayDecoder, DeltaLengthDecoder};
@@ -252,6 +253,20 @@ pub(crate) fn decode_values(
             _ => Err(unsupported(
                 at,
                 "DELTA_BINARY_PACKED encoding of a type other than INT32 and INT64",
+            )),
+        },
+        Encoding::ALP => match out {
+            Dense::F32(v) => AlpDecoder::<f32>::new(data)
+                .map_err(e)?
+                .decode_into(v, n)
+                .map_err(e),
+            Dense::F64(v) => AlpDecoder::<f64>::new(data)
+                .map_err(e)?
+                .decode_into(v, n)
+                .map_err(e),
+            _ => Err(unsupported(
+                at,
+                "ALP encoding of a type other than FLOAT and DOUBLE",
             )),
         },
         Encoding::DELTA_LENGTH_BYTE_ARRAY => match out {
