@@ -109,15 +109,7 @@ pub fn gather_byte_array<D: OffsetSize, O: OffsetSize>(
             found: dict_values.len() as i128,
         });
     }
-    let had_offsets = !offsets.is_empty();
-    start_offsets(offsets, values)?;
-    let base = values.len();
-    if let Err(err) = offset_of::<O>(base + total) {
-        if !had_offsets {
-            offsets.clear();
-        }
-        return Err(err);
-    }
+    let base = begin_append(offsets, values, total)?;
     let mut padded = [0u8; PADDED];
     let src_all = match padded.get_mut(..dict_values.len()) {
         Some(head) if dict_values.len() + WIDE <= PADDED => {
@@ -161,6 +153,23 @@ pub fn gather_byte_array<D: OffsetSize, O: OffsetSize>(
     }
     values.truncate(base + pos);
     Ok(())
+}
+
+/// Starts appending `total` value bytes to `offsets` + `values`: the first
+/// offset if there is none yet, and the check that the end fits the offset
+/// type (on failure nothing is left appended). Returns the values' length
+/// before the append.
+fn begin_append<O: OffsetSize>(offsets: &mut Vec<O>, values: &[u8], total: usize) -> Result<usize> {
+    let had_offsets = !offsets.is_empty();
+    start_offsets(offsets, values)?;
+    let base = values.len();
+    if let Err(err) = offset_of::<O>(base + total) {
+        if !had_offsets {
+            offsets.clear();
+        }
+        return Err(err);
+    }
+    Ok(base)
 }
 
 /// A dictionary of at most [`SmallDict::ENTRIES`] entries of at most
@@ -214,15 +223,7 @@ impl SmallDict {
         // checks.
         let slot = |i: u32| i as usize & (Self::ENTRIES - 1);
         let total: usize = idx.iter().map(|&i| self.lens[slot(i)] as usize).sum();
-        let had_offsets = !offsets.is_empty();
-        start_offsets(offsets, values)?;
-        let base = values.len();
-        if let Err(err) = offset_of::<O>(base + total) {
-            if !had_offsets {
-                offsets.clear();
-            }
-            return Err(err);
-        }
+        let base = begin_append(offsets, values, total)?;
         let first = offsets.len();
         offsets.resize(first + idx.len(), O::default());
         let out_offsets = offsets.get_mut(first..).unwrap_or_default();

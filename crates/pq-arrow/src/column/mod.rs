@@ -218,22 +218,20 @@ fn record_levels(rep: &[i16], mut rows: usize) -> (usize, usize) {
 /// `max_def`. Full words of 64 entries are packed by a loop the compiler
 /// vectorises (a compare and a shift per entry, no branch, no bounds check).
 fn level_validity(def: &[i16], max_def: i16) -> BooleanBuffer {
+    let pack = |entries: &[i16]| {
+        let mut word = 0u64;
+        for (j, &d) in entries.iter().enumerate() {
+            word |= u64::from(d == max_def) << j;
+        }
+        word
+    };
     let mut words: Vec<u64> = Vec::with_capacity(def.len().div_ceil(64));
+    // Exact chunks first: their fixed length is what lets the loop vectorise.
     let chunks = def.chunks_exact(64);
     let rest = chunks.remainder();
-    for chunk in chunks {
-        let mut word = 0u64;
-        for (j, &d) in chunk.iter().enumerate() {
-            word |= u64::from(d == max_def) << j;
-        }
-        words.push(word);
-    }
+    words.extend(chunks.map(pack));
     if !rest.is_empty() {
-        let mut word = 0u64;
-        for (j, &d) in rest.iter().enumerate() {
-            word |= u64::from(d == max_def) << j;
-        }
-        words.push(word);
+        words.push(pack(rest));
     }
     BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, def.len())
 }
