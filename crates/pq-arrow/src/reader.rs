@@ -673,10 +673,14 @@ impl ParquetRecordBatchReader {
                 .leaf_types
                 .get(&ci)
                 .ok_or_else(|| data_err(&at, "unknown leaf type"))?;
-            // The decoding work of a chunk is about its uncompressed size.
+            // The decoding work of a chunk: its uncompressed bytes plus a
+            // per-value part, which is most of the work of dictionary
+            // columns (a byte or two of indices per value, then a gather
+            // and a slot each).
             let cost = u64::try_from(cmd.total_uncompressed_size)
                 .unwrap_or(0)
-                .max(bytes.len() as u64);
+                .max(bytes.len() as u64)
+                .saturating_add(u64::try_from(cmd.num_values).unwrap_or(0).saturating_mul(4));
             let mut reader = LeafReader::new(bytes, ctx, &leaf, dt, &self.page_options, at)?
                 .with_total_uncompressed_size(cmd.total_uncompressed_size)
                 .with_slot_def(*slot_def);
@@ -838,7 +842,9 @@ fn read_all(readers: &mut [(usize, LeafReader)], sizes: &[usize]) -> Result<Deco
     let mut got = Vec::with_capacity(readers.len() * sizes.len());
     for (b, &n) in sizes.iter().enumerate() {
         for (ci, r) in readers.iter_mut() {
+            let t = std::time::Instant::now();
             got.push((b, *ci, r.read(n)?));
+            r.spent += t.elapsed();
         }
     }
     Ok(got)
@@ -945,10 +951,10 @@ fn read_leaves(
             }
         }
         readers.extend(kept);
-        // Back in bucket order, for the next round.
-        let order: HashMap<usize, usize> = state.order.iter().copied().collect();
-        readers.sort_by_key(|(ci, _)| order.get(ci).copied().unwrap_or(usize::MAX));
-        state.readers = readers;
+        // Shared out again for the next round by the time each reader has
+        // taken so far: the first split, by chunk sizes, is only a guess
+        // of the decoding work.
+        rebalance(state, readers);
     }
     for r in results {
         for (b, ci, d) in r? {
@@ -958,6 +964,32 @@ fn read_leaves(
         }
     }
     Ok(out)
+}
+
+/// Assigns `readers` to the threads of `state` by the time each has spent
+/// decoding: largest first, each to the least loaded thread. Which thread
+/// decodes a column does not change what it decodes.
+fn rebalance(state: &mut RowGroupState, mut readers: Readers) {
+    let threads = state.buckets.len().max(1);
+    readers.sort_by_key(|(ci, r)| (std::cmp::Reverse(r.spent), *ci));
+    // (time, readers) per thread: equal times go to the thread with fewer.
+    let mut load = vec![(std::time::Duration::ZERO, 0usize); threads];
+    let mut tagged = Vec::with_capacity(readers.len());
+    for (ci, r) in readers {
+        let t = (0..threads).min_by_key(|&t| load[t]).unwrap_or(0);
+        load[t].0 += r.spent;
+        load[t].1 += 1;
+        tagged.push((t, ci, r));
+    }
+    tagged.sort_by_key(|(t, ci, _)| (*t, *ci));
+    let buckets = load.iter().map(|&(_, n)| n).collect();
+    state.order = tagged
+        .iter()
+        .enumerate()
+        .map(|(pos, (_, ci, _))| (*ci, pos))
+        .collect();
+    state.readers = tagged.into_iter().map(|(_, ci, r)| (ci, r)).collect();
+    state.buckets = buckets;
 }
 
 fn read_at<R: Read + Seek + ?Sized>(r: &mut R, start: u64, len: usize) -> std::io::Result<Bytes> {

@@ -127,6 +127,9 @@ pub(crate) struct LeafReader {
     /// Buffers of the last page, reused by the next one so that each page
     /// does not allocate (and page-fault) its levels and indices anew.
     spare: Spare,
+    /// Time spent in [`LeafReader::read`] so far: with several decoding
+    /// threads, readers are shared out by it.
+    pub(crate) spent: std::time::Duration,
 }
 
 /// Buffers kept from one page to the next.
@@ -307,6 +310,7 @@ impl LeafReader {
             dict: None,
             page: None,
             spare: Spare::default(),
+            spent: std::time::Duration::ZERO,
         })
     }
 
