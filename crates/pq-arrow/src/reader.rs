@@ -290,7 +290,31 @@ impl ParquetReader {
     }
 
     /// Decodes the column chunks of a row group on up to this many threads
-    /// (default 1: the calling thread only).
+    /// (default 1: the calling thread only). The batches are the same
+    /// whatever the count.
+    ///
+    /// The threads decode a few batches per round and share the columns out
+    /// again after each round by the time each column has taken. Their
+    /// batches are allocated on the decoding threads and usually freed on
+    /// the caller's: with glibc's default allocator settings that memory
+    /// can go back to the system and be faulted in again, which makes files
+    /// that are cheap to decode (uncompressed PLAIN pages) slower on several
+    /// threads than on one. Raising `MALLOC_TRIM_THRESHOLD_` or using
+    /// another global allocator avoids it (see `BENCHMARKS.md`).
+    ///
+    /// ```
+    /// use pq_arrow::ParquetReader;
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+    /// let rows = |threads| -> Result<usize, pq_arrow::Error> {
+    ///     ParquetReader::open(path)?
+    ///         .with_threads(threads)
+    ///         .build()?
+    ///         .map(|b| b.map(|b| b.num_rows()))
+    ///         .sum()
+    /// };
+    /// assert_eq!(rows(2)?, rows(1)?);
+    /// # Ok::<(), pq_arrow::Error>(())
+    /// ```
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
         self
