@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 
 use crate::bit_pack::bit_width;
 use crate::error::{Error, Result, eof};
-use crate::offsets::{OffsetSize, offset_of, start_offsets};
+use crate::offsets::{COPY_SLACK, OffsetSize, begin_append, copy_value};
 use crate::plain::FixedWidth;
 use crate::rle::{RleDecoder, RleEncoder};
 
@@ -78,15 +78,10 @@ pub fn gather_byte_array<D: OffsetSize, O: OffsetSize>(
     offsets: &mut Vec<O>,
     values: &mut Vec<u8>,
 ) -> Result<()> {
-    /// The fixed copies: wide enough for most strings in practice (names,
-    /// codes, short comments); short values take the narrow one, which
-    /// moves half the bytes.
-    const NARROW: usize = 32;
-    const WIDE: usize = 64;
     /// Dictionaries up to this size are copied, padded, to the stack so
     /// that every entry takes the fixed copy: without the padding, the
     /// entries of a tiny dictionary (a few flags or codes) all lie within
-    /// `WIDE` bytes of its end and would each take a variable-length copy.
+    /// `COPY_SLACK` bytes of its end and would each take a variable-length copy.
     const PADDED: usize = 1024;
     check_indices(idx, dict_offsets.len().saturating_sub(1))?;
     if let Some(small) = SmallDict::new(dict_offsets, dict_values) {
@@ -112,7 +107,7 @@ pub fn gather_byte_array<D: OffsetSize, O: OffsetSize>(
     let base = begin_append(offsets, values, total)?;
     let mut padded = [0u8; PADDED];
     let src_all = match padded.get_mut(..dict_values.len()) {
-        Some(head) if dict_values.len() + WIDE <= PADDED => {
+        Some(head) if dict_values.len() + COPY_SLACK <= PADDED => {
             head.copy_from_slice(dict_values);
             &padded[..]
         }
@@ -124,7 +119,7 @@ pub fn gather_byte_array<D: OffsetSize, O: OffsetSize>(
     let first = offsets.len();
     offsets.resize(first + idx.len(), O::default());
     let out_offsets = offsets.get_mut(first..).unwrap_or_default();
-    values.resize(base + total + WIDE, 0);
+    values.resize(base + total + COPY_SLACK, 0);
     let out = values.get_mut(base..).unwrap_or_default();
     let mut pos = 0;
     for (&i, slot) in idx.iter().zip(out_offsets) {
@@ -134,42 +129,13 @@ pub fn gather_byte_array<D: OffsetSize, O: OffsetSize>(
             dict_offsets[i as usize + 1].as_usize(),
         );
         let len = e - s;
-        if len <= NARROW
-            && let (Some(src), Some(dst)) =
-                (src_all.get(s..s + NARROW), out.get_mut(pos..pos + NARROW))
-        {
-            dst.copy_from_slice(src);
-        } else if len <= WIDE
-            && let (Some(src), Some(dst)) = (src_all.get(s..s + WIDE), out.get_mut(pos..pos + WIDE))
-        {
-            dst.copy_from_slice(src);
-        } else if let (Some(src), Some(dst)) = (dict_values.get(s..e), out.get_mut(pos..pos + len))
-        {
-            dst.copy_from_slice(src);
-        }
+        copy_value(out, pos, src_all, s, len);
         pos += len;
         // Fits: the total was checked above.
         *slot = O::from_usize(base + pos).unwrap_or_default();
     }
     values.truncate(base + pos);
     Ok(())
-}
-
-/// Starts appending `total` value bytes to `offsets` + `values`: the first
-/// offset if there is none yet, and the check that the end fits the offset
-/// type (on failure nothing is left appended). Returns the values' length
-/// before the append.
-fn begin_append<O: OffsetSize>(offsets: &mut Vec<O>, values: &[u8], total: usize) -> Result<usize> {
-    let had_offsets = !offsets.is_empty();
-    start_offsets(offsets, values)?;
-    let base = values.len();
-    if let Err(err) = offset_of::<O>(base + total) {
-        if !had_offsets {
-            offsets.clear();
-        }
-        return Err(err);
-    }
-    Ok(base)
 }
 
 /// A dictionary of at most [`SmallDict::ENTRIES`] entries of at most

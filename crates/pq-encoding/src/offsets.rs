@@ -57,3 +57,67 @@ pub fn offset_of<O: OffsetSize>(len: usize) -> Result<O> {
         found: len,
     })
 }
+
+/// Starts appending `total` value bytes to `offsets` + `values`: the first
+/// offset if there is none yet, and the check that the end fits the offset
+/// type (on failure nothing is left appended). Returns the values' length
+/// before the append.
+pub(crate) fn begin_append<O: OffsetSize>(
+    offsets: &mut Vec<O>,
+    values: &[u8],
+    total: usize,
+) -> Result<usize> {
+    let had_offsets = !offsets.is_empty();
+    start_offsets(offsets, values)?;
+    let base = values.len();
+    if let Err(err) = offset_of::<O>(base + total) {
+        if !had_offsets {
+            offsets.clear();
+        }
+        return Err(err);
+    }
+    Ok(base)
+}
+
+/// Bytes past its end that an output buffer needs for [`copy_value`]'s
+/// fixed-size moves.
+pub(crate) const COPY_SLACK: usize = 64;
+
+/// Copies `src[start..start + len]` to `out[at..at + len]`. Values of up to
+/// 32 or 64 bytes are copied as one fixed 32- or 64-byte move when both
+/// buffers have that many bytes from there (the excess lands past the
+/// value, to be overwritten by the next one or cut off): most strings in
+/// practice, without a variable-length copy each. Copies nothing if the
+/// ranges are out of bounds (callers have checked them).
+#[inline(always)]
+pub(crate) fn copy_value(out: &mut [u8], at: usize, src: &[u8], start: usize, len: usize) {
+    if len <= 32 && copy_fixed::<32>(out, at, src, start) {
+        return;
+    }
+    if len <= COPY_SLACK && copy_fixed::<COPY_SLACK>(out, at, src, start) {
+        return;
+    }
+    if let (Some(s), Some(d)) = (src.get(start..start + len), out.get_mut(at..at + len)) {
+        d.copy_from_slice(s);
+    }
+}
+
+/// One `N`-byte move, if both buffers hold `N` bytes from there. Arrays
+/// rather than slices, so that the move stays a fixed-size one and is not
+/// merged with the variable-length copy into one `memcpy` call.
+#[inline(always)]
+fn copy_fixed<const N: usize>(out: &mut [u8], at: usize, src: &[u8], start: usize) -> bool {
+    let s = src
+        .get(start..start + N)
+        .and_then(|s| <&[u8; N]>::try_from(s).ok());
+    let d = out
+        .get_mut(at..at + N)
+        .and_then(|d| <&mut [u8; N]>::try_from(d).ok());
+    match (s, d) {
+        (Some(s), Some(d)) => {
+            *d = *s;
+            true
+        }
+        _ => false,
+    }
+}

@@ -7,7 +7,7 @@
 use alloc::vec::Vec;
 
 use crate::error::{Error, Result, eof, invalid};
-use crate::offsets::{OffsetSize, offset_of, start_offsets};
+use crate::offsets::{COPY_SLACK, OffsetSize, begin_append, copy_value};
 
 /// A fixed-width physical type: `i32`, `i64`, `f32`, `f64`, or INT96 as
 /// `[u32; 3]` (little-endian words, as stored).
@@ -271,20 +271,64 @@ impl<'a> ByteArrayDecoder<'a> {
         Ok(Some(v))
     }
 
+    /// Bytes of the input consumed so far.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
     /// Appends up to `n` values; returns how many (fewer only at the end).
+    ///
+    /// In bulk: a first pass checks every length against the bytes left
+    /// and sums them, so that the values buffer is sized and the offsets
+    /// checked once; the second copies, short values as one fixed-size
+    /// move each, and writes the offsets into a presized slice.
     pub fn decode<O: OffsetSize>(
         &mut self,
         offsets: &mut Vec<O>,
         values: &mut Vec<u8>,
         n: usize,
     ) -> Result<usize> {
-        start_offsets(offsets, values)?;
-        let mut done = 0;
+        let data = self.data;
+        let len_at = |p: usize| -> Option<u32> {
+            let b = data.get(p..p + 4)?;
+            Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        };
+        let start = self.pos;
+        let (mut end, mut done, mut total) = (start, 0usize, 0usize);
         while done < n {
-            let Some(v) = self.next()? else { break };
-            values.extend_from_slice(v);
-            offsets.push(offset_of(values.len())?);
+            let Some(len) = len_at(end).filter(|&l| l <= i32::MAX as u32) else {
+                break;
+            };
+            let next = end + 4 + len as usize;
+            if next > data.len() {
+                break;
+            }
+            total += len as usize;
+            end = next;
             done += 1;
+        }
+        let base = begin_append(offsets, values, total)?;
+        let first = offsets.len();
+        offsets.resize(first + done, O::default());
+        let out_offsets = offsets.get_mut(first..).unwrap_or_default();
+        values.resize(base + total + COPY_SLACK, 0);
+        let out = values.get_mut(base..).unwrap_or_default();
+        let (mut p, mut at) = (start, 0usize);
+        for slot in out_offsets {
+            // Checked in the first pass.
+            let len = len_at(p).unwrap_or(0) as usize;
+            copy_value(out, at, data, p + 4, len);
+            at += len;
+            p += 4 + len;
+            // Fits: the total was checked by `begin_append`.
+            *slot = O::from_usize(base + at).unwrap_or_default();
+        }
+        values.truncate(base + at);
+        self.pos = end;
+        if done < n {
+            // Stopped before `n` values: at the end of the data, or at a
+            // malformed value, whose error `next` gives.
+            self.next()?;
         }
         Ok(done)
     }

@@ -179,8 +179,6 @@ pub(crate) fn decode_plain(out: &mut Dense, data: &[u8], n: usize, at: &Location
             .map_err(e)?,
         Dense::Bytes { offsets, values } => {
             let mut dec = ByteArrayDecoder::new(data);
-            // A page claims `n` values; bound the reservation by its size.
-            values.reserve(data.len().saturating_sub(4 * n.min(data.len() / 4)));
             let got = match offsets {
                 Offsets::I32(o) => dec.decode(o, values, n),
                 Offsets::I64(o) => dec.decode(o, values, n),
@@ -423,11 +421,16 @@ pub(crate) fn take_plain(
             return Ok(());
         }
         Dense::Bytes { offsets, values } => {
-            let consumed = match offsets {
-                Offsets::I32(o) => plain_byte_arrays(rest, n, o, values, at)?,
-                Offsets::I64(o) => plain_byte_arrays(rest, n, o, values, at)?,
-            };
-            *pos += consumed;
+            let mut dec = ByteArrayDecoder::new(rest);
+            let got = match offsets {
+                Offsets::I32(o) => dec.decode(o, values, n),
+                Offsets::I64(o) => dec.decode(o, values, n),
+            }
+            .map_err(e)?;
+            if got < n {
+                return Err(short(at, "PLAIN byte arrays", n, got));
+            }
+            *pos += dec.position();
             return Ok(());
         }
         Dense::I32(_) | Dense::F32(_) => 4,
@@ -438,84 +441,6 @@ pub(crate) fn take_plain(
     decode_plain(out, rest, n, at)?;
     *pos += n * size;
     Ok(())
-}
-
-/// Appends `n` PLAIN byte arrays from `data` to `offsets` + `values`;
-/// returns the bytes consumed. A first pass checks every length against the
-/// bytes left (one check per value, no per-value `Result`) and sums them, so
-/// that the values buffer is sized once and the offset overflow checked
-/// once; the second pass copies, values of up to 64 bytes as one fixed-size
-/// move of 32 or 64 bytes.
-pub(crate) fn plain_byte_arrays<O: OffsetSize>(
-    data: &[u8],
-    n: usize,
-    offsets: &mut Vec<O>,
-    values: &mut Vec<u8>,
-    at: &Location,
-) -> Result<usize> {
-    /// Values up to these lengths are copied as one fixed-size move of
-    /// `NARROW` or `WIDE` bytes: most strings in practice. Short values
-    /// take the narrow move, which copies half the bytes.
-    const NARROW: usize = 32;
-    const WIDE: usize = 64;
-    let e = |err| enc_err(at, err);
-    let len_at = |p: usize| -> Option<usize> {
-        let b = data.get(p..p + 4)?;
-        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-    };
-    // First pass: the lengths, each checked against the bytes left.
-    let mut pos = 0usize;
-    let mut done = 0usize;
-    let mut total = 0usize;
-    while done < n {
-        let Some(len) = len_at(pos) else { break };
-        let end = pos + 4 + len;
-        if end > data.len() {
-            break;
-        }
-        total += len;
-        pos = end;
-        done += 1;
-    }
-    if done < n {
-        return Err(short(at, "PLAIN byte arrays", n, done));
-    }
-    start_offsets(offsets, values).map_err(e)?;
-    let base = values.len();
-    offset_of::<O>(base + total).map_err(e)?;
-    // Offsets go into a presized slice, positions stay in locals: pushing
-    // made each value wait on the previous one's store of the length.
-    let first = offsets.len();
-    offsets.resize(first + n, O::default());
-    let out_offsets = offsets.get_mut(first..).unwrap_or_default();
-    values.resize(base + total + WIDE, 0);
-    // Second pass: the copies, bounds known good.
-    let mut p = 0usize;
-    let mut out = base;
-    for slot in out_offsets {
-        let len = len_at(p).unwrap_or(0);
-        let s = p + 4;
-        if len <= NARROW
-            && let (Some(src), Some(dst)) =
-                (data.get(s..s + NARROW), values.get_mut(out..out + NARROW))
-        {
-            dst.copy_from_slice(src);
-        } else if len <= WIDE
-            && let (Some(src), Some(dst)) = (data.get(s..s + WIDE), values.get_mut(out..out + WIDE))
-        {
-            dst.copy_from_slice(src);
-        } else if let (Some(src), Some(dst)) =
-            (data.get(s..s + len), values.get_mut(out..out + len))
-        {
-            dst.copy_from_slice(src);
-        }
-        out += len;
-        p = s + len;
-        // Fits: the total was checked above.
-        *slot = O::from_usize(out).unwrap_or_default();
-    }
-    values.truncate(out);
-    Ok(pos)
 }
 
 /// Appends values `start..start + n` of `src` to `out` (both of the same
