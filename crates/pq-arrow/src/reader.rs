@@ -585,8 +585,6 @@ struct RowGroupState {
     readers: Vec<(usize, LeafReader)>,
     /// How many consecutive readers each thread takes.
     buckets: Vec<usize>,
-    /// Column index to position in `readers`.
-    order: Vec<(usize, usize)>,
 }
 
 impl ParquetRecordBatchReader {
@@ -714,32 +712,13 @@ impl ParquetRecordBatchReader {
             }
             readers.push((cost, ci, reader));
         }
-        // Chunks to threads: largest first, each to the least loaded thread.
-        let threads = self.threads.min(readers.len()).max(1);
-        readers.sort_by_key(|r| std::cmp::Reverse(r.0));
-        let mut load = vec![0u64; threads];
-        let mut tagged = Vec::with_capacity(readers.len());
-        for (cost, ci, r) in readers {
-            let t = (0..threads).min_by_key(|&t| load[t]).unwrap_or(0);
-            load[t] += cost;
-            tagged.push((t, ci, r));
-        }
-        tagged.sort_by_key(|(t, ci, _)| (*t, *ci));
-        let mut buckets = vec![0usize; threads];
-        for (t, _, _) in &tagged {
-            buckets[*t] += 1;
-        }
-        let order = tagged
-            .iter()
-            .enumerate()
-            .map(|(pos, (_, ci, _))| (*ci, pos))
-            .collect();
+        let threads = self.threads.min(readers.len());
+        let (readers, buckets) = share_out(readers, threads);
         Ok(RowGroupState {
             index: rg_index,
             rows_left: num_rows,
-            readers: tagged.into_iter().map(|(_, ci, r)| (ci, r)).collect(),
+            readers,
             buckets,
-            order,
         })
     }
 
@@ -978,7 +957,11 @@ fn read_leaves(
         // Shared out again for the next round by the time each reader has
         // taken so far: the first split, by chunk sizes, is only a guess
         // of the decoding work.
-        rebalance(state, readers);
+        let spent = readers.into_iter().map(|(ci, r)| {
+            let cost = u64::try_from(r.spent.as_nanos()).unwrap_or(u64::MAX);
+            (cost, ci, r)
+        });
+        (state.readers, state.buckets) = share_out(spent.collect(), state.buckets.len());
     }
     for r in results {
         for (b, ci, d) in r? {
@@ -990,30 +973,27 @@ fn read_leaves(
     Ok(out)
 }
 
-/// Assigns `readers` to the threads of `state` by the time each has spent
-/// decoding: largest first, each to the least loaded thread. Which thread
-/// decodes a column does not change what it decodes.
-fn rebalance(state: &mut RowGroupState, mut readers: Readers) {
-    let threads = state.buckets.len().max(1);
-    readers.sort_by_key(|(ci, r)| (std::cmp::Reverse(r.spent), *ci));
-    // (time, readers) per thread: equal times go to the thread with fewer.
-    let mut load = vec![(std::time::Duration::ZERO, 0usize); threads];
+/// Shares readers out between `threads` by their cost (a guess from the
+/// chunk sizes at first, then the time each has taken): largest first, each
+/// to the least loaded thread, equal loads to the thread with fewer readers.
+/// Returns the readers in thread order and how many each thread takes.
+/// Which thread decodes a column does not change what it decodes.
+fn share_out(mut readers: Vec<(u64, usize, LeafReader)>, threads: usize) -> (Readers, Vec<usize>) {
+    let threads = threads.max(1);
+    readers.sort_by_key(|(cost, ci, _)| (std::cmp::Reverse(*cost), *ci));
+    let mut load = vec![(0u64, 0usize); threads];
     let mut tagged = Vec::with_capacity(readers.len());
-    for (ci, r) in readers {
+    for (cost, ci, r) in readers {
         let t = (0..threads).min_by_key(|&t| load[t]).unwrap_or(0);
-        load[t].0 += r.spent;
+        load[t].0 = load[t].0.saturating_add(cost);
         load[t].1 += 1;
         tagged.push((t, ci, r));
     }
     tagged.sort_by_key(|(t, ci, _)| (*t, *ci));
-    let buckets = load.iter().map(|&(_, n)| n).collect();
-    state.order = tagged
-        .iter()
-        .enumerate()
-        .map(|(pos, (_, ci, _))| (*ci, pos))
-        .collect();
-    state.readers = tagged.into_iter().map(|(_, ci, r)| (ci, r)).collect();
-    state.buckets = buckets;
+    (
+        tagged.into_iter().map(|(_, ci, r)| (ci, r)).collect(),
+        load.iter().map(|&(_, n)| n).collect(),
+    )
 }
 
 fn read_at<R: Read + Seek + ?Sized>(r: &mut R, start: u64, len: usize) -> std::io::Result<Bytes> {
