@@ -14,6 +14,7 @@ use arrow_schema::{DataType, IntervalUnit, TimeUnit};
 
 use crate::column::values::{Dense, Offsets};
 use crate::error::{Location, Result, arrow_err, data_err, unsupported};
+use crate::pool::Pool;
 
 const JULIAN_DAY_OF_EPOCH: i64 = 2_440_588;
 
@@ -22,13 +23,18 @@ const JULIAN_DAY_OF_EPOCH: i64 = 2_440_588;
 /// 64 slots at a time: a word of 64 valid slots is one copy, any other word
 /// a step per valid slot, found by its bit without a branch per slot
 /// (validity of real data is hard to predict).
-fn spread<T: Copy + Default>(dense: Vec<T>, nulls: Option<&NullBuffer>) -> Vec<T> {
+fn spread<T: Copy + Default + Send + 'static>(
+    dense: Vec<T>,
+    nulls: Option<&NullBuffer>,
+    pool: &Pool,
+) -> Vec<T> {
     let Some(nulls) = nulls else { return dense };
     if nulls.null_count() == 0 {
         return dense;
     }
     let n = nulls.len();
-    let mut out = vec![T::default(); n];
+    let mut out = pool.take(n);
+    out.resize(n, T::default());
     let mut k = 0usize;
     for (w, word) in nulls.inner().bit_chunks().iter_padded().enumerate() {
         let s = w * 64;
@@ -58,31 +64,39 @@ fn spread<T: Copy + Default>(dense: Vec<T>, nulls: Option<&NullBuffer>) -> Vec<T
         }
         k += cnt;
     }
+    pool.put(dense);
     out
 }
 
-fn spread_fixed(data: Vec<u8>, width: usize, nulls: Option<&NullBuffer>) -> Vec<u8> {
+fn spread_fixed(data: Vec<u8>, width: usize, nulls: Option<&NullBuffer>, pool: &Pool) -> Vec<u8> {
     let Some(nulls) = nulls else { return data };
     if nulls.null_count() == 0 || width == 0 {
         return data;
     }
-    let mut out = vec![0u8; nulls.len() * width];
+    let n = nulls.len() * width;
+    let mut out = pool.take(n);
+    out.resize(n, 0u8);
     for (i, v) in nulls.valid_indices().zip(data.chunks_exact(width)) {
         if let Some(slot) = out.get_mut(i * width..(i + 1) * width) {
             slot.copy_from_slice(v);
         }
     }
+    pool.put(data);
     out
 }
 
-fn spread_offsets<O: Copy + Default>(dense: Vec<O>, nulls: Option<&NullBuffer>) -> Vec<O> {
+fn spread_offsets<O: Copy + Default + Send + 'static>(
+    dense: Vec<O>,
+    nulls: Option<&NullBuffer>,
+    pool: &Pool,
+) -> Vec<O> {
     let Some(nulls) = nulls else { return dense };
     if nulls.null_count() == 0 {
         return dense;
     }
     // Null slots repeat the previous end offset: no value bytes move. The
     // end of slot `i` is dense offset `k`, the valid slots up to `i`.
-    let mut out = Vec::with_capacity(nulls.len() + 1);
+    let mut out = pool.take(nulls.len() + 1);
     let mut last = dense.first().copied().unwrap_or_default();
     out.push(last);
     let mut k = 0usize;
@@ -91,25 +105,52 @@ fn spread_offsets<O: Copy + Default>(dense: Vec<O>, nulls: Option<&NullBuffer>) 
         last = dense.get(k).copied().unwrap_or(last);
         out.push(last);
     }
+    pool.put(dense);
     out
+}
+
+/// An Arrow buffer of `values` whose memory returns to `pool`.
+fn scalars<T: arrow_buffer::ArrowNativeType>(values: Vec<T>, pool: &Pool) -> ScalarBuffer<T> {
+    let len = values.len();
+    ScalarBuffer::new(pool.buffer(values), 0, len)
 }
 
 fn prim<T: ArrowPrimitiveType>(
     values: Vec<T::Native>,
     nulls: Option<NullBuffer>,
     at: &Location,
+    pool: &Pool,
 ) -> Result<PrimitiveArray<T>> {
-    PrimitiveArray::<T>::try_new(ScalarBuffer::from(values), nulls).map_err(|e| arrow_err(at, e))
+    PrimitiveArray::<T>::try_new(scalars(values, pool), nulls).map_err(|e| arrow_err(at, e))
 }
 
-fn map_prim<S: Copy, T: ArrowPrimitiveType>(
+/// `iter` collected into a vector from `pool`.
+fn pooled<T: Copy + Send + 'static>(pool: &Pool, iter: impl Iterator<Item = T>) -> Vec<T> {
+    let mut out = pool.take(iter.size_hint().0);
+    out.extend(iter);
+    out
+}
+
+/// `f` of each of `values`, in a vector from `pool`; `values` go back to it.
+fn convert<S: Copy + Send + 'static, T: Copy + Send + 'static>(
+    values: Vec<S>,
+    pool: &Pool,
+    f: impl Fn(S) -> T,
+) -> Vec<T> {
+    let out = pooled(pool, values.iter().map(|&x| f(x)));
+    pool.put(values);
+    out
+}
+
+fn map_prim<S: Copy + Send + 'static, T: ArrowPrimitiveType>(
     values: Vec<S>,
     nulls: Option<NullBuffer>,
     f: impl Fn(S) -> T::Native,
     at: &Location,
+    pool: &Pool,
 ) -> Result<ArrayRef> {
-    let v: Vec<T::Native> = values.into_iter().map(f).collect();
-    Ok(Arc::new(prim::<T>(v, nulls, at)?))
+    let v = convert(values, pool, f);
+    Ok(Arc::new(prim::<T>(v, nulls, at, pool)?))
 }
 
 fn tz_prim<T: ArrowPrimitiveType>(
@@ -117,8 +158,9 @@ fn tz_prim<T: ArrowPrimitiveType>(
     nulls: Option<NullBuffer>,
     dt: &DataType,
     at: &Location,
+    pool: &Pool,
 ) -> Result<ArrayRef> {
-    let a = prim::<T>(values, nulls, at)?;
+    let a = prim::<T>(values, nulls, at, pool)?;
     let data = a.into_data().into_builder().data_type(dt.clone());
     Ok(make_array(data.build().map_err(|e| arrow_err(at, e))?))
 }
@@ -180,6 +222,7 @@ pub(crate) fn to_arrow(
     dt: &DataType,
     utf8_checked: bool,
     at: &Location,
+    pool: &Pool,
 ) -> Result<ArrayRef> {
     let nulls = nulls.filter(|n| n.null_count() > 0);
     let n = nulls.as_ref();
@@ -195,77 +238,79 @@ pub(crate) fn to_arrow(
     match dense {
         Dense::Bool(v) => match dt {
             DataType::Boolean => {
-                let v = spread(v, n);
+                let v = spread(v, n, pool);
                 Ok(Arc::new(BooleanArray::new(BooleanBuffer::from(v), nulls)))
             }
             _ => Err(bad()),
         },
         Dense::I32(v) => {
-            let v = spread(v, n);
+            let v = spread(v, n, pool);
             match dt {
-                DataType::Int32 => Ok(Arc::new(prim::<Int32Type>(v, nulls, at)?)),
-                DataType::Int8 => map_prim::<_, Int8Type>(v, nulls, |x| x as i8, at),
-                DataType::Int16 => map_prim::<_, Int16Type>(v, nulls, |x| x as i16, at),
-                DataType::UInt8 => map_prim::<_, UInt8Type>(v, nulls, |x| x as u8, at),
-                DataType::UInt16 => map_prim::<_, UInt16Type>(v, nulls, |x| x as u16, at),
-                DataType::UInt32 => map_prim::<_, UInt32Type>(v, nulls, |x| x as u32, at),
-                DataType::Int64 => map_prim::<_, Int64Type>(v, nulls, |x| x as i64, at),
-                DataType::UInt64 => map_prim::<_, UInt64Type>(v, nulls, |x| x as u32 as u64, at),
-                DataType::Date32 => Ok(Arc::new(prim::<Date32Type>(v, nulls, at)?)),
+                DataType::Int32 => Ok(Arc::new(prim::<Int32Type>(v, nulls, at, pool)?)),
+                DataType::Int8 => map_prim::<_, Int8Type>(v, nulls, |x| x as i8, at, pool),
+                DataType::Int16 => map_prim::<_, Int16Type>(v, nulls, |x| x as i16, at, pool),
+                DataType::UInt8 => map_prim::<_, UInt8Type>(v, nulls, |x| x as u8, at, pool),
+                DataType::UInt16 => map_prim::<_, UInt16Type>(v, nulls, |x| x as u16, at, pool),
+                DataType::UInt32 => map_prim::<_, UInt32Type>(v, nulls, |x| x as u32, at, pool),
+                DataType::Int64 => map_prim::<_, Int64Type>(v, nulls, |x| x as i64, at, pool),
+                DataType::UInt64 => {
+                    map_prim::<_, UInt64Type>(v, nulls, |x| x as u32 as u64, at, pool)
+                }
+                DataType::Date32 => Ok(Arc::new(prim::<Date32Type>(v, nulls, at, pool)?)),
                 DataType::Date64 => {
-                    map_prim::<_, Date64Type>(v, nulls, |x| x as i64 * 86_400_000, at)
+                    map_prim::<_, Date64Type>(v, nulls, |x| x as i64 * 86_400_000, at, pool)
                 }
                 DataType::Time32(TimeUnit::Millisecond) => {
-                    Ok(Arc::new(prim::<Time32MillisecondType>(v, nulls, at)?))
+                    Ok(Arc::new(prim::<Time32MillisecondType>(v, nulls, at, pool)?))
                 }
                 DataType::Time32(TimeUnit::Second) => {
-                    Ok(Arc::new(prim::<Time32SecondType>(v, nulls, at)?))
+                    Ok(Arc::new(prim::<Time32SecondType>(v, nulls, at, pool)?))
                 }
                 DataType::Timestamp(_, _) => {
-                    let v: Vec<i64> = v.into_iter().map(i64::from).collect();
-                    tz_prim::<Int64Type>(v, nulls, dt, at)
+                    let v: Vec<i64> = convert(v, pool, i64::from);
+                    tz_prim::<Int64Type>(v, nulls, dt, at, pool)
                 }
                 DataType::Decimal32(p, s) => {
-                    decimal(prim::<Decimal32Type>(v, nulls, at)?, *p, *s, at)
+                    decimal(prim::<Decimal32Type>(v, nulls, at, pool)?, *p, *s, at)
                 }
                 DataType::Decimal64(p, s) => {
-                    let v = v.into_iter().map(i64::from).collect();
-                    decimal(prim::<Decimal64Type>(v, nulls, at)?, *p, *s, at)
+                    let v = convert(v, pool, i64::from);
+                    decimal(prim::<Decimal64Type>(v, nulls, at, pool)?, *p, *s, at)
                 }
                 DataType::Decimal128(p, s) => {
-                    let v = v.into_iter().map(i128::from).collect();
-                    decimal(prim::<Decimal128Type>(v, nulls, at)?, *p, *s, at)
+                    let v = convert(v, pool, i128::from);
+                    decimal(prim::<Decimal128Type>(v, nulls, at, pool)?, *p, *s, at)
                 }
                 DataType::Decimal256(p, s) => {
-                    let v = v.into_iter().map(i256::from).collect();
-                    decimal(prim::<Decimal256Type>(v, nulls, at)?, *p, *s, at)
+                    let v = convert(v, pool, i256::from);
+                    decimal(prim::<Decimal256Type>(v, nulls, at, pool)?, *p, *s, at)
                 }
                 _ => Err(bad()),
             }
         }
         Dense::I64(v) => {
-            let v = spread(v, n);
+            let v = spread(v, n, pool);
             match dt {
-                DataType::Int64 => Ok(Arc::new(prim::<Int64Type>(v, nulls, at)?)),
-                DataType::UInt64 => map_prim::<_, UInt64Type>(v, nulls, |x| x as u64, at),
-                DataType::Date64 => Ok(Arc::new(prim::<Date64Type>(v, nulls, at)?)),
+                DataType::Int64 => Ok(Arc::new(prim::<Int64Type>(v, nulls, at, pool)?)),
+                DataType::UInt64 => map_prim::<_, UInt64Type>(v, nulls, |x| x as u64, at, pool),
+                DataType::Date64 => Ok(Arc::new(prim::<Date64Type>(v, nulls, at, pool)?)),
                 DataType::Time64(_) | DataType::Timestamp(_, _) | DataType::Duration(_) => {
-                    tz_prim::<Int64Type>(v, nulls, dt, at)
+                    tz_prim::<Int64Type>(v, nulls, dt, at, pool)
                 }
                 DataType::Decimal64(p, s) => {
-                    decimal(prim::<Decimal64Type>(v, nulls, at)?, *p, *s, at)
+                    decimal(prim::<Decimal64Type>(v, nulls, at, pool)?, *p, *s, at)
                 }
                 DataType::Decimal32(p, s) => {
-                    let v = v.into_iter().map(|x| x as i32).collect();
-                    decimal(prim::<Decimal32Type>(v, nulls, at)?, *p, *s, at)
+                    let v = convert(v, pool, |x| x as i32);
+                    decimal(prim::<Decimal32Type>(v, nulls, at, pool)?, *p, *s, at)
                 }
                 DataType::Decimal128(p, s) => {
-                    let v = v.into_iter().map(i128::from).collect();
-                    decimal(prim::<Decimal128Type>(v, nulls, at)?, *p, *s, at)
+                    let v = convert(v, pool, i128::from);
+                    decimal(prim::<Decimal128Type>(v, nulls, at, pool)?, *p, *s, at)
                 }
                 DataType::Decimal256(p, s) => {
-                    let v = v.into_iter().map(i256::from).collect();
-                    decimal(prim::<Decimal256Type>(v, nulls, at)?, *p, *s, at)
+                    let v = convert(v, pool, i256::from);
+                    decimal(prim::<Decimal256Type>(v, nulls, at, pool)?, *p, *s, at)
                 }
                 _ => Err(bad()),
             }
@@ -273,27 +318,37 @@ pub(crate) fn to_arrow(
         Dense::I96(v) => match dt {
             DataType::Timestamp(unit, _) => {
                 let unit = *unit;
-                let v: Vec<i64> = v.into_iter().map(|x| int96_to(x, unit)).collect();
-                tz_prim::<Int64Type>(spread(v, n), nulls, dt, at)
+                let v: Vec<i64> = convert(v, pool, |x| int96_to(x, unit));
+                tz_prim::<Int64Type>(spread(v, n, pool), nulls, dt, at, pool)
             }
             _ => Err(bad()),
         },
         Dense::F32(v) => match dt {
-            DataType::Float32 => Ok(Arc::new(prim::<Float32Type>(spread(v, n), nulls, at)?)),
+            DataType::Float32 => Ok(Arc::new(prim::<Float32Type>(
+                spread(v, n, pool),
+                nulls,
+                at,
+                pool,
+            )?)),
             _ => Err(bad()),
         },
         Dense::F64(v) => match dt {
-            DataType::Float64 => Ok(Arc::new(prim::<Float64Type>(spread(v, n), nulls, at)?)),
+            DataType::Float64 => Ok(Arc::new(prim::<Float64Type>(
+                spread(v, n, pool),
+                nulls,
+                at,
+                pool,
+            )?)),
             _ => Err(bad()),
         },
         Dense::Bytes { offsets, values } => {
-            bytes_to_arrow(offsets, values, nulls, dt, utf8_checked, at)
+            bytes_to_arrow(offsets, values, nulls, dt, utf8_checked, at, pool)
         }
         Dense::Fixed { width, data } => {
-            let data = spread_fixed(data, width, n);
+            let data = spread_fixed(data, width, n, pool);
             match dt {
                 DataType::FixedSizeBinary(w) => {
-                    let a = FixedSizeBinaryArray::try_new(*w, Buffer::from_vec(data), nulls)
+                    let a = FixedSizeBinaryArray::try_new(*w, pool.buffer(data), nulls)
                         .map_err(|e| arrow_err(at, e))?;
                     Ok(Arc::new(a))
                 }
@@ -316,32 +371,32 @@ pub(crate) fn to_arrow(
                 }
                 DataType::Decimal128(p, s) if width <= 16 => {
                     let v = data.chunks_exact(width.max(1)).map(be_i128).collect();
-                    decimal(prim::<Decimal128Type>(v, nulls, at)?, *p, *s, at)
+                    decimal(prim::<Decimal128Type>(v, nulls, at, pool)?, *p, *s, at)
                 }
                 DataType::Decimal256(p, s) => {
                     let v = data.chunks_exact(width.max(1)).map(be_i256).collect();
-                    decimal(prim::<Decimal256Type>(v, nulls, at)?, *p, *s, at)
+                    decimal(prim::<Decimal256Type>(v, nulls, at, pool)?, *p, *s, at)
                 }
                 DataType::Decimal64(p, s) if width <= 8 => {
                     let v = data
                         .chunks_exact(width.max(1))
                         .map(|b| be_i128(b) as i64)
                         .collect();
-                    decimal(prim::<Decimal64Type>(v, nulls, at)?, *p, *s, at)
+                    decimal(prim::<Decimal64Type>(v, nulls, at, pool)?, *p, *s, at)
                 }
                 DataType::Decimal32(p, s) if width <= 4 => {
                     let v = data
                         .chunks_exact(width.max(1))
                         .map(|b| be_i128(b) as i32)
                         .collect();
-                    decimal(prim::<Decimal32Type>(v, nulls, at)?, *p, *s, at)
+                    decimal(prim::<Decimal32Type>(v, nulls, at, pool)?, *p, *s, at)
                 }
                 DataType::Interval(IntervalUnit::YearMonth) if width == 12 => {
                     let v = data
                         .chunks_exact(12)
                         .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
                         .collect();
-                    Ok(Arc::new(prim::<IntervalYearMonthType>(v, nulls, at)?))
+                    Ok(Arc::new(prim::<IntervalYearMonthType>(v, nulls, at, pool)?))
                 }
                 DataType::Interval(IntervalUnit::DayTime) if width == 12 => {
                     let v = data
@@ -353,7 +408,7 @@ pub(crate) fn to_arrow(
                             )
                         })
                         .collect();
-                    Ok(Arc::new(prim::<IntervalDayTimeType>(v, nulls, at)?))
+                    Ok(Arc::new(prim::<IntervalDayTimeType>(v, nulls, at, pool)?))
                 }
                 _ => Err(bad()),
             }
@@ -410,12 +465,13 @@ fn byte_array<T: ByteArrayType>(
     values: Vec<u8>,
     nulls: Option<NullBuffer>,
     at: &Location,
+    pool: &Pool,
 ) -> Result<ArrayRef> {
     use arrow_buffer::ArrowNativeType;
     let trusted = o.first().is_some_and(|f| f.as_usize() == 0)
         && o.last().is_some_and(|l| l.as_usize() == values.len())
         && nulls.as_ref().is_none_or(|n| n.len() + 1 == o.len());
-    let values = Buffer::from_vec(values);
+    let values = pool.buffer(values);
     if trusted {
         // SAFETY: every decoder appends a value's bytes and then pushes the
         // new length of `values` as the next offset, and nulls repeat the
@@ -425,12 +481,12 @@ fn byte_array<T: ByteArrayType>(
         // (the whole buffer valid, every offset on a char boundary), or were
         // gathered whole from a dictionary checked so: a concatenation of
         // valid strings, split at their boundaries.
-        let offsets = unsafe { OffsetBuffer::new_unchecked(ScalarBuffer::from(o)) };
+        let offsets = unsafe { OffsetBuffer::new_unchecked(scalars(o, pool)) };
         // SAFETY: as above; the validity has one entry per value (checked).
         let a = unsafe { GenericByteArray::<T>::new_unchecked(offsets, values, nulls) };
         return Ok(Arc::new(a));
     }
-    let offsets = OffsetBuffer::new(ScalarBuffer::from(o));
+    let offsets = OffsetBuffer::new(scalars(o, pool));
     Ok(Arc::new(
         GenericByteArray::<T>::try_new(offsets, values, nulls).map_err(|e| arrow_err(at, e))?,
     ))
@@ -443,6 +499,7 @@ fn bytes_to_arrow(
     dt: &DataType,
     utf8_checked: bool,
     at: &Location,
+    pool: &Pool,
 ) -> Result<ArrayRef> {
     let n = nulls.as_ref();
     match (offsets, dt) {
@@ -452,9 +509,9 @@ fn bytes_to_arrow(
                 if !utf8_checked {
                     check_utf8(&o, &values, at)?;
                 }
-                byte_array::<Utf8Type>(spread_offsets(o, n), values, nulls, at)
+                byte_array::<Utf8Type>(spread_offsets(o, n, pool), values, nulls, at, pool)
             } else {
-                byte_array::<BinaryType>(spread_offsets(o, n), values, nulls, at)
+                byte_array::<BinaryType>(spread_offsets(o, n, pool), values, nulls, at, pool)
             }
         }
         (Offsets::I64(o), DataType::LargeBinary | DataType::LargeUtf8) => {
@@ -463,9 +520,9 @@ fn bytes_to_arrow(
                 if !utf8_checked {
                     check_utf8(&o, &values, at)?;
                 }
-                byte_array::<LargeUtf8Type>(spread_offsets(o, n), values, nulls, at)
+                byte_array::<LargeUtf8Type>(spread_offsets(o, n, pool), values, nulls, at, pool)
             } else {
-                byte_array::<LargeBinaryType>(spread_offsets(o, n), values, nulls, at)
+                byte_array::<LargeBinaryType>(spread_offsets(o, n, pool), values, nulls, at, pool)
             }
         }
         (Offsets::I32(o), DataType::Utf8View | DataType::BinaryView) => {
@@ -473,7 +530,7 @@ fn bytes_to_arrow(
             if matches!(dt, DataType::Utf8View) && !utf8_checked {
                 check_utf8(&o, &values, at)?;
             }
-            let o = OffsetBuffer::new(ScalarBuffer::from(spread_offsets(o, n)));
+            let o = OffsetBuffer::new(ScalarBuffer::from(spread_offsets(o, n, pool)));
             let bin = BinaryArray::try_new(o, Buffer::from_vec(values), nulls)
                 .map_err(|e| arrow_err(at, e))?;
             let view = BinaryViewArray::from(&bin);
@@ -486,11 +543,21 @@ fn bytes_to_arrow(
         }
         (Offsets::I32(o), DataType::Decimal128(p, s)) => {
             let v = byte_values(&o, &values).map(be_i128).collect();
-            decimal(prim::<Decimal128Type>(spread(v, n), nulls, at)?, *p, *s, at)
+            decimal(
+                prim::<Decimal128Type>(spread(v, n, pool), nulls, at, pool)?,
+                *p,
+                *s,
+                at,
+            )
         }
         (Offsets::I32(o), DataType::Decimal256(p, s)) => {
             let v = byte_values(&o, &values).map(be_i256).collect();
-            decimal(prim::<Decimal256Type>(spread(v, n), nulls, at)?, *p, *s, at)
+            decimal(
+                prim::<Decimal256Type>(spread(v, n, pool), nulls, at, pool)?,
+                *p,
+                *s,
+                at,
+            )
         }
         _ => Err(unsupported(
             at,
@@ -522,12 +589,13 @@ pub(crate) fn dictionary_array(
     nulls: Option<NullBuffer>,
     values: ArrayRef,
     at: &Location,
+    pool: &Pool,
 ) -> Result<ArrayRef> {
     let nulls = nulls.filter(|n| n.null_count() > 0);
     let keys = if spaced {
         keys
     } else {
-        spread(keys, nulls.as_ref())
+        spread(keys, nulls.as_ref(), pool)
     };
     fn make<K: ArrowDictionaryKeyType>(
         keys: Vec<u32>,
@@ -569,6 +637,10 @@ mod tests {
     use super::*;
     use arrow_array::cast::AsArray;
 
+    fn pool() -> Pool {
+        Pool::new(1 << 20)
+    }
+
     fn bytes(offsets: Vec<i32>, values: &[u8]) -> Dense {
         Dense::Bytes {
             offsets: Offsets::I32(offsets),
@@ -590,6 +662,7 @@ mod tests {
             &DataType::Float16,
             false,
             &Location::default(),
+            &pool(),
         );
         assert_eq!(a.unwrap().len(), 0);
         let two = Dense::Fixed {
@@ -603,6 +676,7 @@ mod tests {
             &DataType::Float16,
             false,
             &Location::default(),
+            &pool(),
         )
         .unwrap();
         let v = a.as_primitive::<Float16Type>();
@@ -613,14 +687,20 @@ mod tests {
     #[test]
     fn spread_places_values_at_the_valid_slots() {
         let nulls = NullBuffer::from(vec![false, true, true, false, true, false]);
-        assert_eq!(spread(vec![1, 2, 3], Some(&nulls)), vec![0, 1, 2, 0, 3, 0]);
-        // Fewer values than valid slots (rejected earlier): defaults.
-        assert_eq!(spread(vec![1], Some(&nulls)), vec![0, 1, 0, 0, 0, 0]);
         assert_eq!(
-            spread_offsets(vec![0, 2, 5, 6], Some(&nulls)),
+            spread(vec![1, 2, 3], Some(&nulls), &pool()),
+            vec![0, 1, 2, 0, 3, 0]
+        );
+        // Fewer values than valid slots (rejected earlier): defaults.
+        assert_eq!(
+            spread(vec![1], Some(&nulls), &pool()),
+            vec![0, 1, 0, 0, 0, 0]
+        );
+        assert_eq!(
+            spread_offsets(vec![0, 2, 5, 6], Some(&nulls), &pool()),
             vec![0, 0, 2, 5, 5, 6, 6]
         );
-        assert_eq!(spread(vec![4, 5], None), vec![4, 5]);
+        assert_eq!(spread(vec![4, 5], None, &pool()), vec![4, 5]);
     }
 
     /// The word-at-a-time spread against a slot-by-slot one: lengths around
@@ -650,7 +730,7 @@ mod tests {
                         k += usize::from(valid);
                     }
                     assert_eq!(
-                        spread(dense, Some(&nulls)),
+                        spread(dense, Some(&nulls), &pool()),
                         want,
                         "n {n} density {density} offset {offset}"
                     );
@@ -669,6 +749,7 @@ mod tests {
             &DataType::Utf8,
             false,
             &Location::default(),
+            &pool(),
         )
         .unwrap();
         let s = a.as_string::<i32>();
@@ -689,6 +770,7 @@ mod tests {
             &DataType::Utf8,
             false,
             &Location::default(),
+            &pool(),
         );
         assert!(r.is_err());
         // Binary takes the same bytes as they are.
@@ -699,6 +781,7 @@ mod tests {
             &DataType::Binary,
             false,
             &Location::default(),
+            &pool(),
         )
         .unwrap();
         assert_eq!(a.as_binary::<i32>().value(1), b"\xff\xfe");
@@ -708,12 +791,24 @@ mod tests {
     fn offsets_not_ending_at_the_values_use_the_checked_construction() {
         // The last offset stops short of the values: not trusted, and the
         // checked construction accepts it (values past the end are unused).
-        let a = byte_array::<Utf8Type>(vec![0, 1, 2], b"abc".to_vec(), None, &Location::default())
-            .unwrap();
+        let a = byte_array::<Utf8Type>(
+            vec![0, 1, 2],
+            b"abc".to_vec(),
+            None,
+            &Location::default(),
+            &pool(),
+        )
+        .unwrap();
         assert_eq!(a.as_string::<i32>().value(1), "b");
         // Offsets past the values are rejected, not trusted.
         let r = std::panic::catch_unwind(|| {
-            byte_array::<Utf8Type>(vec![0, 4], b"abc".to_vec(), None, &Location::default())
+            byte_array::<Utf8Type>(
+                vec![0, 4],
+                b"abc".to_vec(),
+                None,
+                &Location::default(),
+                &pool(),
+            )
         });
         assert!(!matches!(r, Ok(Ok(_))));
     }

@@ -57,7 +57,9 @@ mod assemble;
 mod column;
 mod convert;
 mod error;
+mod pool;
 mod reader;
+mod row_group_tasks;
 pub mod schema;
 pub mod write;
 

@@ -1,7 +1,7 @@
 //! The reader: open a file, choose columns and row groups, iterate
 //! `RecordBatch`es.
 
-use std::collections::{BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeSet, HashMap};
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -14,8 +14,10 @@ use pq_format::{FileMetaData, Limits};
 use pq_page::{ChunkContext, PageOptions};
 
 use crate::assemble::{Leaves, build};
-use crate::column::{LeafData, LeafReader};
+use crate::column::LeafReader;
 use crate::error::{Error, Location, Result, data_err};
+use crate::pool::{DEFAULT_POOL_BYTES, Pool};
+use crate::row_group_tasks::{Batches, RowGroupTasks};
 use crate::schema::parquet::build_tree;
 use crate::schema::{FieldKind, FieldNode, LeafColumn, ParquetNode, convert};
 
@@ -293,14 +295,21 @@ impl ParquetReader {
     /// (default 1: the calling thread only). The batches are the same
     /// whatever the count.
     ///
-    /// The threads decode a few batches per round and share the columns out
-    /// again after each round by the time each column has taken. Their
-    /// batches are allocated on the decoding threads and usually freed on
-    /// the caller's: with glibc's default allocator settings that memory
-    /// can go back to the system and be faulted in again, which makes files
-    /// that are cheap to decode (uncompressed PLAIN pages) slower on several
-    /// threads than on one. Raising `MALLOC_TRIM_THRESHOLD_` or using
-    /// another global allocator avoids it (see `BENCHMARKS.md`).
+    /// The work is one batch of one column at a time: every thread,
+    /// the caller's included, takes the earliest batch not yet decoded, so
+    /// the threads stay busy however uneven the columns are. The other
+    /// threads decode up to `4 × threads` batches ahead of the one being
+    /// read, which bounds memory; a column's batches are decoded in order,
+    /// so one column that holds most of a file's work bounds the gain (see
+    /// `BENCHMARKS.md`). The threads live as long as the batch iterator.
+    ///
+    /// With threads or without, the memory of a batch's arrays goes back to
+    /// the reader (at most 64 MiB of it) when the batch is dropped, and later
+    /// batches decode into it: no large allocation per batch, and none freed
+    /// on one thread after being allocated on another, which the system
+    /// allocator handles badly. A batch's buffers are therefore Arrow
+    /// buffers with their own owner (`Buffer::into_mutable` gives them back
+    /// unchanged rather than taking them over).
     ///
     /// ```
     /// use pq_arrow::ParquetReader;
@@ -486,11 +495,15 @@ impl ParquetReader {
             current: None,
             page_buffers: Vec::new(),
             workers: Workers::new(self.threads - 1),
-            pending: VecDeque::new(),
+            ahead: if self.threads > 1 {
+                4 * self.threads
+            } else {
+                1
+            },
+            pool: Pool::new(DEFAULT_POOL_BYTES),
             batch_size: self.batch_size,
             to_skip: self.offset,
             remaining: self.limit,
-            threads: self.threads,
             page_options: self.page_options,
             failed: false,
         })
@@ -566,25 +579,28 @@ pub struct ParquetRecordBatchReader {
     page_buffers: Vec<(usize, Vec<u8>)>,
     /// Decoding threads besides the caller's (`threads - 1`).
     workers: Workers,
-    /// Batches decoded ahead (with threads), not yet assembled.
-    pending: VecDeque<(Leaves, usize, usize)>,
+    /// Batches the decoding threads may decode past the one being read.
+    ahead: usize,
+    /// The batches' buffers, back from dropped batches for the next ones.
+    pool: Pool,
     batch_size: usize,
     to_skip: usize,
     remaining: Option<usize>,
-    threads: usize,
     page_options: PageOptions,
     failed: bool,
 }
 
-/// The row group being read: one reader per projected leaf column.
+/// The row group being read: one reader per projected leaf column, read
+/// as tasks shared with the decoding threads.
 #[derive(Debug)]
 struct RowGroupState {
     index: usize,
-    rows_left: usize,
-    /// Leaf readers ordered by the thread that decodes them.
-    readers: Vec<(usize, LeafReader)>,
-    /// How many consecutive readers each thread takes.
-    buckets: Vec<usize>,
+    tasks: Arc<RowGroupTasks>,
+    /// Leading batches that are rows skipped by the offset: decoded (the
+    /// pages hold no index to skip by) and dropped.
+    discard: usize,
+    /// The batches cover every row of the row group (no limit cut it).
+    whole: bool,
 }
 
 impl ParquetRecordBatchReader {
@@ -695,34 +711,39 @@ impl ParquetRecordBatchReader {
                 .leaf_types
                 .get(&ci)
                 .ok_or_else(|| data_err(&at, "unknown leaf type"))?;
-            // The decoding work of a chunk: its uncompressed bytes plus a
-            // per-value part, which is most of the work of dictionary
-            // columns (a byte or two of indices per value, then a gather
-            // and a slot each).
-            let cost = u64::try_from(cmd.total_uncompressed_size)
-                .unwrap_or(0)
-                .max(bytes.len() as u64)
-                .saturating_add(u64::try_from(cmd.num_values).unwrap_or(0).saturating_mul(4));
             let mut reader = LeafReader::new(bytes, ctx, &leaf, dt, &self.page_options, at)?
                 .with_total_uncompressed_size(cmd.total_uncompressed_size)
-                .with_slot_def(*slot_def);
+                .with_slot_def(*slot_def)
+                .with_pool(self.pool.clone());
             if let Some(k) = self.page_buffers.iter().position(|(c, _)| *c == ci) {
                 let (_, b) = self.page_buffers.swap_remove(k);
                 reader = reader.with_page_buffer(b);
             }
-            readers.push((cost, ci, reader));
+            readers.push((ci, reader));
         }
-        let threads = self.threads.min(readers.len());
-        let (readers, buckets) = share_out(readers, threads);
+        // The batches: rows skipped by the offset (in large steps), then
+        // batches up to the limit.
+        let skip = self.to_skip.min(num_rows);
+        self.to_skip -= skip;
+        let read = (num_rows - skip).min(self.remaining.unwrap_or(usize::MAX));
+        let sizes = Batches {
+            skip,
+            step: self.batch_size.max(8192),
+            read,
+            size: self.batch_size,
+        };
+        let discard = sizes.skipped();
+        let tasks = Arc::new(RowGroupTasks::new(readers, sizes, self.ahead));
+        self.workers.share(&tasks);
         Ok(RowGroupState {
             index: rg_index,
-            rows_left: num_rows,
-            readers,
-            buckets,
+            tasks,
+            discard,
+            whole: skip + read == num_rows,
         })
     }
 
-    fn assemble(&self, leaves: Leaves, num_rows: usize, rg_index: usize) -> Result<RecordBatch> {
+    fn assemble(&self, leaves: &Leaves, num_rows: usize, rg_index: usize) -> Result<RecordBatch> {
         let at = Location {
             row_group: Some(rg_index),
             ..Location::default()
@@ -735,7 +756,7 @@ impl ParquetRecordBatchReader {
         {
             for (child, field) in children.iter().zip(self.schema.fields().iter()) {
                 let fat = Location::chunk(rg_index, field.name().clone());
-                let a = build(child, &leaves, &fat)?;
+                let a = build(child, leaves, &fat)?;
                 if a.len() != num_rows {
                     return Err(data_err(
                         &fat,
@@ -758,60 +779,46 @@ impl ParquetRecordBatchReader {
 
     fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
         loop {
-            if let Some((leaves, n, rg)) = self.pending.pop_front() {
-                let batch = self.assemble(leaves, n, rg)?;
-                self.remaining = self.remaining.map(|r| r.saturating_sub(n));
-                return Ok(Some(batch));
-            }
             if self.remaining == Some(0) {
                 return Ok(None);
             }
             if let Some(state) = self.current.as_mut() {
-                if state.rows_left == 0 {
-                    for (ci, r) in &mut state.readers {
-                        r.finish()?;
-                        // Kept for the column's next chunk: a fresh buffer
-                        // per chunk costs a page fault per 4 KiB.
-                        if let Some(b) = r.take_page_buffer() {
-                            self.page_buffers.push((*ci, b));
+                match state.tasks.next_batch() {
+                    Some((n, leaves)) => {
+                        let leaves = leaves?;
+                        if state.discard > 0 {
+                            state.discard -= 1;
+                            continue;
                         }
+                        let rg = state.index;
+                        let batch = self.assemble(&leaves, n, rg);
+                        // The levels are not part of the batch: back to
+                        // the pool.
+                        for (_, leaf) in leaves {
+                            self.pool.put(leaf.def.unwrap_or_default());
+                            self.pool.put(leaf.rep.unwrap_or_default());
+                        }
+                        let batch = batch?;
+                        self.remaining = self.remaining.map(|r| r.saturating_sub(n));
+                        return Ok(Some(batch));
                     }
-                    self.current = None;
-                    continue;
-                }
-                if self.to_skip > 0 {
-                    // Rows skipped inside the row group are decoded and
-                    // dropped, a batch at a time.
-                    let n = self
-                        .to_skip
-                        .min(state.rows_left)
-                        .min(self.batch_size.max(8192));
-                    read_leaves(state, &[n], &self.workers)?;
-                    state.rows_left -= n;
-                    self.to_skip -= n;
-                    continue;
-                }
-                // With threads, several batches are decoded per round so
-                // that starting the threads is paid once per round.
-                let per_round = if state.buckets.len() > 1 { 4 } else { 1 };
-                let mut sizes = Vec::with_capacity(per_round);
-                let mut left = state.rows_left;
-                let mut remaining = self.remaining;
-                while sizes.len() < per_round && left > 0 && remaining != Some(0) {
-                    let mut n = self.batch_size.min(left);
-                    if let Some(r) = remaining {
-                        n = n.min(r);
-                        remaining = Some(r - n);
+                    None => {
+                        let (readers, all) = state.tasks.close();
+                        let whole = state.whole && all;
+                        self.current = None;
+                        for (ci, mut r) in readers {
+                            if whole {
+                                r.finish()?;
+                            }
+                            // Kept for the column's next chunk: a fresh
+                            // buffer per chunk costs a page fault per 4 KiB.
+                            if let Some(b) = r.take_page_buffer() {
+                                self.page_buffers.push((ci, b));
+                            }
+                        }
+                        continue;
                     }
-                    sizes.push(n);
-                    left -= n;
                 }
-                let rounds = read_leaves(state, &sizes, &self.workers)?;
-                state.rows_left = left;
-                let rg = state.index;
-                self.pending
-                    .extend(rounds.into_iter().zip(sizes).map(|(l, n)| (l, n, rg)));
-                continue;
             }
             let Some(&rg) = self.row_groups.get(self.next_rg) else {
                 return Ok(None);
@@ -835,36 +842,19 @@ impl ParquetRecordBatchReader {
     }
 }
 
-/// Leaf readers with their column indices.
-type Readers = Vec<(usize, LeafReader)>;
-/// Decoded batches: (batch in the round, column index, data).
-type Decoded = Vec<(usize, usize, LeafData)>;
-
-/// Reads batches of `sizes` rows from every reader in order.
-fn read_all(readers: &mut [(usize, LeafReader)], sizes: &[usize]) -> Result<Decoded> {
-    let mut got = Vec::with_capacity(readers.len() * sizes.len());
-    for (b, &n) in sizes.iter().enumerate() {
-        for (ci, r) in readers.iter_mut() {
-            let t = std::time::Instant::now();
-            got.push((b, *ci, r.read(n)?));
-            r.spent += t.elapsed();
+impl Drop for ParquetRecordBatchReader {
+    fn drop(&mut self) {
+        // Decoding threads stop taking tasks of the row group.
+        if let Some(state) = self.current.take() {
+            let _ = state.tasks.close();
         }
     }
-    Ok(got)
 }
 
-/// A job for a worker thread: its readers and the batch sizes to read; the
-/// readers come back with the result.
-struct Job {
-    readers: Readers,
-    sizes: Vec<usize>,
-    reply: std::sync::mpsc::Sender<(Readers, Result<Decoded>)>,
-}
-
-/// Threads that live as long as the batch iterator, so that each round of
-/// decoding does not start threads (nor lose their allocator caches).
+/// Threads that live as long as the batch iterator, so that a row group
+/// does not start threads (nor lose their allocator caches).
 struct Workers {
-    jobs: Vec<std::sync::mpsc::Sender<Job>>,
+    jobs: Vec<std::sync::mpsc::Sender<Arc<RowGroupTasks>>>,
 }
 
 impl std::fmt::Debug for Workers {
@@ -875,18 +865,17 @@ impl std::fmt::Debug for Workers {
 
 impl Workers {
     /// `n` threads (none when `n` is 0); a thread that cannot start is left
-    /// out and its share decoded on the calling thread.
+    /// out: the others and the calling thread do its share.
     fn new(n: usize) -> Self {
         let mut jobs = Vec::with_capacity(n);
         for i in 0..n {
-            let (tx, rx) = std::sync::mpsc::channel::<Job>();
+            let (tx, rx) = std::sync::mpsc::channel::<Arc<RowGroupTasks>>();
             let spawned = std::thread::Builder::new()
                 .name(format!("pq-arrow-decode-{i}"))
                 .spawn(move || {
                     // Ends when the iterator (the sender) is dropped.
-                    while let Ok(mut job) = rx.recv() {
-                        let result = read_all(&mut job.readers, &job.sizes);
-                        let _ = job.reply.send((job.readers, result));
+                    while let Ok(tasks) = rx.recv() {
+                        tasks.work(i + 1);
                     }
                 });
             if spawned.is_ok() {
@@ -895,105 +884,14 @@ impl Workers {
         }
         Workers { jobs }
     }
-}
 
-/// Reads batches of `sizes` rows from every leaf, the readers of each
-/// bucket but the first on a worker thread; one set of leaves per batch.
-fn read_leaves(
-    state: &mut RowGroupState,
-    sizes: &[usize],
-    workers: &Workers,
-) -> Result<Vec<Leaves>> {
-    let mut out: Vec<Leaves> = sizes.iter().map(|_| Leaves::new()).collect();
-    let mut results = Vec::with_capacity(state.buckets.len());
-    let mut kept: Readers = Vec::new();
-    let mut sent = 0;
-    if state.buckets.len() <= 1 || workers.jobs.is_empty() {
-        results.push(read_all(&mut state.readers, sizes));
-    } else {
-        let (reply, replies) = std::sync::mpsc::channel();
-        let mut all = std::mem::take(&mut state.readers).into_iter();
-        let mut first: Readers = all.by_ref().take(state.buckets[0]).collect();
-        for (i, &b) in state.buckets.iter().enumerate().skip(1) {
-            let bucket: Readers = all.by_ref().take(b).collect();
-            let job = Job {
-                readers: bucket,
-                sizes: sizes.to_vec(),
-                reply: reply.clone(),
-            };
-            match workers.jobs.get((i - 1) % workers.jobs.len()) {
-                Some(tx) => match tx.send(job) {
-                    Ok(()) => sent += 1,
-                    Err(std::sync::mpsc::SendError(mut job)) => {
-                        results.push(read_all(&mut job.readers, sizes));
-                        kept.extend(job.readers);
-                    }
-                },
-                None => {
-                    let mut job = job;
-                    results.push(read_all(&mut job.readers, sizes));
-                    kept.extend(job.readers);
-                }
-            }
-        }
-        drop(reply);
-        results.push(read_all(&mut first, sizes));
-        let mut readers = first;
-        for _ in 0..sent {
-            match replies.recv() {
-                Ok((r, result)) => {
-                    readers.extend(r);
-                    results.push(result);
-                }
-                Err(_) => {
-                    results.push(Err(data_err(
-                        &Location::default(),
-                        "a decoding thread stopped",
-                    )));
-                }
-            }
-        }
-        readers.extend(kept);
-        // Shared out again for the next round by the time each reader has
-        // taken so far: the first split, by chunk sizes, is only a guess
-        // of the decoding work.
-        let spent = readers.into_iter().map(|(ci, r)| {
-            let cost = u64::try_from(r.spent.as_nanos()).unwrap_or(u64::MAX);
-            (cost, ci, r)
-        });
-        (state.readers, state.buckets) = share_out(spent.collect(), state.buckets.len());
-    }
-    for r in results {
-        for (b, ci, d) in r? {
-            if let Some(leaves) = out.get_mut(b) {
-                leaves.insert(ci, d);
-            }
+    /// Sets every thread on the tasks of a row group.
+    fn share(&self, tasks: &Arc<RowGroupTasks>) {
+        for tx in &self.jobs {
+            // A thread that has stopped is left out.
+            let _ = tx.send(Arc::clone(tasks));
         }
     }
-    Ok(out)
-}
-
-/// Shares readers out between `threads` by their cost (a guess from the
-/// chunk sizes at first, then the time each has taken): largest first, each
-/// to the least loaded thread, equal loads to the thread with fewer readers.
-/// Returns the readers in thread order and how many each thread takes.
-/// Which thread decodes a column does not change what it decodes.
-fn share_out(mut readers: Vec<(u64, usize, LeafReader)>, threads: usize) -> (Readers, Vec<usize>) {
-    let threads = threads.max(1);
-    readers.sort_by_key(|(cost, ci, _)| (std::cmp::Reverse(*cost), *ci));
-    let mut load = vec![(0u64, 0usize); threads];
-    let mut tagged = Vec::with_capacity(readers.len());
-    for (cost, ci, r) in readers {
-        let t = (0..threads).min_by_key(|&t| load[t]).unwrap_or(0);
-        load[t].0 = load[t].0.saturating_add(cost);
-        load[t].1 += 1;
-        tagged.push((t, ci, r));
-    }
-    tagged.sort_by_key(|(t, ci, _)| (*t, *ci));
-    (
-        tagged.into_iter().map(|(_, ci, r)| (ci, r)).collect(),
-        load.iter().map(|&(_, n)| n).collect(),
-    )
 }
 
 fn read_at<R: Read + Seek + ?Sized>(r: &mut R, start: u64, len: usize) -> std::io::Result<Bytes> {

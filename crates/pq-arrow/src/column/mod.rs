@@ -20,6 +20,7 @@ use pq_page::{ChunkContext, DataPage, Levels, Page, PageOptions, PageReader};
 
 use crate::convert::{check_utf8, to_arrow, wants_large_offsets};
 use crate::error::{Error, Location, Result, data_err, enc_err};
+use crate::pool::Pool;
 use crate::schema::LeafColumn;
 use values::{Dense, Offsets, decode_plain, decode_values, extend_range, gather_dense, take_plain};
 
@@ -127,9 +128,11 @@ pub(crate) struct LeafReader {
     /// Buffers of the last page, reused by the next one so that each page
     /// does not allocate (and page-fault) its levels and indices anew.
     spare: Spare,
-    /// Time spent in [`LeafReader::read`] so far: with several decoding
-    /// threads, readers are shared out by it.
-    pub(crate) spent: std::time::Duration,
+    /// Where the batches' buffers come from and go back to.
+    pool: Pool,
+    /// Level entries, values and value bytes of the last batch: the room
+    /// the next batch's buffers are taken with.
+    last: (usize, usize, usize),
 }
 
 /// Buffers kept from one page to the next.
@@ -310,8 +313,16 @@ impl LeafReader {
             dict: None,
             page: None,
             spare: Spare::default(),
-            spent: std::time::Duration::ZERO,
+            pool: Pool::new(0),
+            last: (0, 0, 0),
         })
+    }
+
+    /// Takes the batches' buffers from `pool` (by default each batch
+    /// allocates its own).
+    pub(crate) fn with_pool(mut self, pool: Pool) -> Self {
+        self.pool = pool;
+        self
     }
 
     /// Checks the chunk's pages against its metadata's
@@ -442,15 +453,23 @@ impl LeafReader {
     pub(crate) fn read(&mut self, rows: usize) -> Result<LeafData> {
         let max_def = self.max_def;
         let max_rep = self.max_rep;
-        let mut def: Vec<i16> = Vec::new();
-        let mut rep: Vec<i16> = Vec::new();
-        if max_def > 0 {
-            def.reserve(rows);
-        }
-        if max_rep > 0 {
-            rep.reserve(rows);
-        }
-        let mut dense = self.template.empty_like();
+        let (last_levels, last_values, last_bytes) = self.last;
+        let levels_room = rows.max(last_levels);
+        let mut def: Vec<i16> = if max_def > 0 {
+            self.pool.take(levels_room)
+        } else {
+            Vec::new()
+        };
+        let mut rep: Vec<i16> = if max_rep > 0 {
+            self.pool.take(levels_room)
+        } else {
+            Vec::new()
+        };
+        let mut dense = self.template.take_like(
+            &self.pool,
+            last_values.max(rows.min(levels_room)),
+            last_bytes,
+        );
         let mut keys: Vec<u32> = Vec::new();
         let mut keys_mode = self.key_type.is_some();
         // Every value came from a dictionary whose entries are valid UTF-8.
@@ -563,7 +582,9 @@ impl LeafReader {
         utf8_checked: bool,
         levels: usize,
     ) -> Result<LeafData> {
+        self.last = (levels, dense.len(), dense.value_bytes());
         let at = &self.at;
+        let pool = &self.pool;
         let max_def = self.max_def;
         let nulls = if max_def > 0 {
             let buf = if self.slot_def > 0 {
@@ -589,15 +610,15 @@ impl LeafReader {
                     Some(a) => a.clone(),
                     None => {
                         let len = d.dense.len();
-                        let a = to_arrow(d.dense.clone(), None, len, dt, d.utf8_ok, at)?;
+                        let a = to_arrow(d.dense.clone(), None, len, dt, d.utf8_ok, at, pool)?;
                         d.array = Some(a.clone());
                         a
                     }
                 };
-                crate::convert::dictionary_array(key_type, keys, false, nulls, values, at)?
+                crate::convert::dictionary_array(key_type, keys, false, nulls, values, at, pool)?
             } else {
                 check_decoded(valid, dense.len(), at)?;
-                let plain = to_arrow(dense, nulls.clone(), levels, dt, utf8_checked, at)?;
+                let plain = to_arrow(dense, nulls.clone(), levels, dt, utf8_checked, at, pool)?;
                 let n = u32::try_from(levels)
                     .map_err(|_| data_err(at, "too many values for a dictionary"))?;
                 crate::convert::dictionary_array(
@@ -607,13 +628,14 @@ impl LeafReader {
                     nulls,
                     plain,
                     at,
+                    pool,
                 )?
             }
         } else {
             if !matches!(dt, DataType::Null) {
                 check_decoded(valid, dense.len(), at)?;
             }
-            to_arrow(dense, nulls, levels, dt, utf8_checked, at)?
+            to_arrow(dense, nulls, levels, dt, utf8_checked, at, pool)?
         };
         Ok(LeafData {
             def: (max_def > 0).then_some(def),

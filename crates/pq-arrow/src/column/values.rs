@@ -12,6 +12,7 @@ use pq_encoding::rle::RleDecoder;
 use pq_format::Encoding;
 
 use crate::error::{Location, Result, enc_err, unsupported};
+use crate::pool::Pool;
 
 /// Offsets of a byte-array buffer, 32- or 64-bit as the Arrow type needs.
 #[derive(Debug, Clone)]
@@ -117,6 +118,41 @@ impl Dense {
                 width: *width,
                 data: Vec::new(),
             },
+        }
+    }
+
+    /// An empty buffer like `self` from `pool`, with room for `values`
+    /// values and, for byte arrays and fixed-length values, `bytes` value
+    /// bytes (the caller's measure of what the last batch held: a width
+    /// from the file times a value count could be any size).
+    pub(crate) fn take_like(&self, pool: &Pool, values: usize, bytes: usize) -> Dense {
+        match self {
+            Dense::Bool(_) => Dense::Bool(pool.take(values)),
+            Dense::I32(_) => Dense::I32(pool.take(values)),
+            Dense::I64(_) => Dense::I64(pool.take(values)),
+            Dense::I96(_) => Dense::I96(pool.take(values)),
+            Dense::F32(_) => Dense::F32(pool.take(values)),
+            Dense::F64(_) => Dense::F64(pool.take(values)),
+            Dense::Bytes { offsets, .. } => Dense::Bytes {
+                offsets: match offsets {
+                    Offsets::I32(_) => Offsets::I32(pool.take(values + 1)),
+                    Offsets::I64(_) => Offsets::I64(pool.take(values + 1)),
+                },
+                values: pool.take(bytes),
+            },
+            Dense::Fixed { width, .. } => Dense::Fixed {
+                width: *width,
+                data: pool.take(bytes),
+            },
+        }
+    }
+
+    /// The bytes of byte-array and fixed-length values (0 for others).
+    pub(crate) fn value_bytes(&self) -> usize {
+        match self {
+            Dense::Bytes { values, .. } => values.len(),
+            Dense::Fixed { data, .. } => data.len(),
+            _ => 0,
         }
     }
 

@@ -1,0 +1,254 @@
+//! Output buffers that come back: the memory of a batch's arrays returns to
+//! its reader's pool when the last array using it is dropped, and a later
+//! batch decodes into it.
+//!
+//! Why: decoding a batch otherwise allocates a megabyte or more and frees
+//! it once the caller drops the batch. With several decoding threads the
+//! two happen on different threads, and glibc's allocator gives each thread
+//! its own arena: memory freed from another thread goes back to the
+//! decoding thread's arena, which trims it to the system, and the next
+//! batch faults every page in again (reading on two threads was slower than
+//! on one). With the pool, steady-state decoding allocates no large buffer,
+//! whichever thread decodes and whichever drops. Memory stays bounded: the
+//! pool keeps at most its limit in bytes and drops the oldest beyond it, and
+//! a buffer still in use when the reader is gone is simply freed.
+
+use std::any::{Any, TypeId};
+use std::sync::{Arc, Mutex, Weak};
+
+use arrow_buffer::Buffer;
+
+/// Bytes a reader's pool keeps at most: a few rounds of batches of a wide
+/// table (a 13-column lineitem batch of 8192 rows is about 1.5 MB).
+pub(crate) const DEFAULT_POOL_BYTES: usize = 64 << 20;
+
+/// A vector kept for reuse.
+struct Kept {
+    type_id: TypeId,
+    /// Its capacity in bytes.
+    bytes: usize,
+    vec: Box<dyn Any + Send>,
+}
+
+#[derive(Default)]
+struct Free {
+    /// Oldest first.
+    kept: Vec<Kept>,
+    bytes: usize,
+}
+
+struct Shared {
+    free: Mutex<Free>,
+    limit: usize,
+}
+
+/// A pool of vectors for output buffers; cheap to clone (one pool shared).
+#[derive(Clone)]
+pub(crate) struct Pool(Arc<Shared>);
+
+impl std::fmt::Debug for Pool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Pool(limit {})", self.0.limit)
+    }
+}
+
+impl Pool {
+    /// A pool keeping at most `limit` bytes; 0 keeps nothing (every
+    /// [`Pool::take`] allocates, [`Pool::buffer`] is a plain Arrow buffer).
+    pub(crate) fn new(limit: usize) -> Self {
+        Pool(Arc::new(Shared {
+            free: Mutex::new(Free::default()),
+            limit,
+        }))
+    }
+
+    /// An empty vector with room for at least `cap` values: the smallest
+    /// kept one that is large enough, else the largest kept one grown, else
+    /// a new one.
+    pub(crate) fn take<T: Copy + Send + 'static>(&self, cap: usize) -> Vec<T> {
+        let mut v = self.take_kept::<T>(cap).unwrap_or_default();
+        v.reserve(cap);
+        v
+    }
+
+    fn take_kept<T: Copy + Send + 'static>(&self, cap: usize) -> Option<Vec<T>> {
+        if self.0.limit == 0 {
+            return None;
+        }
+        let want = cap.saturating_mul(size_of::<T>());
+        let id = TypeId::of::<Vec<T>>();
+        let kept = {
+            let mut free = self.0.free.lock().ok()?;
+            let mut best: Option<(usize, usize)> = None;
+            for (i, k) in free.kept.iter().enumerate() {
+                if k.type_id != id {
+                    continue;
+                }
+                let better = match best {
+                    None => true,
+                    // Large enough: the smallest such; else the largest.
+                    Some((_, b)) if b >= want => k.bytes >= want && k.bytes < b,
+                    Some((_, b)) => k.bytes > b,
+                };
+                if better {
+                    best = Some((i, k.bytes));
+                }
+            }
+            let (i, bytes) = best?;
+            free.bytes -= bytes;
+            free.kept.remove(i)
+        };
+        kept.vec.downcast::<Vec<T>>().ok().map(|b| *b)
+    }
+
+    /// Keeps `v` for reuse (emptied), dropping the oldest kept vectors if
+    /// the pool would exceed its limit.
+    pub(crate) fn put<T: Copy + Send + 'static>(&self, v: Vec<T>) {
+        put(&self.0, v);
+    }
+
+    /// An Arrow buffer of `v`'s values whose memory comes back to this pool
+    /// when the last array using it is dropped (if the pool still exists).
+    pub(crate) fn buffer<T: arrow_buffer::ArrowNativeType + Send + 'static>(
+        &self,
+        v: Vec<T>,
+    ) -> Buffer {
+        if self.0.limit == 0 || v.capacity() == 0 {
+            return Buffer::from_vec(v);
+        }
+        let len = std::mem::size_of_val(v.as_slice());
+        // A vector's pointer is never null (dangling but aligned when empty).
+        let ptr = std::ptr::NonNull::from(v.as_slice()).cast::<u8>();
+        let owner = Arc::new(Returning {
+            vec: Mutex::new(v),
+            pool: Arc::downgrade(&self.0),
+        });
+        // SAFETY: `ptr` is the start of `v`'s `len` initialised bytes, and
+        // `v` lives in `owner`, untouched until `owner` is dropped: moving a
+        // vector does not move its heap buffer, and nothing else can reach
+        // it (the mutex is only taken by `Drop`). Arrow keeps `owner` alive
+        // as long as any array uses the buffer.
+        unsafe { Buffer::from_custom_allocation(ptr, len, owner) }
+    }
+}
+
+fn put<T: Copy + Send + 'static>(shared: &Shared, mut v: Vec<T>) {
+    let bytes = v.capacity().saturating_mul(size_of::<T>());
+    if bytes == 0 || bytes > shared.limit {
+        return;
+    }
+    v.clear();
+    let Ok(mut free) = shared.free.lock() else {
+        return;
+    };
+    while free.bytes + bytes > shared.limit && !free.kept.is_empty() {
+        let old = free.kept.remove(0);
+        free.bytes -= old.bytes;
+    }
+    free.bytes += bytes;
+    free.kept.push(Kept {
+        type_id: TypeId::of::<Vec<T>>(),
+        bytes,
+        vec: Box::new(v),
+    });
+}
+
+/// The owner of a pooled Arrow buffer's memory: gives it back on drop.
+struct Returning<T: Copy + Send + 'static> {
+    /// A mutex only to make the owner `Sync` and unwind-safe for Arrow.
+    vec: Mutex<Vec<T>>,
+    pool: Weak<Shared>,
+}
+
+impl<T: Copy + Send + 'static> Drop for Returning<T> {
+    fn drop(&mut self) {
+        if let Some(shared) = self.pool.upgrade() {
+            let v = match self.vec.get_mut() {
+                Ok(v) => std::mem::take(v),
+                Err(poisoned) => std::mem::take(poisoned.into_inner()),
+            };
+            put(&shared, v);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_vector_put_back_is_taken_again() {
+        let pool = Pool::new(1 << 20);
+        let v: Vec<u64> = Vec::with_capacity(100);
+        let p = v.as_ptr();
+        pool.put(v);
+        let w: Vec<u64> = pool.take(50);
+        assert_eq!(w.as_ptr(), p);
+        assert!(w.is_empty() && w.capacity() >= 100);
+        // Another type is not handed out for it.
+        pool.put(w);
+        let x: Vec<u32> = pool.take(50);
+        assert_ne!(x.as_ptr().cast::<u64>(), p);
+    }
+
+    #[test]
+    fn take_prefers_the_smallest_large_enough() {
+        let pool = Pool::new(1 << 20);
+        for cap in [10usize, 1000, 100] {
+            pool.put(Vec::<u8>::with_capacity(cap));
+        }
+        assert_eq!(pool.take::<u8>(50).capacity(), 100);
+        assert_eq!(pool.take::<u8>(50).capacity(), 1000);
+        // Only one too small left: it is grown.
+        assert!(pool.take::<u8>(50).capacity() >= 50);
+        assert_eq!(pool.0.free.lock().map(|f| f.kept.len()).ok(), Some(0));
+    }
+
+    #[test]
+    fn the_limit_drops_the_oldest() {
+        let pool = Pool::new(250);
+        for cap in [100usize, 100, 100] {
+            pool.put(Vec::<u8>::with_capacity(cap));
+        }
+        let free = pool.0.free.lock().unwrap();
+        assert!(free.bytes <= 250 && free.kept.len() == 2, "{}", free.bytes);
+    }
+
+    #[test]
+    fn arrow_buffers_come_back_when_dropped() {
+        let pool = Pool::new(1 << 20);
+        let v: Vec<i64> = (0..1000).collect();
+        let p = v.as_ptr();
+        let b = pool.buffer(v);
+        let a = arrow_array::Int64Array::new(arrow_buffer::ScalarBuffer::new(b, 0, 1000), None);
+        let sliced = arrow_array::Array::slice(&a, 10, 5);
+        assert_eq!(a.value(999), 999);
+        drop(a);
+        // Still used by the slice: not back yet.
+        let other: Vec<i64> = pool.take(10);
+        assert_ne!(other.as_ptr(), p);
+        assert_eq!(sliced.len(), 5);
+        drop(sliced);
+        let w: Vec<i64> = pool.take(10);
+        assert_eq!(w.as_ptr(), p);
+        assert!(w.is_empty());
+    }
+
+    #[test]
+    fn buffers_outliving_the_pool_are_freed() {
+        let pool = Pool::new(1 << 20);
+        let b = pool.buffer(vec![1u32, 2, 3]);
+        drop(pool);
+        assert_eq!(b.typed_data::<u32>(), &[1, 2, 3]);
+        drop(b);
+    }
+
+    #[test]
+    fn a_pool_without_room_keeps_nothing() {
+        let pool = Pool::new(0);
+        pool.put(Vec::<u8>::with_capacity(10));
+        assert_eq!(pool.take::<u8>(0).capacity(), 0);
+        let b = pool.buffer(vec![1u8, 2]);
+        assert_eq!(b.as_slice(), &[1, 2]);
+    }
+}

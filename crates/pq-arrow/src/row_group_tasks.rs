@@ -1,0 +1,342 @@
+//! The decoding of one row group as tasks, each one batch of one leaf
+//! column, shared by the caller's thread and any decoding threads.
+//!
+//! A thread with nothing else to do takes the task of the earliest batch
+//! not yet decoded (preferring a column it decoded last, for its caches),
+//! so the threads stay balanced however uneven the columns are, and none
+//! waits for the other at fixed points: while the caller assembles and uses
+//! batch `b`, the decoding threads work on the next ones, at most `ahead`
+//! batches beyond the last one handed out (which bounds memory). The
+//! caller's thread decodes too whenever the batch it wants is not complete.
+//!
+//! A column's batches are decoded in order (its reader holds the position
+//! in its pages), by whichever thread takes them; which thread decodes a
+//! batch does not change what it decodes.
+
+use std::collections::VecDeque;
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+use crate::assemble::Leaves;
+use crate::column::{LeafData, LeafReader};
+use crate::error::{Location, Result, data_err};
+
+/// The batches of a row group: `skip` rows in batches of `step` (rows
+/// before the reader's offset, decoded and dropped), then `read` rows in
+/// batches of `size`. Computed, not listed: a row count comes from the
+/// file, and a list of batches would be memory it does not justify.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Batches {
+    pub(crate) skip: usize,
+    pub(crate) step: usize,
+    pub(crate) read: usize,
+    pub(crate) size: usize,
+}
+
+impl Batches {
+    /// The leading batches of skipped rows.
+    pub(crate) fn skipped(&self) -> usize {
+        self.skip.div_ceil(self.step.max(1))
+    }
+
+    fn len(&self) -> usize {
+        self.skipped() + self.read.div_ceil(self.size.max(1))
+    }
+
+    /// The rows of batch `k`.
+    fn rows(&self, k: usize) -> Option<usize> {
+        let (step, size) = (self.step.max(1), self.size.max(1));
+        match k.checked_sub(self.skipped()) {
+            None => Some(step.min(self.skip - k * step)),
+            Some(j) if j < self.read.div_ceil(size) => Some(size.min(self.read - j * size)),
+            Some(_) => None,
+        }
+    }
+}
+
+/// One leaf column of the row group.
+#[derive(Debug)]
+struct Slot {
+    column: usize,
+    /// `None` while a thread decodes a batch of it.
+    reader: Option<LeafReader>,
+    /// The next batch to decode.
+    next: usize,
+    /// The thread that decoded its last batch.
+    last_thread: usize,
+    /// A batch of it failed: no more tasks (the error ends the reading
+    /// when the caller reaches that batch).
+    broken: bool,
+}
+
+#[derive(Debug)]
+struct State {
+    slots: Vec<Slot>,
+    sizes: Batches,
+    /// Batches handed to the caller.
+    taken: usize,
+    /// Results of batches `taken..`, one entry per slot.
+    results: VecDeque<Vec<Option<Result<LeafData>>>>,
+    /// Threads waiting for a task or a result.
+    waiting: usize,
+    /// The caller stopped reading this row group: no more tasks.
+    closed: bool,
+}
+
+/// The decoding tasks of one row group.
+#[derive(Debug)]
+pub(crate) struct RowGroupTasks {
+    state: Mutex<State>,
+    changed: Condvar,
+    ahead: usize,
+}
+
+/// A task taken: decode batch `batch` of slot `slot`.
+struct Task {
+    slot: usize,
+    batch: usize,
+    rows: usize,
+    reader: LeafReader,
+}
+
+impl RowGroupTasks {
+    /// Tasks reading batches of `sizes` rows from every reader, at most
+    /// `ahead` (at least 1) batches past the last one the caller took.
+    pub(crate) fn new(readers: Vec<(usize, LeafReader)>, sizes: Batches, ahead: usize) -> Self {
+        let slots = readers
+            .into_iter()
+            .map(|(column, reader)| Slot {
+                column,
+                reader: Some(reader),
+                next: 0,
+                last_thread: 0,
+                broken: false,
+            })
+            .collect();
+        RowGroupTasks {
+            state: Mutex::new(State {
+                slots,
+                sizes,
+                taken: 0,
+                results: VecDeque::new(),
+                waiting: 0,
+                closed: false,
+            }),
+            changed: Condvar::new(),
+            ahead: ahead.max(1),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic while holding the lock is caught (see `run`) and the
+        // state stays consistent: go on with it.
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn wait<'a>(&self, mut state: MutexGuard<'a, State>) -> MutexGuard<'a, State> {
+        state.waiting += 1;
+        let mut state = self.changed.wait(state).unwrap_or_else(|p| p.into_inner());
+        state.waiting -= 1;
+        state
+    }
+
+    /// Takes the next task for `thread`: the earliest batch not yet
+    /// decoded, a column this thread decoded last first.
+    fn pick(&self, state: &mut State, thread: usize) -> Option<Task> {
+        if state.closed {
+            return None;
+        }
+        let limit = state.sizes.len().min(state.taken + self.ahead);
+        let (i, _) = state
+            .slots
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.reader.is_some() && !s.broken && s.next < limit)
+            .min_by_key(|(_, s)| (s.next, s.last_thread != thread))?;
+        let slot = state.slots.get_mut(i)?;
+        let batch = slot.next;
+        let reader = slot.reader.take()?;
+        let rows = state.sizes.rows(batch).unwrap_or(0);
+        Some(Task {
+            slot: i,
+            batch,
+            rows,
+            reader,
+        })
+    }
+
+    /// Decodes `task` without the lock, then stores its result; returns
+    /// holding the lock, so that this thread picks its next task before a
+    /// woken one can take the column it just decoded (a column moving
+    /// between threads loses its data from the cache).
+    fn run(&self, task: Task, thread: usize) -> MutexGuard<'_, State> {
+        let Task {
+            slot,
+            batch,
+            rows,
+            mut reader,
+        } = task;
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reader.read(rows)))
+            .unwrap_or_else(|_| {
+                Err(data_err(
+                    &Location::default(),
+                    "decoding a batch panicked (a bug: please report it)",
+                ))
+            });
+        let mut state = self.lock();
+        let failed = result.is_err();
+        let taken = state.taken;
+        let n_slots = state.slots.len();
+        if let Some(k) = batch.checked_sub(taken) {
+            while state.results.len() <= k {
+                state
+                    .results
+                    .push_back((0..n_slots).map(|_| None).collect());
+            }
+            if let Some(r) = state.results.get_mut(k).and_then(|b| b.get_mut(slot)) {
+                *r = Some(result);
+            }
+        }
+        if let Some(s) = state.slots.get_mut(slot) {
+            s.reader = Some(reader);
+            s.next = batch + 1;
+            s.last_thread = thread;
+            s.broken |= failed;
+        }
+        if state.waiting > 0 {
+            self.changed.notify_all();
+        }
+        state
+    }
+
+    /// The caller's next batch: its leaves by column index, decoding on
+    /// this thread (thread 0) while it is not complete. `None` after the
+    /// last batch.
+    pub(crate) fn next_batch(&self) -> Option<(usize, Result<Leaves>)> {
+        let mut state = self.lock();
+        loop {
+            let rows = state.sizes.rows(state.taken)?;
+            let complete = state
+                .results
+                .front()
+                .is_some_and(|b| b.iter().all(Option::is_some));
+            if complete {
+                let leaves = state.results.pop_front().unwrap_or_default();
+                state.taken += 1;
+                let columns: Vec<usize> = state.slots.iter().map(|s| s.column).collect();
+                if state.waiting > 0 {
+                    self.changed.notify_all();
+                }
+                drop(state);
+                let out = columns
+                    .into_iter()
+                    .zip(leaves)
+                    .map(|(c, l)| l.unwrap_or_else(|| Err(lost())).map(|l| (c, l)))
+                    .collect();
+                return Some((rows, out));
+            }
+            match self.pick(&mut state, 0) {
+                Some(task) => {
+                    drop(state);
+                    state = self.run(task, 0);
+                }
+                None => {
+                    let stuck = state.slots.iter().all(|s| s.reader.is_some())
+                        && state.results.front().is_none_or(|b| {
+                            b.iter()
+                                .zip(&state.slots)
+                                .any(|(r, s)| r.is_none() && (s.broken || s.next > state.taken))
+                        });
+                    if stuck {
+                        // Nothing decodes the missing leaves (cannot
+                        // happen unless a slot broke before this batch).
+                        return Some((rows, Err(lost())));
+                    }
+                    state = self.wait(state);
+                }
+            }
+        }
+    }
+
+    /// Work for a decoding thread: tasks until none is left, or the caller
+    /// has closed the row group.
+    pub(crate) fn work(&self, thread: usize) {
+        let mut state = self.lock();
+        loop {
+            if state.closed
+                || state
+                    .slots
+                    .iter()
+                    .all(|s| s.broken || s.next >= state.sizes.len())
+            {
+                return;
+            }
+            match self.pick(&mut state, thread) {
+                Some(task) => {
+                    drop(state);
+                    state = self.run(task, thread);
+                }
+                None => state = self.wait(state),
+            }
+        }
+    }
+
+    /// Stops the tasks and gives the readers back once no thread decodes
+    /// any, with whether every batch was decoded.
+    pub(crate) fn close(&self) -> (Vec<(usize, LeafReader)>, bool) {
+        let mut state = self.lock();
+        state.closed = true;
+        self.changed.notify_all();
+        while state.slots.iter().any(|s| s.reader.is_none()) {
+            state = self.wait(state);
+        }
+        let all = state.taken >= state.sizes.len();
+        let readers = state
+            .slots
+            .iter_mut()
+            .filter_map(|s| s.reader.take().map(|r| (s.column, r)))
+            .collect();
+        (readers, all)
+    }
+}
+
+fn lost() -> crate::error::Error {
+    data_err(&Location::default(), "a decoding thread stopped")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Batches;
+
+    #[test]
+    fn batches_cover_the_skipped_then_the_read_rows() {
+        for (skip, step, read, size) in [
+            (0, 8192, 0, 10),
+            (0, 8192, 25, 10),
+            (20_000, 8192, 7, 3),
+            (8192, 8192, 8192, 8192),
+            (5, 8192, 1, 1),
+        ] {
+            let b = Batches {
+                skip,
+                step,
+                read,
+                size,
+            };
+            let rows: Vec<usize> = (0..b.len()).map(|k| b.rows(k).unwrap_or(0)).collect();
+            let (skipped, kept) = rows.split_at(b.skipped());
+            assert_eq!(skipped.iter().sum::<usize>(), skip);
+            assert_eq!(kept.iter().sum::<usize>(), read);
+            assert!(skipped.iter().all(|&r| r > 0 && r <= step));
+            assert!(kept.iter().all(|&r| r > 0 && r <= size));
+            assert_eq!(b.rows(b.len()), None);
+        }
+        // A row count from a damaged footer costs no memory up front.
+        let huge = Batches {
+            skip: 0,
+            step: 8192,
+            read: usize::MAX / 2,
+            size: 1,
+        };
+        assert_eq!(huge.rows(123), Some(1));
+    }
+}
