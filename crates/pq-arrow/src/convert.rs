@@ -68,12 +68,36 @@ fn spread<T: Copy + Default + Send + 'static>(
     out
 }
 
-fn spread_fixed(data: Vec<u8>, width: usize, nulls: Option<&NullBuffer>, pool: &Pool) -> Vec<u8> {
-    let Some(nulls) = nulls else { return data };
+/// Most bytes the slots of one batch of fixed-length values may take. Null
+/// slots hold `width` zero bytes each, which the file does not store, so a
+/// width from a damaged schema could otherwise ask for terabytes.
+const MAX_FIXED_BATCH_BYTES: usize = 1 << 30;
+
+fn spread_fixed(
+    data: Vec<u8>,
+    width: usize,
+    nulls: Option<&NullBuffer>,
+    pool: &Pool,
+    at: &Location,
+) -> Result<Vec<u8>> {
+    let Some(nulls) = nulls else { return Ok(data) };
     if nulls.null_count() == 0 || width == 0 {
-        return data;
+        return Ok(data);
     }
-    let n = nulls.len() * width;
+    let Some(n) = nulls
+        .len()
+        .checked_mul(width)
+        .filter(|&n| n <= MAX_FIXED_BATCH_BYTES)
+    else {
+        return Err(data_err(
+            at,
+            format!(
+                "{} slots of {width}-byte values would take more than {MAX_FIXED_BATCH_BYTES} \
+                 bytes in one batch (a smaller batch size reads them)",
+                nulls.len()
+            ),
+        ));
+    };
     let mut out = pool.take(n);
     out.resize(n, 0u8);
     for (i, v) in nulls.valid_indices().zip(data.chunks_exact(width)) {
@@ -82,7 +106,7 @@ fn spread_fixed(data: Vec<u8>, width: usize, nulls: Option<&NullBuffer>, pool: &
         }
     }
     pool.put(data);
-    out
+    Ok(out)
 }
 
 fn spread_offsets<O: Copy + Default + Send + 'static>(
@@ -345,7 +369,7 @@ pub(crate) fn to_arrow(
             bytes_to_arrow(offsets, values, nulls, dt, utf8_checked, at, pool)
         }
         Dense::Fixed { width, data } => {
-            let data = spread_fixed(data, width, n, pool);
+            let data = spread_fixed(data, width, n, pool, at)?;
             match dt {
                 DataType::FixedSizeBinary(w) => {
                     let a = FixedSizeBinaryArray::try_new(*w, pool.buffer(data), nulls)
@@ -646,6 +670,41 @@ mod tests {
             offsets: Offsets::I32(offsets),
             values: values.to_vec(),
         }
+    }
+
+    #[test]
+    fn null_fixed_slots_past_the_batch_cap_are_an_error() {
+        let nulls = NullBuffer::from(vec![true, false, false, true]);
+        let a = to_arrow(
+            Dense::Fixed {
+                width: 3,
+                data: b"abcdef".to_vec(),
+            },
+            Some(nulls.clone()),
+            4,
+            &DataType::FixedSizeBinary(3),
+            false,
+            &Location::default(),
+            &pool(),
+        )
+        .unwrap();
+        assert_eq!(a.as_fixed_size_binary().value(3), b"def");
+        // A width from a damaged schema, every slot null: no bytes in the
+        // file, terabytes asked of the allocator.
+        let r = to_arrow(
+            Dense::Fixed {
+                width: i32::MAX as usize,
+                data: Vec::new(),
+            },
+            Some(NullBuffer::new_null(1024)),
+            1024,
+            &DataType::FixedSizeBinary(i32::MAX),
+            false,
+            &Location::default(),
+            &pool(),
+        );
+        let e = r.unwrap_err().to_string();
+        assert!(e.contains("1024 slots of 2147483647-byte values"), "{e}");
     }
 
     #[test]
