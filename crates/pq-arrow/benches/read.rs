@@ -104,11 +104,24 @@ fn median(v: &mut [f64]) -> f64 {
 /// The ratio pass: the readers alternate (arrow-rs, pq-arrow, pq-arrow on 2
 /// threads, then again), and each round gives its own ratios, so that a
 /// change of machine load hits both sides alike; the median round ratio and
-/// the interquartile range of the rounds are printed.
+/// the interquartile range of the rounds are printed. The last columns are
+/// the speed-up of two threads over one: the median of the rounds', and the
+/// fastest one-thread read over the fastest two-thread read (a core taken
+/// by anything else slows a two-thread read most, so the fastest reads show
+/// what the threads do on a quiet machine).
 fn ratios(tables: &[(&'static str, Bytes)]) {
     println!(
-        "\n{:<30} {:>10} {:>10} {:>6} {:>11} {:>10} {:>6} {:>6}",
-        "table", "arrow-rs", "pq-arrow", "ratio", "(IQR)", "pq 2thr", "ratio", "rounds"
+        "\n{:<30} {:>10} {:>10} {:>6} {:>11} {:>10} {:>6} {:>6} {:>6} {:>6}",
+        "table",
+        "arrow-rs",
+        "pq-arrow",
+        "ratio",
+        "(IQR)",
+        "pq 2thr",
+        "ratio",
+        "2thr x",
+        "best x",
+        "rounds"
     );
     for (name, bytes) in tables {
         assert_eq!(
@@ -117,7 +130,7 @@ fn ratios(tables: &[(&'static str, Bytes)]) {
             "{name}: row counts"
         );
         let (mut a, mut p, mut p2) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut r, mut r2) = (Vec::new(), Vec::new());
+        let (mut r, mut r2, mut x2) = (Vec::new(), Vec::new(), Vec::new());
         let start = Instant::now();
         while a.len() < 5 || (start.elapsed() < Duration::from_secs(6) && a.len() < 40) {
             let ta = time(|| arrow_rs_read(bytes));
@@ -128,12 +141,15 @@ fn ratios(tables: &[(&'static str, Bytes)]) {
             p2.push(tp2);
             r.push(tp / ta);
             r2.push(tp2 / ta);
+            x2.push(tp / tp2);
         }
+        let best = p.iter().copied().fold(f64::MAX, f64::min)
+            / p2.iter().copied().fold(f64::MAX, f64::min);
         let rounds = r.len();
         let ratio = median(&mut r);
         let (q1, q3) = (r[rounds / 4], r[(3 * rounds) / 4]);
         println!(
-            "{:<30} {:>8.1}ms {:>8.1}ms {:>6.2} {:>11} {:>8.1}ms {:>6.2} {:>6}",
+            "{:<30} {:>8.1}ms {:>8.1}ms {:>6.2} {:>11} {:>8.1}ms {:>6.2} {:>6.2} {:>6.2} {:>6}",
             name,
             median(&mut a) * 1e3,
             median(&mut p) * 1e3,
@@ -141,6 +157,8 @@ fn ratios(tables: &[(&'static str, Bytes)]) {
             format!("{q1:.2}-{q3:.2}"),
             median(&mut p2) * 1e3,
             median(&mut r2),
+            median(&mut x2),
+            best,
             rounds
         );
     }
