@@ -91,6 +91,7 @@ pub struct ParquetReader {
     offset: usize,
     limit: Option<usize>,
     threads: usize,
+    pool_bytes: usize,
     skip_arrow_metadata: bool,
     dictionary: bool,
     page_options: PageOptions,
@@ -203,6 +204,7 @@ impl ParquetReader {
             offset: 0,
             limit: None,
             threads: 1,
+            pool_bytes: DEFAULT_POOL_BYTES,
             skip_arrow_metadata: false,
             dictionary: false,
             page_options: default_page_options().with_format_limits(limits.clone()),
@@ -303,13 +305,10 @@ impl ParquetReader {
     /// so one column that holds most of a file's work bounds the gain (see
     /// `BENCHMARKS.md`). The threads live as long as the batch iterator.
     ///
-    /// With threads or without, the memory of a batch's arrays goes back to
-    /// the reader (at most 64 MiB of it) when the batch is dropped, and later
-    /// batches decode into it: no large allocation per batch, and none freed
-    /// on one thread after being allocated on another, which the system
-    /// allocator handles badly. A batch's buffers are therefore Arrow
-    /// buffers with their own owner (`Buffer::into_mutable` gives them back
-    /// unchanged rather than taking them over).
+    /// With threads or without, the memory of a dropped batch is reused for
+    /// later ones (see [`with_buffer_pool`](Self::with_buffer_pool)): with
+    /// threads this matters most, since memory allocated on one thread and
+    /// freed on another is what the system allocator handles worst.
     ///
     /// ```
     /// use pq_arrow::ParquetReader;
@@ -326,6 +325,30 @@ impl ParquetReader {
     /// ```
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
+        self
+    }
+
+    /// How many bytes of dropped batches the reader keeps for later batches
+    /// to decode into (default 64 MiB; 0 keeps none).
+    ///
+    /// A batch's arrays then hold Arrow buffers whose memory goes back to
+    /// the reader when the last array using it is dropped (or is freed, if
+    /// the reader is gone): no large allocation per batch once the first
+    /// few are dropped. Such buffers have their own owner, so
+    /// `Buffer::into_mutable` gives them back unchanged rather than taking
+    /// them over; with 0 every batch allocates plain Arrow buffers.
+    ///
+    /// ```
+    /// use pq_arrow::ParquetReader;
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+    /// let read = |bytes| -> Result<Vec<arrow_array::RecordBatch>, pq_arrow::Error> {
+    ///     ParquetReader::open(path)?.with_buffer_pool(bytes).build()?.collect()
+    /// };
+    /// assert_eq!(read(0)?, read(64 << 20)?);
+    /// # Ok::<(), pq_arrow::Error>(())
+    /// ```
+    pub fn with_buffer_pool(mut self, bytes: usize) -> Self {
+        self.pool_bytes = bytes;
         self
     }
 
@@ -500,7 +523,7 @@ impl ParquetReader {
             } else {
                 1
             },
-            pool: Pool::new(DEFAULT_POOL_BYTES),
+            pool: Pool::new(self.pool_bytes),
             batch_size: self.batch_size,
             to_skip: self.offset,
             remaining: self.limit,
