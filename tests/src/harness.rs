@@ -258,28 +258,33 @@ pub fn page_reader(data: &[u8]) {
 /// timeout although the file justifies it, and stops. With the caps such
 /// inputs end in a limit error at once and the fuzzer's time goes to the
 /// decoding paths. [`read_bytes`] keeps the reader's defaults.
+///
+/// Inputs of odd length are read on two decoding threads, so the sanitizer
+/// also watches the shared tasks and the buffers coming back to the pool
+/// from another thread.
 pub fn read_file(data: &[u8]) {
     let options = pq_page::PageOptions::default()
         .with_compress_limits(pq_compress::Limits::default().with_max_uncompressed_size(16 << 20))
         .with_max_dictionary_size(16 << 20)
         .with_max_page_values(1 << 20);
-    read_bytes_with(Bytes::copy_from_slice(data), Some(options));
+    let threads = 1 + data.len() % 2;
+    read_bytes_with(Bytes::copy_from_slice(data), Some(options), threads);
 }
 
 /// [`read_file`] over bytes the caller already holds, without a copy, with
 /// the reader's default limits.
 pub fn read_bytes(data: Bytes) {
-    read_bytes_with(data, None);
+    read_bytes_with(data, None, 1);
 }
 
-fn read_bytes_with(data: Bytes, options: Option<pq_page::PageOptions>) {
+fn read_bytes_with(data: Bytes, options: Option<pq_page::PageOptions>, threads: usize) {
     let Ok(mut reader) = pq_arrow::ParquetReader::from_bytes(data) else {
         return;
     };
     if let Some(options) = options {
         reader = reader.with_page_options(options);
     }
-    let Ok(batches) = reader.with_batch_size(1024).build() else {
+    let Ok(batches) = reader.with_batch_size(1024).with_threads(threads).build() else {
         return;
     };
     for batch in batches.take(MAX_CALLS) {
