@@ -1,8 +1,8 @@
 //! Decoding on several threads, and batches whose buffers return to the
 //! reader's pool: held batches keep their values while later ones reuse the
 //! memory of dropped ones, a reader dropped or stopped mid row group does not
-//! hang, and a damaged file ends with the same batches and the same error on
-//! any number of threads.
+//! hang, a damaged file ends with the same batches and the same error on
+//! any number of threads, and the batch iterator can move to another thread.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -144,4 +144,30 @@ fn damage_ends_the_read_at_the_same_batch_on_any_number_of_threads() {
     }
     // The damage must reach errors for the test to mean anything.
     assert!(errors > 20, "only {errors} damaged files failed");
+}
+
+/// The batch iterator moves to another thread (a pipeline stage that reads
+/// while the caller does other work), on its own decoding threads or not.
+#[test]
+fn the_batch_iterator_is_send() {
+    fn send<T: Send + 'static>(_: &T) {}
+    let bytes = fixture("many_pages.parquet");
+    for threads in [1, 2] {
+        let reader = ParquetReader::from_bytes(bytes.clone())
+            .unwrap()
+            .with_threads(threads)
+            .build()
+            .unwrap();
+        send(&reader);
+        let rows = std::thread::spawn(move || reader.map(|b| b.unwrap().num_rows()).sum::<usize>())
+            .join()
+            .unwrap();
+        assert_eq!(
+            rows,
+            batches(&bytes, 8192, 1)
+                .iter()
+                .map(|b| b.num_rows())
+                .sum::<usize>()
+        );
+    }
 }
