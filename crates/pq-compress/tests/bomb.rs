@@ -75,6 +75,11 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// Heap bytes counted while a check allocates nothing for its output: not
+/// 0, since the test harness's own thread may allocate a few bytes
+/// meanwhile (it prints other tests' results; a CI run once counted 35).
+const HARNESS_NOISE: usize = 1024;
+
 /// Peak extra heap bytes while running `f`.
 fn peak_during<T>(f: impl FnOnce() -> T) -> (T, usize) {
     let base = LIVE.load(Ordering::SeqCst);
@@ -150,7 +155,10 @@ fn bombs_fail_within_the_declared_size() {
         )
     });
     assert!(matches!(r, Err(Error::SizeLimitExceeded { .. })));
-    assert_eq!(peak, 0, "allocated before rejecting an over-limit size");
+    assert!(
+        peak < HARNESS_NOISE,
+        "allocated {peak} bytes before rejecting an over-limit size"
+    );
 
     for codec in Codec::ALL {
         if !codec.is_available() || codec == Codec::Uncompressed {
@@ -420,7 +428,10 @@ fn real_pages_decode_and_allocate_the_page() {
             codec,
             Codec::Uncompressed | Codec::Snappy | Codec::Zstd | Codec::Lz4Raw | Codec::Lz4
         ) {
-            assert_eq!(warm, 0, "{codec}: allocated once warm");
+            assert!(
+                warm < HARNESS_NOISE,
+                "{codec}: allocated {warm} bytes once warm"
+            );
         }
     }
 }
@@ -454,7 +465,10 @@ fn at_the_bound(name: &str, codec: Codec, body: &[u8], len: usize, expected_max:
                 "{name}: {err}"
             );
         }
-        assert_eq!(peak, 0, "{name}: allocated before rejecting");
+        assert!(
+            peak < HARNESS_NOISE,
+            "{name}: allocated {peak} bytes before rejecting"
+        );
     }
 }
 
@@ -487,7 +501,7 @@ fn maximal_ratio_inputs_decode() {
             matches!(err, Error::SizeUnreachable { declared, .. } if declared == claimed),
             "{err}"
         );
-        assert_eq!(peak, 0);
+        assert!(peak < HARNESS_NOISE, "allocated {peak} bytes");
         // The encoder's own best: 2 MiB of zeros.
         let zeros = vec![0u8; 2 << 20];
         let mut body = Vec::new();
