@@ -149,12 +149,25 @@ impl Decompressor {
         uncompressed_size: usize,
         out: &mut Vec<u8>,
     ) -> Result<()> {
-        // `out` is not cleared up front: its bytes are reused as the
-        // decoders' output space (see `codecs::set_len`), and every path
-        // below either fills it whole or clears it.
+        let result = self.decompress_over(codec, input, uncompressed_size, out);
+        if result.is_err() {
+            out.clear();
+        }
+        result
+    }
+
+    /// [`Decompressor::decompress`], writing over what `out` holds: its
+    /// bytes are not cleared up front but reused as the decoders' output
+    /// space (see `codecs::set_len`). On error `out` may hold anything.
+    fn decompress_over(
+        &mut self,
+        codec: Codec,
+        input: &[u8],
+        uncompressed_size: usize,
+        out: &mut Vec<u8>,
+    ) -> Result<()> {
         let limit = self.limits.max_uncompressed_size();
         if uncompressed_size > limit {
-            out.clear();
             return Err(Error::SizeLimitExceeded {
                 declared: uncompressed_size,
                 limit,
@@ -166,7 +179,6 @@ impl Decompressor {
         }
         match codec {
             Codec::Uncompressed => {
-                out.clear();
                 if input.len() != uncompressed_size {
                     return Err(Error::SizeMismatch {
                         codec,
@@ -174,17 +186,14 @@ impl Decompressor {
                         actual: input.len(),
                     });
                 }
+                out.clear();
                 out.extend_from_slice(input);
                 return Ok(());
             }
-            Codec::Lzo => {
-                out.clear();
-                return Err(lzo_unsupported());
-            }
+            Codec::Lzo => return Err(lzo_unsupported()),
             _ => {}
         }
         if !codec.is_available() {
-            out.clear();
             return Err(feature_disabled(codec));
         }
         let result = self.decode(codec, input, uncompressed_size, out);
@@ -219,7 +228,6 @@ impl Decompressor {
             },
             Err(Fail::Corrupt(message)) => Error::Corrupt { codec, message },
         };
-        out.clear();
         Err(err)
     }
 
