@@ -1,5 +1,6 @@
-//! Every corpus file and fixture reads the same on several decoding threads
-//! as on one: the same batches, or the same error after the same batches.
+//! Every corpus file and fixture, and damaged copies of one, read the same
+//! on several decoding threads as on one: the same batches, or the same
+//! error after the same batches.
 
 #![allow(clippy::unwrap_used)]
 
@@ -77,4 +78,35 @@ fn threads_read_what_one_thread_reads() {
             }
         }
     }
+}
+
+/// Bytes changed all over the column chunks: whatever breaks, and in
+/// whichever batch, two and three threads end where one thread does, with
+/// the same error.
+#[test]
+fn damage_ends_the_read_at_the_same_batch_on_any_number_of_threads() {
+    let clean = std::fs::read(pq_tests::fixtures_dir().join("many_pages.parquet")).unwrap();
+    let footer_len =
+        u32::from_le_bytes(clean[clean.len() - 8..clean.len() - 4].try_into().unwrap());
+    let data_end = clean.len() - 8 - footer_len as usize;
+    let mut errors = 0;
+    for k in 1..200 {
+        let at = 4 + (data_end - 4) * k / 200;
+        let mut b = clean.clone();
+        b[at] ^= 0x5a;
+        b[at + 1] = b[at + 1].wrapping_add(0x77);
+        let bytes = Bytes::from(b);
+        let one = read(&bytes, 1);
+        errors += usize::from(one.1.is_some());
+        for threads in [2, 3] {
+            let got = read(&bytes, threads);
+            assert_eq!(got.1, one.1, "byte {at}, {threads} threads");
+            assert!(
+                got.0 == one.0,
+                "byte {at}, {threads} threads: batches differ"
+            );
+        }
+    }
+    // The damage must reach errors for the test to mean anything.
+    assert!(errors > 20, "only {errors} damaged files failed");
 }

@@ -148,20 +148,14 @@ fn prim<T: ArrowPrimitiveType>(
     PrimitiveArray::<T>::try_new(scalars(values, pool), nulls).map_err(|e| arrow_err(at, e))
 }
 
-/// `iter` collected into a vector from `pool`.
-fn pooled<T: Copy + Send + 'static>(pool: &Pool, iter: impl Iterator<Item = T>) -> Vec<T> {
-    let mut out = pool.take(iter.size_hint().0);
-    out.extend(iter);
-    out
-}
-
 /// `f` of each of `values`, in a vector from `pool`; `values` go back to it.
 fn convert<S: Copy + Send + 'static, T: Copy + Send + 'static>(
     values: Vec<S>,
     pool: &Pool,
     f: impl Fn(S) -> T,
 ) -> Vec<T> {
-    let out = pooled(pool, values.iter().map(|&x| f(x)));
+    let mut out = pool.take(values.len());
+    out.extend(values.iter().map(|&x| f(x)));
     pool.put(values);
     out
 }

@@ -43,23 +43,32 @@ struct Shared {
 }
 
 /// A pool of vectors for output buffers; cheap to clone (one pool shared).
+/// `None`: no pool (every [`Pool::take`] allocates, [`Pool::buffer`] is a
+/// plain Arrow buffer).
 #[derive(Clone)]
-pub(crate) struct Pool(Arc<Shared>);
+pub(crate) struct Pool(Option<Arc<Shared>>);
 
 impl std::fmt::Debug for Pool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Pool(limit {})", self.0.limit)
+        write!(f, "Pool(limit {})", self.0.as_ref().map_or(0, |s| s.limit))
     }
 }
 
 impl Pool {
-    /// A pool keeping at most `limit` bytes; 0 keeps nothing (every
-    /// [`Pool::take`] allocates, [`Pool::buffer`] is a plain Arrow buffer).
+    /// A pool keeping at most `limit` bytes; 0 is [`Pool::none`].
     pub(crate) fn new(limit: usize) -> Self {
-        Pool(Arc::new(Shared {
+        if limit == 0 {
+            return Pool::none();
+        }
+        Pool(Some(Arc::new(Shared {
             free: Mutex::new(Free::default()),
             limit,
-        }))
+        })))
+    }
+
+    /// No pool: vectors are allocated and freed as usual.
+    pub(crate) fn none() -> Self {
+        Pool(None)
     }
 
     /// An empty vector with room for at least `cap` values: the smallest
@@ -72,13 +81,11 @@ impl Pool {
     }
 
     fn take_kept<T: Copy + Send + 'static>(&self, cap: usize) -> Option<Vec<T>> {
-        if self.0.limit == 0 {
-            return None;
-        }
+        let shared = self.0.as_ref()?;
         let want = cap.saturating_mul(size_of::<T>());
         let id = TypeId::of::<Vec<T>>();
         let kept = {
-            let mut free = self.0.free.lock().ok()?;
+            let mut free = shared.free.lock().ok()?;
             let mut best: Option<(usize, usize)> = None;
             for (i, k) in free.kept.iter().enumerate() {
                 if k.type_id != id {
@@ -104,7 +111,9 @@ impl Pool {
     /// Keeps `v` for reuse (emptied), dropping the oldest kept vectors if
     /// the pool would exceed its limit.
     pub(crate) fn put<T: Copy + Send + 'static>(&self, v: Vec<T>) {
-        put(&self.0, v);
+        if let Some(shared) = &self.0 {
+            put(shared, v);
+        }
     }
 
     /// An Arrow buffer of `v`'s values whose memory comes back to this pool
@@ -113,15 +122,15 @@ impl Pool {
         &self,
         v: Vec<T>,
     ) -> Buffer {
-        if self.0.limit == 0 || v.capacity() == 0 {
+        let Some(shared) = self.0.as_ref().filter(|_| v.capacity() > 0) else {
             return Buffer::from_vec(v);
-        }
+        };
         let len = std::mem::size_of_val(v.as_slice());
         // A vector's pointer is never null (dangling but aligned when empty).
         let ptr = std::ptr::NonNull::from(v.as_slice()).cast::<u8>();
         let owner = Arc::new(Returning {
             vec: Mutex::new(v),
-            pool: Arc::downgrade(&self.0),
+            pool: Arc::downgrade(shared),
         });
         // SAFETY: `ptr` is the start of `v`'s `len` initialised bytes, and
         // `v` lives in `owner`, untouched until `owner` is dropped: moving a
@@ -201,7 +210,16 @@ mod tests {
         assert_eq!(pool.take::<u8>(50).capacity(), 1000);
         // Only one too small left: it is grown.
         assert!(pool.take::<u8>(50).capacity() >= 50);
-        assert_eq!(pool.0.free.lock().map(|f| f.kept.len()).ok(), Some(0));
+        assert_eq!(
+            pool.0
+                .as_ref()
+                .unwrap()
+                .free
+                .lock()
+                .map(|f| f.kept.len())
+                .ok(),
+            Some(0)
+        );
     }
 
     #[test]
@@ -210,7 +228,7 @@ mod tests {
         for cap in [100usize, 100, 100] {
             pool.put(Vec::<u8>::with_capacity(cap));
         }
-        let free = pool.0.free.lock().unwrap();
+        let free = pool.0.as_ref().unwrap().free.lock().unwrap();
         assert!(free.bytes <= 250 && free.kept.len() == 2, "{}", free.bytes);
     }
 

@@ -619,9 +619,6 @@ pub struct ParquetRecordBatchReader {
 struct RowGroupState {
     index: usize,
     tasks: Arc<RowGroupTasks>,
-    /// Leading batches that are rows skipped by the offset: decoded (the
-    /// pages hold no index to skip by) and dropped.
-    discard: usize,
     /// The batches cover every row of the row group (no limit cut it).
     whole: bool,
 }
@@ -755,13 +752,11 @@ impl ParquetRecordBatchReader {
             read,
             size: self.batch_size,
         };
-        let discard = sizes.skipped();
         let tasks = Arc::new(RowGroupTasks::new(readers, sizes, self.ahead));
         self.workers.share(&tasks);
         Ok(RowGroupState {
             index: rg_index,
             tasks,
-            discard,
             whole: skip + read == num_rows,
         })
     }
@@ -809,10 +804,6 @@ impl ParquetRecordBatchReader {
                 match state.tasks.next_batch() {
                     Some((n, leaves)) => {
                         let leaves = leaves?;
-                        if state.discard > 0 {
-                            state.discard -= 1;
-                            continue;
-                        }
                         let rg = state.index;
                         let batch = self.assemble(&leaves, n, rg);
                         // The levels are not part of the batch: back to

@@ -34,7 +34,7 @@ pub(crate) struct Batches {
 
 impl Batches {
     /// The leading batches of skipped rows.
-    pub(crate) fn skipped(&self) -> usize {
+    fn skipped(&self) -> usize {
         self.skip.div_ceil(self.step.max(1))
     }
 
@@ -208,9 +208,10 @@ impl RowGroupTasks {
         state
     }
 
-    /// The caller's next batch: its leaves by column index, decoding on
-    /// this thread (thread 0) while it is not complete. `None` after the
-    /// last batch.
+    /// The caller's next batch: its rows and its leaves by column index,
+    /// decoding on this thread (thread 0) while it is not complete. Batches
+    /// of rows skipped by the offset are decoded (the pages hold no index to
+    /// skip by) and dropped here. `None` after the last batch.
     pub(crate) fn next_batch(&self) -> Option<(usize, Result<Leaves>)> {
         let mut state = self.lock();
         loop {
@@ -220,39 +221,40 @@ impl RowGroupTasks {
                 .front()
                 .is_some_and(|b| b.iter().all(Option::is_some));
             if complete {
-                let leaves = state.results.pop_front().unwrap_or_default();
+                let results = state.results.pop_front().unwrap_or_default();
+                let leaves: Result<Leaves> = state
+                    .slots
+                    .iter()
+                    .zip(results)
+                    .map(|(s, r)| r.unwrap_or_else(|| Err(lost())).map(|l| (s.column, l)))
+                    .collect();
+                let skipped = state.taken < state.sizes.skipped();
                 state.taken += 1;
-                let columns: Vec<usize> = state.slots.iter().map(|s| s.column).collect();
                 if state.waiting > 0 {
                     self.changed.notify_all();
                 }
-                drop(state);
-                let out = columns
-                    .into_iter()
-                    .zip(leaves)
-                    .map(|(c, l)| l.unwrap_or_else(|| Err(lost())).map(|l| (c, l)))
-                    .collect();
-                return Some((rows, out));
+                if skipped && leaves.is_ok() {
+                    // Dropped without the lock: their buffers go back to
+                    // the pool.
+                    drop(state);
+                    drop(leaves);
+                    state = self.lock();
+                    continue;
+                }
+                return Some((rows, leaves));
             }
             match self.pick(&mut state, 0) {
                 Some(task) => {
                     drop(state);
                     state = self.run(task, 0);
                 }
-                None => {
-                    let stuck = state.slots.iter().all(|s| s.reader.is_some())
-                        && state.results.front().is_none_or(|b| {
-                            b.iter()
-                                .zip(&state.slots)
-                                .any(|(r, s)| r.is_none() && (s.broken || s.next > state.taken))
-                        });
-                    if stuck {
-                        // Nothing decodes the missing leaves (cannot
-                        // happen unless a slot broke before this batch).
-                        return Some((rows, Err(lost())));
-                    }
-                    state = self.wait(state);
+                // No task to take and none being decoded: nothing can
+                // complete the batch (cannot happen unless a column broke
+                // before it), so waiting would never end.
+                None if state.slots.iter().all(|s| s.reader.is_some()) => {
+                    return Some((rows, Err(lost())));
                 }
+                None => state = self.wait(state),
             }
         }
     }

@@ -1,8 +1,9 @@
 //! Decoding on several threads, and batches whose buffers return to the
 //! reader's pool: held batches keep their values while later ones reuse the
 //! memory of dropped ones, a reader dropped or stopped mid row group does not
-//! hang, a damaged file ends with the same batches and the same error on
-//! any number of threads, and the batch iterator can move to another thread.
+//! hang, and the batch iterator can move to another thread. (Files, whole
+//! or damaged, read the same on any number of threads:
+//! `tests/tests/threads.rs`.)
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -93,57 +94,6 @@ fn a_reader_dropped_mid_row_group_stops_its_threads() {
             .unwrap();
         assert_eq!(got.iter().map(|b| b.num_rows()).sum::<usize>(), 250);
     }
-}
-
-/// What a read gives: each batch's rows, then the error if one ends it.
-fn outcome(bytes: &Bytes, threads: usize) -> (Vec<usize>, Option<String>) {
-    let r = match ParquetReader::from_bytes(bytes.clone()) {
-        Ok(r) => r.with_batch_size(300).with_threads(threads).build(),
-        Err(e) => return (Vec::new(), Some(e.to_string())),
-    };
-    let mut rows = Vec::new();
-    match r {
-        Ok(r) => {
-            for b in r {
-                match b {
-                    Ok(b) => rows.push(b.num_rows()),
-                    Err(e) => return (rows, Some(e.to_string())),
-                }
-            }
-            (rows, None)
-        }
-        Err(e) => (rows, Some(e.to_string())),
-    }
-}
-
-/// Bytes changed all over the column chunks: whatever breaks, and in
-/// whichever batch, two and three threads end where one thread does, with
-/// the same error.
-#[test]
-fn damage_ends_the_read_at_the_same_batch_on_any_number_of_threads() {
-    let clean = fixture("many_pages.parquet");
-    let footer_len =
-        u32::from_le_bytes(clean[clean.len() - 8..clean.len() - 4].try_into().unwrap());
-    let data_end = clean.len() - 8 - footer_len as usize;
-    let mut errors = 0;
-    for k in 1..200 {
-        let at = 4 + (data_end - 4) * k / 200;
-        let mut b = clean.to_vec();
-        b[at] ^= 0x5a;
-        b[at + 1] = b[at + 1].wrapping_add(0x77);
-        let bytes = Bytes::from(b);
-        let one = outcome(&bytes, 1);
-        errors += usize::from(one.1.is_some());
-        for threads in [2, 3] {
-            assert_eq!(
-                outcome(&bytes, threads),
-                one,
-                "byte {at}, {threads} threads"
-            );
-        }
-    }
-    // The damage must reach errors for the test to mean anything.
-    assert!(errors > 20, "only {errors} damaged files failed");
 }
 
 /// The batch iterator moves to another thread (a pipeline stage that reads

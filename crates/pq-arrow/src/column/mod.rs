@@ -313,7 +313,7 @@ impl LeafReader {
             dict: None,
             page: None,
             spare: Spare::default(),
-            pool: Pool::new(0),
+            pool: Pool::none(),
             last: (0, 0, 0),
         })
     }
@@ -465,11 +465,9 @@ impl LeafReader {
         } else {
             Vec::new()
         };
-        let mut dense = self.template.take_like(
-            &self.pool,
-            last_values.max(rows.min(levels_room)),
-            last_bytes,
-        );
+        let mut dense = self
+            .template
+            .take_like(&self.pool, last_values.max(rows), last_bytes);
         let mut keys: Vec<u32> = Vec::new();
         let mut keys_mode = self.key_type.is_some();
         // Every value came from a dictionary whose entries are valid UTF-8.

@@ -100,25 +100,7 @@ impl Dense {
 
     /// An empty buffer like `self`.
     pub(crate) fn empty_like(&self) -> Dense {
-        match self {
-            Dense::Bool(_) => Dense::Bool(Vec::new()),
-            Dense::I32(_) => Dense::I32(Vec::new()),
-            Dense::I64(_) => Dense::I64(Vec::new()),
-            Dense::I96(_) => Dense::I96(Vec::new()),
-            Dense::F32(_) => Dense::F32(Vec::new()),
-            Dense::F64(_) => Dense::F64(Vec::new()),
-            Dense::Bytes { offsets, .. } => Dense::Bytes {
-                offsets: match offsets {
-                    Offsets::I32(_) => Offsets::I32(Vec::new()),
-                    Offsets::I64(_) => Offsets::I64(Vec::new()),
-                },
-                values: Vec::new(),
-            },
-            Dense::Fixed { width, .. } => Dense::Fixed {
-                width: *width,
-                data: Vec::new(),
-            },
-        }
+        self.take_like(&Pool::none(), 0, 0)
     }
 
     /// An empty buffer like `self` from `pool`, with room for `values`
@@ -184,6 +166,26 @@ fn short(at: &Location, what: &'static str, expected: usize, found: usize) -> cr
     )
 }
 
+/// Appends `n` PLAIN byte arrays from `data`; returns the bytes they took.
+fn plain_byte_arrays(
+    offsets: &mut Offsets,
+    values: &mut Vec<u8>,
+    data: &[u8],
+    n: usize,
+    at: &Location,
+) -> Result<usize> {
+    let mut dec = ByteArrayDecoder::new(data);
+    let got = match offsets {
+        Offsets::I32(o) => dec.decode(o, values, n),
+        Offsets::I64(o) => dec.decode(o, values, n),
+    }
+    .map_err(|err| enc_err(at, err))?;
+    if got < n {
+        return Err(short(at, "PLAIN byte arrays", n, got));
+    }
+    Ok(dec.position())
+}
+
 /// Decodes `n` PLAIN values (a dictionary page or a PLAIN data page).
 pub(crate) fn decode_plain(out: &mut Dense, data: &[u8], n: usize, at: &Location) -> Result<()> {
     let e = |err| enc_err(at, err);
@@ -214,15 +216,7 @@ pub(crate) fn decode_plain(out: &mut Dense, data: &[u8], n: usize, at: &Location
             .decode_into(v, n)
             .map_err(e)?,
         Dense::Bytes { offsets, values } => {
-            let mut dec = ByteArrayDecoder::new(data);
-            let got = match offsets {
-                Offsets::I32(o) => dec.decode(o, values, n),
-                Offsets::I64(o) => dec.decode(o, values, n),
-            }
-            .map_err(e)?;
-            if got < n {
-                return Err(short(at, "PLAIN byte arrays", n, got));
-            }
+            plain_byte_arrays(offsets, values, data, n, at)?;
         }
         Dense::Fixed { width, data: buf } => {
             let got = FixedLenDecoder::new(data, *width)
@@ -457,16 +451,7 @@ pub(crate) fn take_plain(
             return Ok(());
         }
         Dense::Bytes { offsets, values } => {
-            let mut dec = ByteArrayDecoder::new(rest);
-            let got = match offsets {
-                Offsets::I32(o) => dec.decode(o, values, n),
-                Offsets::I64(o) => dec.decode(o, values, n),
-            }
-            .map_err(e)?;
-            if got < n {
-                return Err(short(at, "PLAIN byte arrays", n, got));
-            }
-            *pos += dec.position();
+            *pos += plain_byte_arrays(offsets, values, rest, n, at)?;
             return Ok(());
         }
         Dense::I32(_) | Dense::F32(_) => 4,
