@@ -2,20 +2,23 @@
 //!
 //! - `gen [--check]`: regenerate the Thrift code in pq-format and the test
 //!   fixtures in `data/`; with `--check`, fail if anything committed is stale.
-//! - `ci`: every check CI runs.
+//! - `ci`: every check CI runs, after installing what they need (rustup
+//!   target and components, a project-local Python venv with pyarrow).
 //! - `bench-data [--force]`: the large tables the benchmarks read, in
 //!   `target/bench-data/` (not committed).
 //! - `fuzz [--minutes N] [--target NAME]`: every fuzz target in turn on the
 //!   nightly toolchain; crashes are minimised into `tests/regressions/`.
+//!
+//! xtask itself has no dependencies, so it builds in seconds; what needs the
+//! arrow-rs writer (fixtures, benchmark tables, fuzz seeds) runs the
+//! `xtask-datagen` package in `xtask/datagen`.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::process::{Command, ExitCode};
 
-mod bench_data;
 mod ci;
-mod fixtures;
 mod fuzz;
-mod rng;
+mod setup;
 mod thrift_gen;
 
 /// An xtask failure: a message for the user.
@@ -31,7 +34,13 @@ fn main() -> ExitCode {
         }
         Some("ci") => ci::run(&root),
         Some("fuzz") => fuzz::run(&root, &args[1..]),
-        Some("bench-data") => bench_data::run(&root, args.iter().any(|a| a == "--force")),
+        Some("bench-data") => {
+            let mut command = vec!["bench-data"];
+            if args.iter().any(|a| a == "--force") {
+                command.push("--force");
+            }
+            datagen(&root, &command)
+        }
         _ => Err(usage()),
     };
     match result {
@@ -56,6 +65,33 @@ fn workspace_root() -> PathBuf {
 
 fn gen_all(root: &Path, check: bool) -> Result<()> {
     thrift_gen::run(root, check)?;
-    fixtures::run(root, check)?;
-    Ok(())
+    let mut command = vec!["fixtures"];
+    if check {
+        command.push("--check");
+    }
+    datagen(root, &command)
+}
+
+/// Runs `xtask-datagen` with `args`, building it first (the arrow-rs writer
+/// takes a minute or two to build the first time, with cargo's progress shown).
+pub fn datagen(root: &Path, args: &[&str]) -> Result<()> {
+    eprintln!(
+        "xtask: running the arrow-rs data writer: xtask-datagen {}",
+        args.join(" ")
+    );
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let status = Command::new(cargo)
+        .current_dir(root)
+        .args(["run", "-p", "xtask-datagen", "--"])
+        .args(args)
+        .status()
+        .map_err(|e| format!("could not run cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "xtask-datagen {} failed ({status})",
+            args.join(" ")
+        ))
+    }
 }
