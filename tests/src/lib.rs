@@ -20,29 +20,12 @@ pub fn fixtures_dir() -> PathBuf {
 
 /// The parquet-testing corpus named by `PARQUET_TESTING_DIR`.
 ///
-/// Returns `None` (and says so on stderr) when it is not set, so that a plain
-/// `cargo test` works on a fresh checkout; with `CI` set a missing corpus
+/// Returns `None` when it is not set, with the calling test reported skipped
+/// (`pq_testkit::skip`), so that a plain `cargo test` works on a fresh
+/// checkout and says what it did not check; with `CI` set a missing corpus
 /// fails the test instead, so CI can never pass by skipping.
 pub fn corpus_dir() -> Option<PathBuf> {
-    match std::env::var_os("PARQUET_TESTING_DIR") {
-        Some(dir) => {
-            let dir = PathBuf::from(dir);
-            assert!(
-                dir.join("data").is_dir(),
-                "PARQUET_TESTING_DIR={} has no data/ directory",
-                dir.display()
-            );
-            Some(dir)
-        }
-        None => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI is set but PARQUET_TESTING_DIR is not: the corpus tests must run in CI"
-            );
-            eprintln!("PARQUET_TESTING_DIR not set: corpus tests skipped");
-            None
-        }
-    }
+    pq_testkit::parquet_testing_dir()
 }
 
 /// The README's examples, run as doctests so they cannot rot. (`tests/data`

@@ -226,13 +226,6 @@ fn check_with_arrow_rs(path: &Path, expected: &RecordBatch) {
     );
 }
 
-fn pyarrow_available() -> bool {
-    Command::new("python3")
-        .args(["-c", "import pyarrow"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 #[test]
 fn pyarrow_reads_the_matrix() {
     let mut r = Rng(2024);
@@ -250,12 +243,8 @@ fn pyarrow_reads_the_matrix() {
         w.write(&batch).unwrap();
         w.finish().unwrap();
     }
-    if !pyarrow_available() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but python3 with pyarrow is not available: the interop test must run in CI"
-        );
-        eprintln!("SKIP: python3 with pyarrow not found; pyarrow interop not checked");
+    if !pq_testkit::have_pyarrow() {
+        pq_testkit::skip("python3 with pyarrow is not on the PATH: pyarrow interop not checked");
         return;
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/pyarrow_check_write.py");

@@ -2,7 +2,8 @@
 //! sizes.
 //!
 //! Reads `$PARQUET_TESTING_DIR/data`. When the variable is unset the tests
-//! print a skip notice and pass, unless `CI` is set, where they fail. The
+//! are reported skipped (`pq_testkit::skip`), unless `CI` is set, where they
+//! fail. The
 //! files are parsed with just enough Thrift compact protocol to find each
 //! column chunk's codec and walk its page headers.
 
@@ -14,16 +15,7 @@ use std::path::PathBuf;
 use pq_compress::{Codec, Decompressor, Limits};
 
 fn corpus_dir() -> Option<PathBuf> {
-    match std::env::var_os("PARQUET_TESTING_DIR") {
-        Some(dir) => Some(PathBuf::from(dir).join("data")),
-        None if std::env::var_os("CI").is_some() => {
-            panic!("PARQUET_TESTING_DIR must point at parquet-testing when CI is set")
-        }
-        None => {
-            eprintln!("skipping corpus test: PARQUET_TESTING_DIR is not set");
-            None
-        }
-    }
+    pq_testkit::parquet_testing_dir().map(|dir| dir.join("data"))
 }
 
 // ---- minimal Thrift compact protocol -------------------------------------

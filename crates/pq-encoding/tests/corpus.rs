@@ -325,16 +325,7 @@ fn check_file(data: Bytes) -> Vec<Encoding> {
 }
 
 fn corpus_dir() -> Option<PathBuf> {
-    match std::env::var_os("PARQUET_TESTING_DIR") {
-        Some(d) => Some(PathBuf::from(d).join("data")),
-        None if std::env::var_os("CI").is_some() => {
-            panic!("PARQUET_TESTING_DIR is not set and CI is")
-        }
-        None => {
-            eprintln!("skipping corpus test: PARQUET_TESTING_DIR is not set");
-            None
-        }
-    }
+    pq_testkit::parquet_testing_dir().map(|dir| dir.join("data"))
 }
 
 fn corpus(name: &str, expect: Encoding) {

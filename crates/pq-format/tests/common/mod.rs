@@ -3,28 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-/// The parquet-testing checkout, or `None` (with a notice) when
+/// The parquet-testing checkout, or `None` (the test reported skipped) when
 /// `PARQUET_TESTING_DIR` is unset. Panics when unset under `CI`.
 pub fn testing_dir() -> Option<PathBuf> {
-    match std::env::var_os("PARQUET_TESTING_DIR") {
-        Some(d) => {
-            let d = PathBuf::from(d);
-            assert!(
-                d.join("data").is_dir(),
-                "PARQUET_TESTING_DIR={} has no data/",
-                d.display()
-            );
-            Some(d)
-        }
-        None => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "PARQUET_TESTING_DIR must be set in CI"
-            );
-            eprintln!("skipping: PARQUET_TESTING_DIR is not set");
-            None
-        }
-    }
+    pq_testkit::parquet_testing_dir()
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {

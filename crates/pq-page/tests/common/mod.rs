@@ -9,20 +9,10 @@ use bytes::Bytes;
 use pq_format::{Limits, SchemaDescriptor};
 use pq_page::{ChunkContext, Page, PageOptions, PageReader, column_chunk_range};
 
-/// The parquet-testing corpus, or `None` (with a notice) when
+/// The parquet-testing corpus, or `None` (the test reported skipped) when
 /// `PARQUET_TESTING_DIR` is unset; with `CI` set a missing corpus fails.
 pub fn corpus_dir() -> Option<PathBuf> {
-    match std::env::var_os("PARQUET_TESTING_DIR") {
-        Some(dir) => Some(PathBuf::from(dir)),
-        None => {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "CI is set but PARQUET_TESTING_DIR is not"
-            );
-            eprintln!("PARQUET_TESTING_DIR not set: corpus tests skipped");
-            None
-        }
-    }
+    pq_testkit::parquet_testing_dir()
 }
 
 /// The project's fixtures.
