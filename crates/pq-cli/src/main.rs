@@ -25,6 +25,7 @@ mod cat;
 mod convert;
 mod error;
 mod input;
+mod json;
 mod meta;
 mod output;
 mod pages;
