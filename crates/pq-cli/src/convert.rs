@@ -3,7 +3,7 @@
 //! the end, so a failed conversion leaves no partial output.
 
 use std::fs::File;
-use std::io::{BufWriter, IsTerminal};
+use std::io::{BufWriter, IsTerminal, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -15,6 +15,7 @@ use pq_arrow::{ParquetWriter, WriterOptions};
 
 use crate::cat;
 use crate::error::CliError;
+use crate::input::{self, Input};
 use crate::read;
 
 /// Compression codecs of `--compression`.
@@ -314,20 +315,42 @@ impl Progress {
     }
 }
 
+/// Whether the input is CSV: by its `.csv` extension, or, for a stream
+/// read into memory (standard input, a pipe), whose name says nothing, by
+/// its first bytes not being Parquet's magic number.
+fn csv_input(path: &Path, data: &Input) -> bool {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("csv") => true,
+        Some("parquet" | "pq") => false,
+        _ => data.memory().is_some_and(|b| !b.starts_with(b"PAR1")),
+    }
+}
+
 /// Converts `input` to `output` by their extensions.
 pub fn run(input: &Path, output: &Path, args: &ConvertArgs) -> Result<(), CliError> {
     let Some(out_kind) = kind(output) else {
-        return Err(CliError::file(
+        return Err(CliError::output(
             output,
             "unknown output format: use .parquet, .csv, .jsonl or .arrow",
         ));
     };
-    let csv_in = input
-        .extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    if csv_in && out_kind != Kind::Parquet {
+    let options = args.writer_options()?;
+
+    // Open the input first: its errors come before any output is created.
+    let data = input::open(input)?;
+    if data.is_empty() {
         return Err(CliError::file(
+            input,
+            "is empty: neither a Parquet file nor a CSV file with a header line",
+        ));
+    }
+    let csv_in = csv_input(input, &data);
+    if csv_in && out_kind != Kind::Parquet {
+        return Err(CliError::output(
             output,
             "CSV input converts only to .parquet",
         ));
@@ -337,18 +360,12 @@ pub fn run(input: &Path, output: &Path, args: &ConvertArgs) -> Result<(), CliErr
             "--dtypes applies only to CSV input".into(),
         ));
     }
-    let options = args.writer_options()?;
-
-    // Open the input first: its errors come before any output is created.
-    let (schema, mut batches, mut progress): (
-        SchemaRef,
-        Box<dyn Iterator<Item = Result<RecordBatch, String>>>,
-        Progress,
-    ) = if csv_in {
-        let (schema, reader, len) = csv_reader(input, &args.dtypes)?;
+    let (schema, mut batches, mut progress): (SchemaRef, Batches, Progress) = if csv_in {
+        let len = data.len();
+        let (schema, reader) = csv_reader(input, data, &args.dtypes)?;
         (schema, reader, Progress::new(len, true))
     } else {
-        let reader = read::open(input, None)?;
+        let reader = read::open_input(input, data, None)?;
         let rows = reader.num_rows();
         let batches = reader.build().map_err(|e| CliError::file(input, e))?;
         let schema = batches.schema();
@@ -394,15 +411,23 @@ pub fn run(input: &Path, output: &Path, args: &ConvertArgs) -> Result<(), CliErr
 
 type Batches = Box<dyn Iterator<Item = Result<RecordBatch, String>>>;
 
-/// A CSV reader with types inferred over the whole file, except those
-/// `--dtypes` gives; the file's size for progress.
-fn csv_reader(path: &Path, dtypes: &[String]) -> Result<(SchemaRef, Batches, u64), CliError> {
-    let file = crate::input::open(path)?;
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+/// A CSV reader with types inferred over the whole input, except those
+/// `--dtypes` gives.
+fn csv_reader(
+    path: &Path,
+    mut data: Input,
+    dtypes: &[String],
+) -> Result<(SchemaRef, Batches), CliError> {
     let format = arrow_csv::reader::Format::default().with_header(true);
     let (inferred, _) = format
-        .infer_schema(&file, None)
+        .infer_schema(&mut data, None)
         .map_err(|e| CliError::file(path, e))?;
+    if inferred.fields().is_empty() {
+        return Err(CliError::file(
+            path,
+            "has no header line naming its columns: nothing to convert",
+        ));
+    }
     let mut fields: Vec<Field> = inferred
         .fields()
         .iter()
@@ -421,15 +446,15 @@ fn csv_reader(path: &Path, dtypes: &[String]) -> Result<(SchemaRef, Batches, u64
         *f = f.clone().with_data_type(ty);
     }
     let schema = Arc::new(Schema::new(fields));
-    let file = crate::input::open(path)?;
+    data.seek(SeekFrom::Start(0))
+        .map_err(|e| CliError::file(path, e))?;
     let reader = arrow_csv::ReaderBuilder::new(schema.clone())
         .with_header(true)
         .with_batch_size(8192)
-        .build(file)
+        .build(data)
         .map_err(|e| CliError::file(path, e))?;
     Ok((
         schema,
         Box::new(reader.map(|b| b.map_err(|e| e.to_string()))),
-        len,
     ))
 }

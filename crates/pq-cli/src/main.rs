@@ -52,7 +52,7 @@ enum Command {
     ///
     /// Example: pq meta data/sample.parquet --json
     Meta {
-        /// The Parquet file.
+        /// The Parquet file; `-` (or a pipe) is read from standard input.
         file: PathBuf,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -63,7 +63,7 @@ enum Command {
     ///
     /// Example: pq schema data/sample.parquet
     Schema {
-        /// The Parquet file.
+        /// The Parquet file; `-` (or a pipe) is read from standard input.
         file: PathBuf,
     },
     /// Every page of every column chunk: type, encoding, sizes, values,
@@ -71,7 +71,7 @@ enum Command {
     ///
     /// Example: pq pages data/sample.parquet --column tags.list.element
     Pages {
-        /// The Parquet file.
+        /// The Parquet file; `-` (or a pipe) is read from standard input.
         file: PathBuf,
         /// Only the column with this dotted path.
         #[arg(long)]
@@ -82,7 +82,7 @@ enum Command {
     ///
     /// Example: pq cat data/sample.parquet --columns id,name --limit 20 --format csv
     Cat {
-        /// The Parquet file.
+        /// The Parquet file; `-` (or a pipe) is read from standard input.
         file: PathBuf,
         /// Only these columns: names or dotted paths, comma separated.
         #[arg(long)]
@@ -102,7 +102,7 @@ enum Command {
     ///
     /// Example: pq scan data/sample.parquet --threads 2 --verify-checksums
     Scan {
-        /// The Parquet file.
+        /// The Parquet file; `-` (or a pipe) is read from standard input.
         file: PathBuf,
         /// Only these columns: names or dotted paths, comma separated.
         #[arg(long)]
@@ -119,17 +119,18 @@ enum Command {
     ///
     /// Example: pq verify data/sample.parquet
     Verify {
-        /// The Parquet file.
+        /// The Parquet file; `-` (or a pipe) is read from standard input.
         file: PathBuf,
     },
     /// Converts by OUT's extension: Parquet to .csv, .jsonl, .arrow (Arrow
     /// IPC file) or .parquet (a rewrite with the writer options), and .csv
-    /// to .parquet (column types inferred unless --dtypes says). Writes a
-    /// temporary file next to OUT and renames it at the end.
+    /// to .parquet (column types inferred unless --dtypes says). Input from
+    /// `-` or a pipe is Parquet when it starts with PAR1, CSV otherwise.
+    /// Writes a temporary file next to OUT and renames it at the end.
     ///
     /// Example: pq convert in.csv out.parquet --dtypes id=int64 --compression zstd
     Convert {
-        /// The input file (Parquet, or .csv).
+        /// The input file (Parquet, or .csv); `-` is standard input.
         input: PathBuf,
         /// The output file; its extension picks the format.
         output: PathBuf,
@@ -232,6 +233,17 @@ fn run(cli: Cli) -> Result<(), CliError> {
     Ok(())
 }
 
+/// `message` on one line: errors from below (CSV parsing, Arrow) may span
+/// several, and a person or a script reads the first line only.
+fn one_line(message: &str) -> String {
+    message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
@@ -239,7 +251,7 @@ fn main() -> ExitCode {
         // Output cut short by the reader (`pq cat f | head`) is not an error.
         Err(CliError::BrokenPipe) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("pq: {e}");
+            eprintln!("pq: {}", one_line(&e.to_string()));
             ExitCode::FAILURE
         }
     }

@@ -1,0 +1,235 @@
+//! What `pq` reads besides regular files: standard input, pipes and FIFOs;
+//! one-line errors.
+#![cfg(unix)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::ffi::CString;
+use std::fs::File;
+use std::io::Write;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data");
+
+fn data(name: &str) -> String {
+    format!("{DATA}/{name}")
+}
+
+fn pq() -> Command {
+    Command::new(assert_cmd::cargo::cargo_bin("pq"))
+}
+
+/// A directory of its own for one test.
+fn dir(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("pq-io-test-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// Runs `pq args` with `stdin` written to its standard input through a pipe.
+fn with_stdin(args: &[&str], stdin: Vec<u8>) -> Output {
+    let mut child = pq()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    // A writer of its own: the command may answer before it has read all.
+    let writer = std::thread::spawn(move || {
+        let _ = pipe.write_all(&stdin);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+fn ok(out: &Output, what: &str) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{what} failed: {stderr}");
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+/// One line on stderr, starting with `pq: `, exit status 1.
+fn one_line_error(out: &Output, what: &str) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{what}: {stderr}");
+    assert!(stderr.starts_with("pq: "), "{what}: {stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{what}: {stderr}");
+    assert!(!stderr.contains("panicked"), "{what}: {stderr}");
+    stderr
+}
+
+fn run(args: &[&str]) -> Output {
+    pq().args(args).output().unwrap()
+}
+
+fn mkfifo(path: &Path) {
+    let c = CString::new(path.as_os_str().as_bytes()).unwrap();
+    // SAFETY: a valid C string; mkfifo only creates the node.
+    let r = unsafe { libc::mkfifo(c.as_ptr(), 0o644) };
+    assert_eq!(r, 0, "mkfifo {}", path.display());
+}
+
+/// The output of every reading command on `path`, with `scan`'s timings
+/// left out.
+fn reading_outputs(path: &str, stdin: Option<&[u8]>) -> Vec<String> {
+    let commands: [&[&str]; 7] = [
+        &["cat", path, "--format", "jsonl"],
+        &["cat", path],
+        &["schema", path],
+        &["meta", path, "--json"],
+        &["pages", path],
+        &["scan", path],
+        &["verify", path],
+    ];
+    commands
+        .iter()
+        .map(|args| {
+            let out = match stdin {
+                Some(bytes) => with_stdin(args, bytes.to_vec()),
+                None => run(args),
+            };
+            let text = ok(&out, &format!("{args:?}"));
+            if args[0] == "scan" {
+                text.lines().next().unwrap().to_string()
+            } else {
+                text
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn reading_commands_read_standard_input() {
+    let path = data("sample.parquet");
+    let bytes = std::fs::read(&path).unwrap();
+    let expected = reading_outputs(&path, None);
+    assert!(expected[5].starts_with("rows: "), "{}", expected[5]);
+    // `-` and /dev/stdin on a pipe: read into memory first.
+    assert_eq!(reading_outputs("-", Some(&bytes)), expected);
+    assert_eq!(reading_outputs("/dev/stdin", Some(&bytes)), expected);
+    // `-` on a regular file (`pq cat - < f`): read in place.
+    let out = pq()
+        .args(["cat", "-", "--format", "jsonl"])
+        .stdin(File::open(&path).unwrap())
+        .output()
+        .unwrap();
+    assert_eq!(ok(&out, "cat - < file"), expected[0]);
+}
+
+#[test]
+fn reading_commands_read_a_fifo() {
+    let d = dir("fifo-in");
+    let fifo = d.join("in.parquet");
+    mkfifo(&fifo);
+    let bytes = std::fs::read(data("sample.parquet")).unwrap();
+    let expected = run(&["cat", &data("sample.parquet"), "--format", "csv"]);
+    let feeder = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut f = std::fs::OpenOptions::new().write(true).open(fifo).unwrap();
+            f.write_all(&bytes).unwrap();
+        })
+    };
+    let out = run(&["cat", s(&fifo), "--format", "csv"]);
+    // Checked before joining: a command that never opened the FIFO leaves
+    // the feeder waiting for a reader.
+    assert_eq!(ok(&out, "cat FIFO"), ok(&expected, "cat file"));
+    feeder.join().unwrap();
+}
+
+#[test]
+fn empty_inputs_are_named_for_what_they_are() {
+    let err = one_line_error(&with_stdin(&["cat", "-"], Vec::new()), "cat empty stdin");
+    assert!(
+        err.contains("standard input") && err.contains("is empty"),
+        "{err}"
+    );
+
+    let d = dir("empty-csv");
+    let csv = d.join("empty.csv");
+    std::fs::write(&csv, b"").unwrap();
+    let out = d.join("out.parquet");
+    let err = one_line_error(&run(&["convert", s(&csv), s(&out)]), "convert empty CSV");
+    assert!(err.contains("empty") && err.contains("CSV"), "{err}");
+    assert!(!err.contains("not a Parquet file"), "{err}");
+    assert!(!out.exists());
+
+    // A header and no rows: columns and no rows.
+    std::fs::write(&csv, b"id,name\n").unwrap();
+    ok(
+        &run(&["convert", s(&csv), s(&out)]),
+        "convert header-only CSV",
+    );
+    let reader = pq_arrow::ParquetReader::open(&out).unwrap();
+    assert_eq!(reader.num_rows(), 0);
+    assert_eq!(reader.arrow_schema().fields().len(), 2);
+}
+
+#[test]
+fn convert_reads_standard_input() {
+    let d = dir("convert-stdin");
+    let path = data("sample.parquet");
+    let csv_out = d.join("out.csv");
+    let out = with_stdin(
+        &["convert", "-", s(&csv_out)],
+        std::fs::read(&path).unwrap(),
+    );
+    ok(&out, "convert - out.csv");
+    let expected = ok(&run(&["cat", &path, "--format", "csv"]), "cat csv");
+    assert_eq!(std::fs::read_to_string(&csv_out).unwrap(), expected);
+
+    // CSV through a pipe: not Parquet's magic, so CSV.
+    let back = d.join("back.parquet");
+    let out = with_stdin(&["convert", "-", s(&back)], b"id,name\n1,a\n2,b\n".to_vec());
+    ok(&out, "convert CSV on stdin");
+    let rows = ok(&run(&["cat", s(&back), "--format", "csv"]), "cat back");
+    assert_eq!(rows, "id,name\n1,a\n2,b\n");
+}
+
+#[test]
+fn errors_on_standard_input_and_csv_are_one_line() {
+    let err = one_line_error(
+        &with_stdin(
+            &["cat", "-"],
+            b"not parquet at all, not even close".to_vec(),
+        ),
+        "cat garbage",
+    );
+    assert!(err.contains("standard input"), "{err}");
+    let d = dir("csv-errors");
+    let out = d.join("out.parquet");
+    // The last one's message quotes a value holding a line break.
+    let cases: [(&str, &[u8]); 4] = [
+        ("ragged", b"a,b\n1,2\n3,4,5\n"),
+        ("bad utf-8", b"a,b\n1,\xff\xfe\n"),
+        ("bad type", b"a,b\n1,2\nx,3\n"),
+        ("bad type", b"a,b\n1,2\n\"x\ny\",3\n"),
+    ];
+    for (what, csv) in cases {
+        let input = d.join("in.csv");
+        std::fs::write(&input, csv).unwrap();
+        let dtypes: &[&str] = if what == "bad type" {
+            &["--dtypes", "a=int64"]
+        } else {
+            &[]
+        };
+        let mut args = vec!["convert", s(&input), s(&out)];
+        args.extend(dtypes);
+        let err = one_line_error(&run(&args), what);
+        assert!(err.contains("in.csv"), "{what}: {err}");
+        let mut args = vec!["convert", "-", s(&out)];
+        args.extend(dtypes);
+        let err = one_line_error(&with_stdin(&args, csv.to_vec()), what);
+        assert!(err.contains("standard input"), "{what}: {err}");
+        assert!(!out.exists(), "{what}");
+    }
+}
