@@ -1,10 +1,10 @@
 //! `pq convert`: Parquet to CSV, JSON lines, Arrow IPC or Parquet, and CSV
-//! to Parquet. Writes a temporary file next to the output and renames it at
-//! the end, so a failed conversion leaves no partial output.
+//! to Parquet. How the output is written (replacing a file through a
+//! temporary one, or writing through to standard output, a FIFO or a
+//! device) is `dest.rs`'s job.
 
-use std::fs::File;
 use std::io::{BufWriter, IsTerminal, Seek, SeekFrom};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -14,6 +14,7 @@ use pq_arrow::write::{Codec, ColumnOptions, DataPageVersion, Encoding};
 use pq_arrow::{ParquetWriter, WriterOptions};
 
 use crate::cat;
+use crate::dest::{Destination, Target};
 use crate::error::CliError;
 use crate::input::{self, Input};
 use crate::read;
@@ -54,12 +55,16 @@ pub struct ConvertArgs {
     pub dtypes: Vec<String>,
 }
 
-/// Output formats, by extension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+/// Output formats: by extension, or `--to`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Kind {
+    /// Parquet.
     Parquet,
+    /// CSV with a header line.
     Csv,
+    /// One JSON object per line.
     Jsonl,
+    /// An Arrow IPC file.
     Arrow,
 }
 
@@ -159,16 +164,16 @@ impl ConvertArgs {
 
 /// Where batches go.
 enum Sink {
-    Parquet(Box<ParquetWriter<BufWriter<File>>>),
-    Csv(BufWriter<File>),
-    Jsonl(arrow_json::LineDelimitedWriter<BufWriter<File>>),
-    Arrow(Box<arrow_ipc::writer::FileWriter<BufWriter<File>>>),
+    Parquet(Box<ParquetWriter<BufWriter<Target>>>),
+    Csv(BufWriter<Target>),
+    Jsonl(arrow_json::LineDelimitedWriter<BufWriter<Target>>),
+    Arrow(Box<arrow_ipc::writer::FileWriter<BufWriter<Target>>>),
 }
 
 impl Sink {
     fn new(
         kind: Kind,
-        file: File,
+        file: Target,
         schema: SchemaRef,
         options: WriterOptions,
     ) -> Result<Self, String> {
@@ -210,7 +215,7 @@ impl Sink {
         }
     }
 
-    fn finish(self) -> Result<(), String> {
+    fn finish(self) -> Result<Target, String> {
         let w = match self {
             Sink::Parquet(w) => w.close_into_inner().map_err(|e| e.to_string())?.0,
             Sink::Csv(w) => w,
@@ -223,8 +228,7 @@ impl Sink {
                 w.into_inner().map_err(|e| e.to_string())?
             }
         };
-        let file = w.into_inner().map_err(|e| e.error().to_string())?;
-        file.sync_all().map_err(|e| e.to_string())
+        w.into_inner().map_err(|e| e.error().to_string())
     }
 }
 
@@ -255,20 +259,6 @@ fn plain_dictionaries(batch: &RecordBatch) -> Result<RecordBatch, arrow_schema::
         .map(|(c, f)| arrow_cast::cast(c, f.data_type()))
         .collect::<Result<Vec<_>, _>>()?;
     RecordBatch::try_new(schema, columns)
-}
-
-/// A temporary file next to the output, removed unless kept.
-struct Temp {
-    path: PathBuf,
-    keep: bool,
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        if !self.keep {
-            let _ = std::fs::remove_file(&self.path);
-        }
-    }
 }
 
 /// A progress bar on stderr, shown only on a terminal after a moment.
@@ -330,12 +320,18 @@ fn csv_input(path: &Path, data: &Input) -> bool {
     }
 }
 
-/// Converts `input` to `output` by their extensions.
-pub fn run(input: &Path, output: &Path, args: &ConvertArgs) -> Result<(), CliError> {
-    let Some(out_kind) = kind(output) else {
+/// Converts `input` to `output` in the format `to`, or else the one of
+/// `output`'s extension.
+pub fn run(
+    input: &Path,
+    output: &Path,
+    to: Option<Kind>,
+    args: &ConvertArgs,
+) -> Result<(), CliError> {
+    let Some(out_kind) = to.or_else(|| kind(output)) else {
         return Err(CliError::output(
             output,
-            "unknown output format: use .parquet, .csv, .jsonl or .arrow",
+            "unknown output format: name it .parquet, .csv, .jsonl or .arrow, or give --to",
         ));
     };
     let options = args.writer_options()?;
@@ -376,35 +372,21 @@ pub fn run(input: &Path, output: &Path, args: &ConvertArgs) -> Result<(), CliErr
         )
     };
 
-    let dir = match output.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = output
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = Temp {
-        path: dir.join(format!(".{name}.pq-tmp-{}", std::process::id())),
-        keep: false,
-    };
-    let file = File::create(&temp.path)
-        .map_err(|e| CliError::file(output, format!("cannot write: {e}")))?;
+    let (dest, target) = Destination::open(output)?;
     let mut sink =
-        Sink::new(out_kind, file, schema, options).map_err(|e| CliError::file(output, e))?;
+        Sink::new(out_kind, target, schema, options).map_err(|e| CliError::output(output, e))?;
     let mut done = 0u64;
     for batch in batches.by_ref() {
         let batch = batch.map_err(|e| CliError::file(input, e))?;
         sink.write(output, &batch)
-            .map_err(|e| CliError::file(output, e))?;
+            .map_err(|e| CliError::output(output, e))?;
         done += if csv_in { 0 } else { batch.num_rows() as u64 };
         if !csv_in {
             progress.set(done);
         }
     }
-    sink.finish().map_err(|e| CliError::file(output, e))?;
-    std::fs::rename(&temp.path, output)
-        .map_err(|e| CliError::file(output, format!("cannot write: {e}")))?;
+    let target = sink.finish().map_err(|e| CliError::output(output, e))?;
+    dest.commit(target)?;
     progress.done();
     Ok(())
 }

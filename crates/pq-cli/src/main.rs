@@ -1,16 +1,24 @@
 //! The `pq` command: look inside Parquet files, read them, convert them.
 //!
 //! Every command streams: it reads the footer, then one column chunk or one
-//! batch at a time, so files far larger than memory work. Errors print one
+//! batch at a time, so files far larger than memory work (a pipe or standard
+//! input, which cannot seek to the footer, is read into memory first; see
+//! `input.rs`). Errors print one
 //! line on stderr naming the file and what is wrong, and exit with status 1;
 //! usage errors exit with status 2. No panic reaches the user.
 //!
 //! Dependencies beyond the pq crates: `clap` (argument parsing with derive),
 //! `serde_json` (`--json` output), `arrow-cast` (value formatting),
 //! `arrow-json`, `arrow-csv` and `arrow-ipc` (output and input formats),
-//! `indicatif` (the progress bar of `convert`). The arrow-rs `parquet`
-//! reader is a dependency of this binary solely for `pq verify`, which
-//! compares pq's reading with it; no library crate depends on it.
+//! `indicatif` (the progress bar of `convert`), `signal-hook` (removing the
+//! temporary file of `convert` on SIGINT, SIGTERM and SIGHUP: it hands the
+//! signal's number to an ordinary thread, where removing a file is safe and
+//! the exit status can be 128 + that number; `ctrlc` tells its handler
+//! nothing of which signal came) and `libc` (asking whether the process that
+//! left a temporary file still runs; `signal-hook` depends on it already).
+//! The arrow-rs `parquet` reader is a dependency of this binary solely for
+//! `pq verify`, which compares pq's reading with it; no library crate
+//! depends on it.
 //!
 //! Arrow's `chrono-tz` feature is off, so timestamps in named time zones
 //! (`UTC`, `Europe/Paris`) are printed in UTC with a `+00:00` offset.
@@ -23,6 +31,7 @@ use clap::{Parser, Subcommand};
 
 mod cat;
 mod convert;
+mod dest;
 mod error;
 mod input;
 mod json;
@@ -32,6 +41,7 @@ mod pages;
 mod read;
 mod scan;
 mod schema;
+mod signals;
 mod values;
 mod verify;
 
@@ -126,14 +136,22 @@ enum Command {
     /// IPC file) or .parquet (a rewrite with the writer options), and .csv
     /// to .parquet (column types inferred unless --dtypes says). Input from
     /// `-` or a pipe is Parquet when it starts with PAR1, CSV otherwise.
-    /// Writes a temporary file next to OUT and renames it at the end.
+    ///
+    /// A regular OUT is written to a hidden temporary file next to it and
+    /// renamed at the end, keeping an existing file's permissions; nothing
+    /// is left behind on an error or on Ctrl-C. An existing FIFO or
+    /// character device (/dev/null) is written through, as cp does.
     ///
     /// Example: pq convert in.csv out.parquet --dtypes id=int64 --compression zstd
     Convert {
         /// The input file (Parquet, or .csv); `-` is standard input.
         input: PathBuf,
-        /// The output file; its extension picks the format.
+        /// The output file; its extension picks the format. `-` is standard
+        /// output.
         output: PathBuf,
+        /// The output format, when OUT's name does not say (`-`, /dev/null).
+        #[arg(long, value_enum)]
+        to: Option<convert::Kind>,
         /// Compression codec of the Parquet output (lz4 writes LZ4_RAW).
         #[arg(long, value_enum)]
         compression: Option<convert::Compression>,
@@ -201,6 +219,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Convert {
             input,
             output,
+            to,
             compression,
             dictionary,
             no_dictionary,
@@ -212,6 +231,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         } => convert::run(
             &input,
             &output,
+            to,
             &convert::ConvertArgs {
                 compression,
                 dictionary: if no_dictionary {

@@ -1,14 +1,18 @@
-//! What `pq` reads besides regular files: standard input, pipes and FIFOs;
-//! one-line errors.
+//! What `pq` reads and writes besides regular files, and what it leaves
+//! behind: standard input, pipes and FIFOs as input; standard output,
+//! FIFOs, devices, symbolic links and existing files as output; signals
+//! during `convert`; one-line errors.
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::ffi::CString;
 use std::fs::File;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{FileTypeExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data");
 
@@ -232,4 +236,193 @@ fn errors_on_standard_input_and_csv_are_one_line() {
         assert!(err.contains("standard input"), "{what}: {err}");
         assert!(!out.exists(), "{what}");
     }
+}
+
+/// Entries in `d` whose name starts with `.` (temporary files).
+fn hidden(d: &Path) -> Vec<String> {
+    std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with('.'))
+        .collect()
+}
+
+/// A CSV of `rows` rows, whose conversion with one row per page lasts.
+fn slow_csv(path: &Path, rows: usize) {
+    let mut w = std::io::BufWriter::new(File::create(path).unwrap());
+    writeln!(w, "id,name,score").unwrap();
+    for i in 0..rows {
+        writeln!(w, "{i},name{},{}.5", i % 1000, i % 77).unwrap();
+    }
+    w.flush().unwrap();
+}
+
+/// Starts a long conversion into `d`, waits for its temporary file, sends
+/// `signal`, and gives the exit status.
+fn interrupt_convert(d: &Path, signal: libc::c_int) -> std::process::ExitStatus {
+    let input = d.join("in.csv");
+    slow_csv(&input, 200_000);
+    let out = d.join("out.parquet");
+    let mut child = pq()
+        .args(["convert", s(&input), s(&out), "--rows-per-page", "1"])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    while hidden(d).is_empty() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "convert ended before its temporary file was seen"
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "no temporary file"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    // SAFETY: sends a signal to our own child.
+    assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+    let status = child.wait().unwrap();
+    assert!(!out.exists(), "no output from an interrupted conversion");
+    assert_eq!(hidden(d), Vec::<String>::new(), "temporary file left");
+    status
+}
+
+#[test]
+fn convert_interrupted_leaves_nothing() {
+    let status = interrupt_convert(&dir("sigterm"), libc::SIGTERM);
+    assert_eq!(status.code(), Some(143), "{status:?}");
+    let status = interrupt_convert(&dir("sigint"), libc::SIGINT);
+    assert_eq!(status.code(), Some(130), "{status:?}");
+}
+
+#[test]
+fn convert_removes_stale_temporaries_only() {
+    let d = dir("stale");
+    let out = d.join("out.parquet");
+    // A process that has ended: its id names a stale file.
+    let mut gone = Command::new("true").spawn().unwrap();
+    let gone_pid = gone.id();
+    gone.wait().unwrap();
+    let stale = d.join(format!(".out.parquet.pq-tmp-{gone_pid}"));
+    std::fs::write(&stale, vec![7u8; 4096]).unwrap();
+    // This test process runs: its file may be in use and stays.
+    let live = d.join(format!(".out.parquet.pq-tmp-{}", std::process::id()));
+    std::fs::write(&live, b"in use").unwrap();
+    // Another destination's temporary file is none of this run's business.
+    let other = d.join(format!(".other.parquet.pq-tmp-{gone_pid}"));
+    std::fs::write(&other, b"other").unwrap();
+    ok(
+        &run(&["convert", &data("sample.parquet"), s(&out)]),
+        "convert",
+    );
+    assert!(!stale.exists(), "stale temporary file kept");
+    assert!(live.exists(), "a running process's temporary file removed");
+    assert!(other.exists(), "another destination's file removed");
+    assert!(pq_arrow::ParquetReader::open(&out).unwrap().num_rows() > 0);
+}
+
+#[test]
+fn convert_keeps_the_destination_mode() {
+    let d = dir("mode");
+    let out = d.join("out.parquet");
+    for mode in [0o600, 0o640, 0o604] {
+        std::fs::write(&out, b"old").unwrap();
+        std::fs::set_permissions(&out, std::fs::Permissions::from_mode(mode)).unwrap();
+        ok(
+            &run(&["convert", &data("sample.parquet"), s(&out)]),
+            "convert",
+        );
+        let now = std::fs::metadata(&out).unwrap().permissions().mode() & 0o777;
+        assert_eq!(now, mode, "mode {now:o}, was {mode:o}");
+        assert!(pq_arrow::ParquetReader::open(&out).unwrap().num_rows() > 0);
+    }
+}
+
+#[test]
+fn convert_through_a_symlink_replaces_its_target() {
+    let d = dir("symlink");
+    let target = d.join("real.parquet");
+    std::fs::write(&target, b"old").unwrap();
+    let link = d.join("link.parquet");
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    ok(
+        &run(&["convert", &data("sample.parquet"), s(&link)]),
+        "convert",
+    );
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    assert!(pq_arrow::ParquetReader::open(&target).unwrap().num_rows() > 0);
+    assert_eq!(hidden(&d), Vec::<String>::new());
+}
+
+#[test]
+fn convert_writes_through_a_fifo() {
+    let d = dir("fifo-out");
+    let fifo = d.join("x.parquet");
+    mkfifo(&fifo);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            File::open(fifo).unwrap().read_to_end(&mut bytes).unwrap();
+            bytes
+        })
+    };
+    let out = run(&["convert", &data("sample.parquet"), s(&fifo)]);
+    ok(&out, "convert into a FIFO");
+    assert!(
+        std::fs::metadata(&fifo).unwrap().file_type().is_fifo(),
+        "the FIFO was replaced by a regular file"
+    );
+    let bytes = reader.join().unwrap();
+    let written = pq_arrow::ParquetReader::from_bytes(bytes.into()).unwrap();
+    let original = pq_arrow::ParquetReader::open(data("sample.parquet")).unwrap();
+    assert_eq!(written.num_rows(), original.num_rows());
+    assert_eq!(hidden(&d), Vec::<String>::new());
+}
+
+#[test]
+fn convert_writes_to_standard_output_and_devices() {
+    let path = data("sample.parquet");
+    let expected = ok(&run(&["cat", &path, "--format", "csv"]), "cat csv");
+    let out = run(&["convert", &path, "-", "--to", "csv"]);
+    assert_eq!(ok(&out, "convert to -"), expected);
+    let out = run(&["convert", &path, "-", "--to", "parquet"]);
+    let bytes = ok_bytes(&out, "convert to - as parquet");
+    let back = pq_arrow::ParquetReader::from_bytes(bytes.into()).unwrap();
+    assert!(back.num_rows() > 0);
+    ok(
+        &run(&["convert", &path, "/dev/null", "--to", "parquet"]),
+        "convert to /dev/null",
+    );
+    assert!(
+        std::fs::metadata("/dev/null")
+            .unwrap()
+            .file_type()
+            .is_char_device()
+    );
+    // Without a format, a name with no extension is a usage mistake.
+    let err = one_line_error(&run(&["convert", &path, "-"]), "no format");
+    assert!(err.contains("--to"), "{err}");
+}
+
+fn ok_bytes(out: &Output, what: &str) -> Vec<u8> {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{what} failed: {stderr}");
+    out.stdout.clone()
+}
+
+#[test]
+fn convert_refuses_to_replace_a_socket() {
+    let d = dir("socket");
+    let sock = d.join("x.parquet");
+    let _listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    let err = one_line_error(
+        &run(&["convert", &data("sample.parquet"), s(&sock)]),
+        "convert onto a socket",
+    );
+    assert!(err.contains("x.parquet"), "{err}");
+    assert!(std::fs::metadata(&sock).unwrap().file_type().is_socket());
+    assert_eq!(hidden(&d), Vec::<String>::new());
 }
