@@ -153,6 +153,8 @@ enum Command {
         #[arg(long, value_enum)]
         to: Option<convert::Kind>,
         /// Compression codec of the Parquet output (lz4 writes LZ4_RAW).
+        /// Default snappy, as pyarrow and DuckDB write: fast, and read by
+        /// every Parquet reader. `none` writes uncompressed.
         #[arg(long, value_enum)]
         compression: Option<convert::Compression>,
         /// Dictionary-encode columns whose type allows it (the default).

@@ -426,3 +426,40 @@ fn convert_refuses_to_replace_a_socket() {
     assert!(std::fs::metadata(&sock).unwrap().file_type().is_socket());
     assert_eq!(hidden(&d), Vec::<String>::new());
 }
+
+/// The codec of every column chunk of `path`.
+fn codecs(path: &Path) -> Vec<String> {
+    let meta: serde_json::Value =
+        serde_json::from_str(&ok(&run(&["meta", s(path), "--json"]), "meta")).unwrap();
+    meta["row_groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|rg| rg["columns"].as_array().unwrap().iter())
+        .map(|c| c["codec"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn convert_compresses_with_snappy_unless_told() {
+    let d = dir("codec");
+    let input = data("all_types_plain_v1.parquet");
+    let snappy = d.join("default.parquet");
+    ok(&run(&["convert", &input, s(&snappy)]), "convert");
+    let found = codecs(&snappy);
+    assert!(!found.is_empty());
+    assert!(found.iter().all(|c| c == "SNAPPY"), "{found:?}");
+    let plain = d.join("none.parquet");
+    ok(
+        &run(&["convert", &input, s(&plain), "--compression", "none"]),
+        "convert --compression none",
+    );
+    let found = codecs(&plain);
+    assert!(found.iter().all(|c| c == "UNCOMPRESSED"), "{found:?}");
+    assert!(
+        std::fs::metadata(&snappy).unwrap().len() < std::fs::metadata(&plain).unwrap().len(),
+        "snappy output is not smaller"
+    );
+    let help = ok(&run(&["convert", "--help"]), "help");
+    assert!(help.contains("snappy"), "{help}");
+}
