@@ -3,7 +3,7 @@
 //! temporary one, or writing through to standard output, a FIFO or a
 //! device) is `dest.rs`'s job.
 
-use std::io::{BufWriter, IsTerminal, Seek, SeekFrom};
+use std::io::{BufWriter, IsTerminal, Read, Seek, SeekFrom};
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -14,7 +14,7 @@ use pq_arrow::write::{Codec, ColumnOptions, DataPageVersion, Encoding};
 use pq_arrow::{ParquetWriter, WriterOptions};
 
 use crate::cat;
-use crate::dest::{Destination, Target};
+use crate::dest::{self, Destination, Target};
 use crate::error::CliError;
 use crate::input::{self, Input};
 use crate::read;
@@ -309,19 +309,28 @@ impl Progress {
     }
 }
 
-/// Whether the input is CSV: by its `.csv` extension, or, for a stream
-/// read into memory (standard input, a pipe), whose name says nothing, by
-/// its first bytes not being Parquet's magic number.
-fn csv_input(path: &Path, data: &Input) -> bool {
+/// Whether the input is CSV: by its `.csv` extension, or, for standard
+/// input or a stream (whose names say nothing), by its first bytes not
+/// being Parquet's magic number.
+fn csv_input(path: &Path, data: &mut Input) -> Result<bool, CliError> {
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    match ext.as_deref() {
+    Ok(match ext.as_deref() {
         Some("csv") => true,
         Some("parquet" | "pq") => false,
-        _ => data.memory().is_some_and(|b| !b.starts_with(b"PAR1")),
-    }
+        _ if input::is_stdio(path) || data.memory().is_some() => {
+            let mut magic = [0u8; 4];
+            let read = data
+                .seek(SeekFrom::Start(0))
+                .and_then(|_| data.read(&mut magic))
+                .and_then(|n| data.seek(SeekFrom::Start(0)).map(|_| n))
+                .map_err(|e| CliError::file(path, format!("reading: {e}")))?;
+            magic.get(..read) != Some(b"PAR1".as_slice())
+        }
+        _ => false,
+    })
 }
 
 /// Converts `input` to `output` in the format `to`, or else the one of
@@ -341,14 +350,14 @@ pub fn run(
     let options = args.writer_options()?;
 
     // Open the input first: its errors come before any output is created.
-    let data = input::open(input)?;
+    let mut data = input::open(input)?;
     if data.is_empty() {
         return Err(CliError::file(
             input,
             "is empty: neither a Parquet file nor a CSV file with a header line",
         ));
     }
-    let csv_in = csv_input(input, &data);
+    let csv_in = csv_input(input, &mut data)?;
     if csv_in && out_kind != Kind::Parquet {
         return Err(CliError::output(
             output,
@@ -377,19 +386,24 @@ pub fn run(
     };
 
     let (dest, target) = Destination::open(output)?;
-    let mut sink =
-        Sink::new(out_kind, target, schema, options).map_err(|e| CliError::output(output, e))?;
+    let out_err = |e: String| {
+        if dest::stdout_closed() {
+            CliError::BrokenPipe
+        } else {
+            CliError::output(output, e)
+        }
+    };
+    let mut sink = Sink::new(out_kind, target, schema, options).map_err(out_err)?;
     let mut done = 0u64;
     for batch in batches.by_ref() {
         let batch = batch.map_err(|e| CliError::file(input, e))?;
-        sink.write(output, &batch)
-            .map_err(|e| CliError::output(output, e))?;
+        sink.write(output, &batch).map_err(out_err)?;
         done += if csv_in { 0 } else { batch.num_rows() as u64 };
         if !csv_in {
             progress.set(done);
         }
     }
-    let target = sink.finish().map_err(|e| CliError::output(output, e))?;
+    let target = sink.finish().map_err(out_err)?;
     dest.commit(target)?;
     progress.done();
     Ok(())

@@ -18,6 +18,7 @@
 use std::fs::{File, OpenOptions, Permissions};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::error::CliError;
 use crate::input::is_stdio;
@@ -32,18 +33,36 @@ pub enum Target {
     Stdout(io::Stdout),
 }
 
+/// Set when standard output's reader has gone (`pq convert f - | head`):
+/// the writers above report it only as text, and it is no error.
+static STDOUT_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Whether a write to standard output found its reader gone.
+pub fn stdout_closed() -> bool {
+    STDOUT_CLOSED.load(Ordering::Relaxed)
+}
+
+fn note_closed<T>(r: io::Result<T>) -> io::Result<T> {
+    if let Err(e) = &r
+        && e.kind() == io::ErrorKind::BrokenPipe
+    {
+        STDOUT_CLOSED.store(true, Ordering::Relaxed);
+    }
+    r
+}
+
 impl Write for Target {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
             Target::File(f) => f.write(buf),
-            Target::Stdout(s) => s.write(buf),
+            Target::Stdout(s) => note_closed(s.write(buf)),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
         match self {
             Target::File(f) => f.flush(),
-            Target::Stdout(s) => s.flush(),
+            Target::Stdout(s) => note_closed(s.flush()),
         }
     }
 }

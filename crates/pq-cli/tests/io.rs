@@ -197,6 +197,40 @@ fn convert_reads_standard_input() {
     ok(&out, "convert CSV on stdin");
     let rows = ok(&run(&["cat", s(&back), "--format", "csv"]), "cat back");
     assert_eq!(rows, "id,name\n1,a\n2,b\n");
+
+    // Standard input on a regular file, Parquet or CSV.
+    let csv_in = d.join("in.csv");
+    std::fs::write(&csv_in, b"id,name\n1,a\n2,b\n").unwrap();
+    let from_file = d.join("from-file.parquet");
+    let out = pq()
+        .args(["convert", "-", s(&from_file)])
+        .stdin(File::open(&csv_in).unwrap())
+        .output()
+        .unwrap();
+    ok(&out, "convert - < in.csv");
+    let rows = ok(&run(&["cat", s(&from_file), "--format", "csv"]), "cat");
+    assert_eq!(rows, "id,name\n1,a\n2,b\n");
+    let out = pq()
+        .args(["convert", "-", s(&csv_out)])
+        .stdin(File::open(&path).unwrap())
+        .output()
+        .unwrap();
+    ok(&out, "convert - < sample.parquet");
+    assert_eq!(std::fs::read_to_string(&csv_out).unwrap(), expected);
+}
+
+#[test]
+fn convert_to_a_closed_standard_output_stops_quietly() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = pq()
+        .args(["convert", &data("sample.parquet"), "-", "--to", "csv"])
+        .stdout(writer)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(stderr, "");
 }
 
 #[test]
