@@ -294,6 +294,18 @@ fn slow_csv(path: &Path, rows: usize) {
 /// Starts a long conversion into `d`, waits for its temporary file, sends
 /// `signal`, and gives the exit status.
 fn interrupt_convert(d: &Path, signal: libc::c_int) -> std::process::ExitStatus {
+    let status = signal_convert(d, signal);
+    assert!(
+        !d.join("out.parquet").exists(),
+        "output from an interrupted run"
+    );
+    assert_eq!(hidden(d), Vec::<String>::new(), "temporary file left");
+    status
+}
+
+/// Starts a long conversion into `d`, waits for its temporary file and
+/// sends `signal`; gives the exit status.
+fn signal_convert(d: &Path, signal: libc::c_int) -> std::process::ExitStatus {
     let input = d.join("in.csv");
     slow_csv(&input, 200_000);
     let out = d.join("out.parquet");
@@ -317,10 +329,7 @@ fn interrupt_convert(d: &Path, signal: libc::c_int) -> std::process::ExitStatus 
     let pid = libc::pid_t::try_from(child.id()).unwrap();
     // SAFETY: sends a signal to our own child.
     assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
-    let status = child.wait().unwrap();
-    assert!(!out.exists(), "no output from an interrupted conversion");
-    assert_eq!(hidden(d), Vec::<String>::new(), "temporary file left");
-    status
+    child.wait().unwrap()
 }
 
 #[test]
@@ -329,6 +338,21 @@ fn convert_interrupted_leaves_nothing() {
     assert_eq!(status.code(), Some(143), "{status:?}");
     let status = interrupt_convert(&dir("sigint"), libc::SIGINT);
     assert_eq!(status.code(), Some(130), "{status:?}");
+}
+
+#[test]
+fn convert_after_a_kill_removes_its_temporary() {
+    let d = dir("sigkill");
+    let status = signal_convert(&d, libc::SIGKILL);
+    assert_eq!(status.code(), None, "{status:?}");
+    assert_eq!(hidden(&d).len(), 1, "a killed run leaves its file");
+    let out = d.join("out.parquet");
+    ok(
+        &run(&["convert", &data("sample.parquet"), s(&out)]),
+        "convert again",
+    );
+    assert_eq!(hidden(&d), Vec::<String>::new(), "stale file kept");
+    assert!(pq_arrow::ParquetReader::open(&out).unwrap().num_rows() > 0);
 }
 
 #[test]
