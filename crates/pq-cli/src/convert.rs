@@ -1,10 +1,10 @@
 //! `pq convert`: Parquet to CSV, JSON lines, Arrow IPC or Parquet, and CSV
-//! to Parquet. Writes a temporary file next to the output and renames it at
-//! the end, so a failed conversion leaves no partial output.
+//! to Parquet. How the output is written (replacing a file through a
+//! temporary one, or writing through to standard output, a FIFO or a
+//! device) is `dest.rs`'s job.
 
-use std::fs::File;
-use std::io::{BufWriter, IsTerminal};
-use std::path::{Path, PathBuf};
+use std::io::{BufWriter, IsTerminal, Read, Seek, SeekFrom};
+use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -14,13 +14,16 @@ use pq_arrow::write::{Codec, ColumnOptions, DataPageVersion, Encoding};
 use pq_arrow::{ParquetWriter, WriterOptions};
 
 use crate::cat;
+use crate::dest::{self, Destination, Target};
 use crate::error::CliError;
+use crate::input::{self, Input};
 use crate::read;
 
 /// Compression codecs of `--compression`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Compression {
     /// No compression.
+    #[value(name = "none", alias = "uncompressed")]
     Uncompressed,
     /// Snappy.
     Snappy,
@@ -33,6 +36,11 @@ pub enum Compression {
     /// Brotli.
     Brotli,
 }
+
+/// The codec when `--compression` is not given: snappy, the default of
+/// pyarrow and DuckDB, fast to write and to read and known to every Parquet
+/// reader. Files written uncompressed were twice the size of their input.
+pub const DEFAULT_COMPRESSION: Compression = Compression::Snappy;
 
 /// Writer settings from the command line.
 #[derive(Debug, Default)]
@@ -53,12 +61,16 @@ pub struct ConvertArgs {
     pub dtypes: Vec<String>,
 }
 
-/// Output formats, by extension.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+/// Output formats: by extension, or `--to`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Kind {
+    /// Parquet.
     Parquet,
+    /// CSV with a header line.
     Csv,
+    /// One JSON object per line.
     Jsonl,
+    /// An Arrow IPC file.
     Arrow,
 }
 
@@ -119,17 +131,15 @@ fn dtype(name: &str) -> Result<DataType, CliError> {
 impl ConvertArgs {
     fn writer_options(&self) -> Result<WriterOptions, CliError> {
         let mut o = WriterOptions::new();
-        if let Some(c) = self.compression {
-            let codec = match c {
-                Compression::Uncompressed => Codec::Uncompressed,
-                Compression::Snappy => Codec::Snappy,
-                Compression::Gzip => Codec::Gzip,
-                Compression::Zstd => Codec::Zstd,
-                Compression::Lz4 => Codec::Lz4Raw,
-                Compression::Brotli => Codec::Brotli,
-            };
-            o = o.with_compression(codec, None);
-        }
+        let codec = match self.compression.unwrap_or(DEFAULT_COMPRESSION) {
+            Compression::Uncompressed => Codec::Uncompressed,
+            Compression::Snappy => Codec::Snappy,
+            Compression::Gzip => Codec::Gzip,
+            Compression::Zstd => Codec::Zstd,
+            Compression::Lz4 => Codec::Lz4Raw,
+            Compression::Brotli => Codec::Brotli,
+        };
+        o = o.with_compression(codec, None);
         if let Some(d) = self.dictionary {
             o = o.with_dictionary(d);
         }
@@ -158,16 +168,16 @@ impl ConvertArgs {
 
 /// Where batches go.
 enum Sink {
-    Parquet(Box<ParquetWriter<BufWriter<File>>>),
-    Csv(BufWriter<File>),
-    Jsonl(arrow_json::LineDelimitedWriter<BufWriter<File>>),
-    Arrow(Box<arrow_ipc::writer::FileWriter<BufWriter<File>>>),
+    Parquet(Box<ParquetWriter<BufWriter<Target>>>),
+    Csv(BufWriter<Target>),
+    Jsonl(arrow_json::LineDelimitedWriter<BufWriter<Target>>),
+    Arrow(Box<arrow_ipc::writer::FileWriter<BufWriter<Target>>>),
 }
 
 impl Sink {
     fn new(
         kind: Kind,
-        file: File,
+        file: Target,
         schema: SchemaRef,
         options: WriterOptions,
     ) -> Result<Self, String> {
@@ -209,7 +219,7 @@ impl Sink {
         }
     }
 
-    fn finish(self) -> Result<(), String> {
+    fn finish(self) -> Result<Target, String> {
         let w = match self {
             Sink::Parquet(w) => w.close_into_inner().map_err(|e| e.to_string())?.0,
             Sink::Csv(w) => w,
@@ -222,8 +232,7 @@ impl Sink {
                 w.into_inner().map_err(|e| e.to_string())?
             }
         };
-        let file = w.into_inner().map_err(|e| e.error().to_string())?;
-        file.sync_all().map_err(|e| e.to_string())
+        w.into_inner().map_err(|e| e.error().to_string())
     }
 }
 
@@ -254,20 +263,6 @@ fn plain_dictionaries(batch: &RecordBatch) -> Result<RecordBatch, arrow_schema::
         .map(|(c, f)| arrow_cast::cast(c, f.data_type()))
         .collect::<Result<Vec<_>, _>>()?;
     RecordBatch::try_new(schema, columns)
-}
-
-/// A temporary file next to the output, removed unless kept.
-struct Temp {
-    path: PathBuf,
-    keep: bool,
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        if !self.keep {
-            let _ = std::fs::remove_file(&self.path);
-        }
-    }
 }
 
 /// A progress bar on stderr, shown only on a terminal after a moment.
@@ -314,20 +309,57 @@ impl Progress {
     }
 }
 
-/// Converts `input` to `output` by their extensions.
-pub fn run(input: &Path, output: &Path, args: &ConvertArgs) -> Result<(), CliError> {
-    let Some(out_kind) = kind(output) else {
-        return Err(CliError::file(
-            output,
-            "unknown output format: use .parquet, .csv, .jsonl or .arrow",
-        ));
-    };
-    let csv_in = input
+/// Whether the input is CSV: by its `.csv` extension, or, for standard
+/// input or a stream (whose names say nothing), by its first bytes not
+/// being Parquet's magic number.
+fn csv_input(path: &Path, data: &mut Input) -> Result<bool, CliError> {
+    let ext = path
         .extension()
         .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    if csv_in && out_kind != Kind::Parquet {
+        .map(str::to_ascii_lowercase);
+    Ok(match ext.as_deref() {
+        Some("csv") => true,
+        Some("parquet" | "pq") => false,
+        _ if input::is_stdio(path) || data.memory().is_some() => {
+            let mut magic = [0u8; 4];
+            let read = data
+                .seek(SeekFrom::Start(0))
+                .and_then(|_| data.read(&mut magic))
+                .and_then(|n| data.seek(SeekFrom::Start(0)).map(|_| n))
+                .map_err(|e| CliError::file(path, format!("reading: {e}")))?;
+            magic.get(..read) != Some(b"PAR1".as_slice())
+        }
+        _ => false,
+    })
+}
+
+/// Converts `input` to `output` in the format `to`, or else the one of
+/// `output`'s extension.
+pub fn run(
+    input: &Path,
+    output: &Path,
+    to: Option<Kind>,
+    args: &ConvertArgs,
+) -> Result<(), CliError> {
+    let Some(out_kind) = to.or_else(|| kind(output)) else {
+        return Err(CliError::output(
+            output,
+            "unknown output format: name it .parquet, .csv, .jsonl or .arrow, or give --to",
+        ));
+    };
+    let options = args.writer_options()?;
+
+    // Open the input first: its errors come before any output is created.
+    let mut data = input::open(input)?;
+    if data.is_empty() {
         return Err(CliError::file(
+            input,
+            "is empty: neither a Parquet file nor a CSV file with a header line",
+        ));
+    }
+    let csv_in = csv_input(input, &mut data)?;
+    if csv_in && out_kind != Kind::Parquet {
+        return Err(CliError::output(
             output,
             "CSV input converts only to .parquet",
         ));
@@ -337,18 +369,12 @@ pub fn run(input: &Path, output: &Path, args: &ConvertArgs) -> Result<(), CliErr
             "--dtypes applies only to CSV input".into(),
         ));
     }
-    let options = args.writer_options()?;
-
-    // Open the input first: its errors come before any output is created.
-    let (schema, mut batches, mut progress): (
-        SchemaRef,
-        Box<dyn Iterator<Item = Result<RecordBatch, String>>>,
-        Progress,
-    ) = if csv_in {
-        let (schema, reader, len) = csv_reader(input, &args.dtypes)?;
+    let (schema, mut batches, mut progress): (SchemaRef, Batches, Progress) = if csv_in {
+        let len = data.len();
+        let (schema, reader) = csv_reader(input, data, &args.dtypes)?;
         (schema, reader, Progress::new(len, true))
     } else {
-        let reader = read::open(input, None)?;
+        let reader = read::open_input(input, data, None)?;
         let rows = reader.num_rows();
         let batches = reader.build().map_err(|e| CliError::file(input, e))?;
         let schema = batches.schema();
@@ -359,50 +385,49 @@ pub fn run(input: &Path, output: &Path, args: &ConvertArgs) -> Result<(), CliErr
         )
     };
 
-    let dir = match output.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
+    let (dest, target) = Destination::open(output)?;
+    let out_err = |e: String| {
+        if dest::stdout_closed() {
+            CliError::BrokenPipe
+        } else {
+            CliError::output(output, e)
+        }
     };
-    let name = output
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = Temp {
-        path: dir.join(format!(".{name}.pq-tmp-{}", std::process::id())),
-        keep: false,
-    };
-    let file = File::create(&temp.path)
-        .map_err(|e| CliError::file(output, format!("cannot write: {e}")))?;
-    let mut sink =
-        Sink::new(out_kind, file, schema, options).map_err(|e| CliError::file(output, e))?;
+    let mut sink = Sink::new(out_kind, target, schema, options).map_err(out_err)?;
     let mut done = 0u64;
     for batch in batches.by_ref() {
         let batch = batch.map_err(|e| CliError::file(input, e))?;
-        sink.write(output, &batch)
-            .map_err(|e| CliError::file(output, e))?;
+        sink.write(output, &batch).map_err(out_err)?;
         done += if csv_in { 0 } else { batch.num_rows() as u64 };
         if !csv_in {
             progress.set(done);
         }
     }
-    sink.finish().map_err(|e| CliError::file(output, e))?;
-    std::fs::rename(&temp.path, output)
-        .map_err(|e| CliError::file(output, format!("cannot write: {e}")))?;
+    let target = sink.finish().map_err(out_err)?;
+    dest.commit(target)?;
     progress.done();
     Ok(())
 }
 
 type Batches = Box<dyn Iterator<Item = Result<RecordBatch, String>>>;
 
-/// A CSV reader with types inferred over the whole file, except those
-/// `--dtypes` gives; the file's size for progress.
-fn csv_reader(path: &Path, dtypes: &[String]) -> Result<(SchemaRef, Batches, u64), CliError> {
-    let file = crate::input::open(path)?;
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+/// A CSV reader with types inferred over the whole input, except those
+/// `--dtypes` gives.
+fn csv_reader(
+    path: &Path,
+    mut data: Input,
+    dtypes: &[String],
+) -> Result<(SchemaRef, Batches), CliError> {
     let format = arrow_csv::reader::Format::default().with_header(true);
     let (inferred, _) = format
-        .infer_schema(&file, None)
+        .infer_schema(&mut data, None)
         .map_err(|e| CliError::file(path, e))?;
+    if inferred.fields().is_empty() {
+        return Err(CliError::file(
+            path,
+            "has no header line naming its columns: nothing to convert",
+        ));
+    }
     let mut fields: Vec<Field> = inferred
         .fields()
         .iter()
@@ -421,15 +446,15 @@ fn csv_reader(path: &Path, dtypes: &[String]) -> Result<(SchemaRef, Batches, u64
         *f = f.clone().with_data_type(ty);
     }
     let schema = Arc::new(Schema::new(fields));
-    let file = crate::input::open(path)?;
+    data.seek(SeekFrom::Start(0))
+        .map_err(|e| CliError::file(path, e))?;
     let reader = arrow_csv::ReaderBuilder::new(schema.clone())
         .with_header(true)
         .with_batch_size(8192)
-        .build(file)
+        .build(data)
         .map_err(|e| CliError::file(path, e))?;
     Ok((
         schema,
         Box::new(reader.map(|b| b.map_err(|e| e.to_string()))),
-        len,
     ))
 }

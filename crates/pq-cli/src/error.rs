@@ -12,8 +12,19 @@ pub enum CliError {
 }
 
 impl CliError {
-    /// An error about `file`.
+    /// An error about the input `file` (`-` is standard input).
     pub fn file(file: &std::path::Path, what: impl fmt::Display) -> Self {
+        if crate::input::is_stdio(file) {
+            return CliError::Message(format!("standard input: {what}"));
+        }
+        CliError::Message(format!("{}: {what}", file.display()))
+    }
+
+    /// An error about the output `file` (`-` is standard output).
+    pub fn output(file: &std::path::Path, what: impl fmt::Display) -> Self {
+        if crate::input::is_stdio(file) {
+            return CliError::Message(format!("standard output: {what}"));
+        }
         CliError::Message(format!("{}: {what}", file.display()))
     }
 }

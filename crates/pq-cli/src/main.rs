@@ -1,16 +1,24 @@
 //! The `pq` command: look inside Parquet files, read them, convert them.
 //!
 //! Every command streams: it reads the footer, then one column chunk or one
-//! batch at a time, so files far larger than memory work. Errors print one
+//! batch at a time, so files far larger than memory work (a pipe or standard
+//! input, which cannot seek to the footer, is read into memory first; see
+//! `input.rs`). Errors print one
 //! line on stderr naming the file and what is wrong, and exit with status 1;
 //! usage errors exit with status 2. No panic reaches the user.
 //!
 //! Dependencies beyond the pq crates: `clap` (argument parsing with derive),
 //! `serde_json` (`--json` output), `arrow-cast` (value formatting),
 //! `arrow-json`, `arrow-csv` and `arrow-ipc` (output and input formats),
-//! `indicatif` (the progress bar of `convert`). The arrow-rs `parquet`
-//! reader is a dependency of this binary solely for `pq verify`, which
-//! compares pq's reading with it; no library crate depends on it.
+//! `indicatif` (the progress bar of `convert`), `signal-hook` (removing the
+//! temporary file of `convert` on SIGINT, SIGTERM and SIGHUP: it hands the
+//! signal's number to an ordinary thread, where removing a file is safe and
+//! the exit status can be 128 + that number; `ctrlc` tells its handler
+//! nothing of which signal came) and `libc` (asking whether the process that
+//! left a temporary file still runs; `signal-hook` depends on it already).
+//! The arrow-rs `parquet` reader is a dependency of this binary solely for
+//! `pq verify`, which compares pq's reading with it; no library crate
+//! depends on it.
 //!
 //! Arrow's `chrono-tz` feature is off, so timestamps in named time zones
 //! (`UTC`, `Europe/Paris`) are printed in UTC with a `+00:00` offset.
@@ -23,14 +31,17 @@ use clap::{Parser, Subcommand};
 
 mod cat;
 mod convert;
+mod dest;
 mod error;
 mod input;
+mod json;
 mod meta;
 mod output;
 mod pages;
 mod read;
 mod scan;
 mod schema;
+mod signals;
 mod values;
 mod verify;
 
@@ -51,7 +62,7 @@ enum Command {
     ///
     /// Example: pq meta data/sample.parquet --json
     Meta {
-        /// The Parquet file.
+        /// The Parquet file; `-` (or a pipe) is read from standard input.
         file: PathBuf,
         /// Print JSON instead of text.
         #[arg(long)]
@@ -62,7 +73,7 @@ enum Command {
     ///
     /// Example: pq schema data/sample.parquet
     Schema {
-        /// The Parquet file.
+        /// The Parquet file; `-` (or a pipe) is read from standard input.
         file: PathBuf,
     },
     /// Every page of every column chunk: type, encoding, sizes, values,
@@ -70,7 +81,7 @@ enum Command {
     ///
     /// Example: pq pages data/sample.parquet --column tags.list.element
     Pages {
-        /// The Parquet file.
+        /// The Parquet file; `-` (or a pipe) is read from standard input.
         file: PathBuf,
         /// Only the column with this dotted path.
         #[arg(long)]
@@ -81,7 +92,7 @@ enum Command {
     ///
     /// Example: pq cat data/sample.parquet --columns id,name --limit 20 --format csv
     Cat {
-        /// The Parquet file.
+        /// The Parquet file; `-` (or a pipe) is read from standard input.
         file: PathBuf,
         /// Only these columns: names or dotted paths, comma separated.
         #[arg(long)]
@@ -101,7 +112,7 @@ enum Command {
     ///
     /// Example: pq scan data/sample.parquet --threads 2 --verify-checksums
     Scan {
-        /// The Parquet file.
+        /// The Parquet file; `-` (or a pipe) is read from standard input.
         file: PathBuf,
         /// Only these columns: names or dotted paths, comma separated.
         #[arg(long)]
@@ -118,21 +129,32 @@ enum Command {
     ///
     /// Example: pq verify data/sample.parquet
     Verify {
-        /// The Parquet file.
+        /// The Parquet file; `-` (or a pipe) is read from standard input.
         file: PathBuf,
     },
     /// Converts by OUT's extension: Parquet to .csv, .jsonl, .arrow (Arrow
     /// IPC file) or .parquet (a rewrite with the writer options), and .csv
-    /// to .parquet (column types inferred unless --dtypes says). Writes a
-    /// temporary file next to OUT and renames it at the end.
+    /// to .parquet (column types inferred unless --dtypes says). Input from
+    /// `-` or a pipe is Parquet when it starts with PAR1, CSV otherwise.
+    ///
+    /// A regular OUT is written to a hidden temporary file next to it and
+    /// renamed at the end, keeping an existing file's permissions; nothing
+    /// is left behind on an error or on Ctrl-C. An existing FIFO or
+    /// character device (/dev/null) is written through, as cp does.
     ///
     /// Example: pq convert in.csv out.parquet --dtypes id=int64 --compression zstd
     Convert {
-        /// The input file (Parquet, or .csv).
+        /// The input file (Parquet, or .csv); `-` is standard input.
         input: PathBuf,
-        /// The output file; its extension picks the format.
+        /// The output file; its extension picks the format. `-` is standard
+        /// output.
         output: PathBuf,
+        /// The output format, when OUT's name does not say (`-`, /dev/null).
+        #[arg(long, value_enum)]
+        to: Option<convert::Kind>,
         /// Compression codec of the Parquet output (lz4 writes LZ4_RAW).
+        /// Default snappy, as pyarrow and DuckDB write: fast, and read by
+        /// every Parquet reader. `none` writes uncompressed.
         #[arg(long, value_enum)]
         compression: Option<convert::Compression>,
         /// Dictionary-encode columns whose type allows it (the default).
@@ -199,6 +221,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Convert {
             input,
             output,
+            to,
             compression,
             dictionary,
             no_dictionary,
@@ -210,6 +233,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         } => convert::run(
             &input,
             &output,
+            to,
             &convert::ConvertArgs {
                 compression,
                 dictionary: if no_dictionary {
@@ -231,6 +255,17 @@ fn run(cli: Cli) -> Result<(), CliError> {
     Ok(())
 }
 
+/// `message` on one line: errors from below (CSV parsing, Arrow) may span
+/// several, and a person or a script reads the first line only.
+fn one_line(message: &str) -> String {
+    message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
@@ -238,7 +273,7 @@ fn main() -> ExitCode {
         // Output cut short by the reader (`pq cat f | head`) is not an error.
         Err(CliError::BrokenPipe) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("pq: {e}");
+            eprintln!("pq: {}", one_line(&e.to_string()));
             ExitCode::FAILURE
         }
     }

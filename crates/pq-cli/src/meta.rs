@@ -1,200 +1,224 @@
 //! `pq meta`: the footer, readable.
+//!
+//! Both forms are written straight from the decoded footer as they go, with
+//! nothing built per key-value entry or column chunk, so the memory used is
+//! the decoded footer's whatever the number of entries.
 
-use std::io::Write;
+use std::fmt::Display;
+use std::io::{self, Write};
 use std::path::Path;
 
-use pq_format::{ColumnChunk, ColumnDescriptor, ParquetMetaData, Statistics};
-use serde_json::{Value, json};
+use pq_format::{ColumnChunk, ColumnDescriptor, ColumnMetaData, ParquetMetaData, Statistics};
 
 use crate::error::CliError;
 use crate::input;
+use crate::json::JsonWriter;
 use crate::values::{format_stat, name};
 
 /// Prints the metadata of `path` as text or JSON.
 pub fn run(path: &Path, as_json: bool, out: &mut impl Write) -> Result<(), CliError> {
     let (_, meta) = input::metadata(path)?;
-    let report = report(&meta);
     if as_json {
-        serde_json::to_writer_pretty(&mut *out, &report)
-            .map_err(|e| CliError::from(std::io::Error::from(e)))?;
+        write_json(&meta, out)?;
         writeln!(out)?;
     } else {
-        write_text(&report, out)?;
+        write_text(&meta, out)?;
     }
     Ok(())
 }
 
-fn stats_json(column: &ColumnDescriptor, s: &Statistics) -> Value {
-    // The modern min_value/max_value fields win over the deprecated ones,
-    // whose sort order was undefined for most types.
+/// The statistics bounds: the modern min_value/max_value fields win over
+/// the deprecated ones, whose sort order was undefined for most types.
+fn bounds(column: &ColumnDescriptor, s: &Statistics) -> (Option<String>, Option<String>) {
     let min = s.min_value.as_ref().or(s.min.as_ref());
     let max = s.max_value.as_ref().or(s.max.as_ref());
-    json!({
-        "min": min.map(|v| format_stat(column, v)),
-        "max": max.map(|v| format_stat(column, v)),
-        "null_count": s.null_count,
-        "distinct_count": s.distinct_count,
-        "nan_count": s.nan_count,
-    })
+    (
+        min.map(|v| format_stat(column, v)),
+        max.map(|v| format_stat(column, v)),
+    )
 }
 
-fn chunk_json(column: Option<&ColumnDescriptor>, chunk: &ColumnChunk) -> Value {
-    let Some(m) = &chunk.meta_data else {
-        return json!({ "file_path": chunk.file_path, "metadata": null });
-    };
-    json!({
-        "path": m.path_in_schema.join("."),
-        "type": name(m.type_),
-        "encodings": m.encodings.iter().map(|e| name(*e)).collect::<Vec<_>>(),
-        "codec": name(m.codec),
-        "num_values": m.num_values,
-        "total_compressed_size": m.total_compressed_size,
-        "total_uncompressed_size": m.total_uncompressed_size,
-        "data_page_offset": m.data_page_offset,
-        "dictionary_page_offset": m.dictionary_page_offset,
-        "index_page_offset": m.index_page_offset,
-        "column_index_offset": chunk.column_index_offset,
-        "column_index_length": chunk.column_index_length,
-        "offset_index_offset": chunk.offset_index_offset,
-        "offset_index_length": chunk.offset_index_length,
-        "bloom_filter_offset": m.bloom_filter_offset,
-        "bloom_filter_length": m.bloom_filter_length,
-        "statistics": match (column, &m.statistics) {
-            (Some(c), Some(s)) => stats_json(c, s),
-            _ => Value::Null,
-        },
-    })
-}
-
-fn report(meta: &ParquetMetaData) -> Value {
+fn write_json(meta: &ParquetMetaData, out: &mut impl Write) -> io::Result<()> {
     let f = &meta.file;
-    let kv: Vec<Value> = f
-        .key_value_metadata
-        .iter()
-        .flatten()
-        .map(|kv| json!({ "key": kv.key, "value": kv.value }))
-        .collect();
-    let row_groups: Vec<Value> = f
-        .row_groups
-        .iter()
-        .map(|rg| {
-            json!({
-                "num_rows": rg.num_rows,
-                "total_byte_size": rg.total_byte_size,
-                "total_compressed_size": rg.total_compressed_size,
-                "file_offset": rg.file_offset,
-                "columns": rg
-                    .columns
-                    .iter()
-                    .enumerate()
-                    .map(|(i, c)| chunk_json(meta.schema.column(i), c))
-                    .collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    json!({
-        "version": f.version,
-        "num_rows": f.num_rows,
-        "created_by": f.created_by,
-        "num_columns": meta.schema.num_columns(),
-        "key_value_metadata": kv,
-        "row_groups": row_groups,
-    })
+    let mut w = JsonWriter::new(out);
+    w.begin_object()?;
+    w.field_num("version", Some(f.version))?;
+    w.field_num("num_rows", Some(f.num_rows))?;
+    w.field_str("created_by", f.created_by.as_deref())?;
+    w.field_num("num_columns", Some(meta.schema.num_columns()))?;
+    w.key("key_value_metadata")?;
+    w.begin_array()?;
+    for kv in f.key_value_metadata.iter().flatten() {
+        w.begin_object()?;
+        w.field_str("key", Some(&kv.key))?;
+        w.field_str("value", kv.value.as_deref())?;
+        w.end_object()?;
+    }
+    w.end_array()?;
+    w.key("row_groups")?;
+    w.begin_array()?;
+    for rg in &f.row_groups {
+        w.begin_object()?;
+        w.field_num("num_rows", Some(rg.num_rows))?;
+        w.field_num("total_byte_size", Some(rg.total_byte_size))?;
+        w.field_num("total_compressed_size", rg.total_compressed_size)?;
+        w.field_num("file_offset", rg.file_offset)?;
+        w.key("columns")?;
+        w.begin_array()?;
+        for (i, chunk) in rg.columns.iter().enumerate() {
+            chunk_json(&mut w, meta.schema.column(i), chunk)?;
+        }
+        w.end_array()?;
+        w.end_object()?;
+    }
+    w.end_array()?;
+    w.end_object()
 }
 
-fn write_text(r: &Value, out: &mut impl Write) -> std::io::Result<()> {
-    let s = |v: &Value| match v {
-        Value::String(s) => s.clone(),
-        Value::Null => "-".into(),
-        other => other.to_string(),
+fn chunk_json<W: Write>(
+    w: &mut JsonWriter<W>,
+    column: Option<&ColumnDescriptor>,
+    chunk: &ColumnChunk,
+) -> io::Result<()> {
+    w.begin_object()?;
+    let Some(m) = &chunk.meta_data else {
+        w.field_str("file_path", chunk.file_path.as_deref())?;
+        w.key("metadata")?;
+        w.null()?;
+        return w.end_object();
     };
-    writeln!(out, "version: {}", s(&r["version"]))?;
-    writeln!(out, "rows: {}", s(&r["num_rows"]))?;
-    writeln!(out, "created by: {}", s(&r["created_by"]))?;
-    writeln!(out, "columns: {}", s(&r["num_columns"]))?;
-    let empty = Vec::new();
-    let kvs = r["key_value_metadata"].as_array().unwrap_or(&empty);
-    if !kvs.is_empty() {
+    w.field_str("path", Some(&m.path_in_schema.join(".")))?;
+    w.field_str("type", Some(&name(m.type_)))?;
+    w.key("encodings")?;
+    w.begin_array()?;
+    for e in m.encodings.iter() {
+        w.string(&name(*e))?;
+    }
+    w.end_array()?;
+    w.field_str("codec", Some(&name(m.codec)))?;
+    w.field_num("num_values", Some(m.num_values))?;
+    w.field_num("total_compressed_size", Some(m.total_compressed_size))?;
+    w.field_num("total_uncompressed_size", Some(m.total_uncompressed_size))?;
+    w.field_num("data_page_offset", Some(m.data_page_offset))?;
+    w.field_num("dictionary_page_offset", m.dictionary_page_offset)?;
+    w.field_num("index_page_offset", m.index_page_offset)?;
+    w.field_num("column_index_offset", chunk.column_index_offset)?;
+    w.field_num("column_index_length", chunk.column_index_length)?;
+    w.field_num("offset_index_offset", chunk.offset_index_offset)?;
+    w.field_num("offset_index_length", chunk.offset_index_length)?;
+    w.field_num("bloom_filter_offset", m.bloom_filter_offset)?;
+    w.field_num("bloom_filter_length", m.bloom_filter_length)?;
+    w.key("statistics")?;
+    match (column, &m.statistics) {
+        (Some(c), Some(s)) => {
+            let (min, max) = bounds(c, s);
+            w.begin_object()?;
+            w.field_str("min", min.as_deref())?;
+            w.field_str("max", max.as_deref())?;
+            w.field_num("null_count", s.null_count)?;
+            w.field_num("distinct_count", s.distinct_count)?;
+            w.field_num("nan_count", s.nan_count)?;
+            w.end_object()?;
+        }
+        _ => w.null()?,
+    }
+    w.end_object()
+}
+
+/// An optional value as text: `-` when absent.
+fn or_dash(v: Option<impl Display>) -> String {
+    v.map_or_else(|| "-".to_string(), |v| v.to_string())
+}
+
+fn write_text(meta: &ParquetMetaData, out: &mut impl Write) -> io::Result<()> {
+    let f = &meta.file;
+    writeln!(out, "version: {}", f.version)?;
+    writeln!(out, "rows: {}", f.num_rows)?;
+    writeln!(out, "created by: {}", or_dash(f.created_by.as_deref()))?;
+    writeln!(out, "columns: {}", meta.schema.num_columns())?;
+    if let Some(kvs) = f.key_value_metadata.as_deref().filter(|k| !k.is_empty()) {
         writeln!(out, "key-value metadata:")?;
         for kv in kvs {
-            let value = s(&kv["value"]);
+            let value = kv.value.as_deref().unwrap_or("-");
             // Long values (the ARROW:schema hint) are shortened in text.
-            let shown = if value.chars().count() > 80 {
+            if value.chars().count() > 80 {
                 let cut: String = value.chars().take(77).collect();
-                format!("{cut}... ({} bytes)", value.len())
+                writeln!(out, "  {}: {cut}... ({} bytes)", kv.key, value.len())?;
             } else {
-                value
-            };
-            writeln!(out, "  {}: {shown}", s(&kv["key"]))?;
+                writeln!(out, "  {}: {value}", kv.key)?;
+            }
         }
     }
-    for (i, rg) in r["row_groups"]
-        .as_array()
-        .unwrap_or(&empty)
-        .iter()
-        .enumerate()
-    {
+    for (i, rg) in f.row_groups.iter().enumerate() {
         writeln!(out)?;
         writeln!(
             out,
             "row group {i}: {} rows, {} bytes",
-            s(&rg["num_rows"]),
-            s(&rg["total_byte_size"])
+            rg.num_rows, rg.total_byte_size
         )?;
-        for (j, c) in rg["columns"]
-            .as_array()
-            .unwrap_or(&empty)
-            .iter()
-            .enumerate()
-        {
+        for (j, chunk) in rg.columns.iter().enumerate() {
             writeln!(out)?;
             writeln!(out, "column {j}:")?;
             writeln!(out, "{}", "-".repeat(80))?;
-            writeln!(out, "column type: {}", s(&c["type"]))?;
-            writeln!(out, "column path: {:?}", s(&c["path"]))?;
-            let encodings: Vec<String> = c["encodings"]
-                .as_array()
-                .unwrap_or(&empty)
-                .iter()
-                .map(s)
-                .collect();
-            writeln!(out, "encodings: {}", encodings.join(" "))?;
-            writeln!(out, "codec: {}", s(&c["codec"]))?;
-            writeln!(out, "values: {}", s(&c["num_values"]))?;
-            writeln!(
-                out,
-                "size: {} compressed, {} uncompressed",
-                s(&c["total_compressed_size"]),
-                s(&c["total_uncompressed_size"])
-            )?;
-            writeln!(
-                out,
-                "offsets: data page {}, dictionary page {}",
-                s(&c["data_page_offset"]),
-                s(&c["dictionary_page_offset"])
-            )?;
-            if !c["column_index_offset"].is_null() || !c["offset_index_offset"].is_null() {
-                writeln!(
+            match &chunk.meta_data {
+                Some(m) => chunk_text(meta.schema.column(j), chunk, m, out)?,
+                None => writeln!(
                     out,
-                    "page index: column index at {} ({} bytes), offset index at {} ({} bytes)",
-                    s(&c["column_index_offset"]),
-                    s(&c["column_index_length"]),
-                    s(&c["offset_index_offset"]),
-                    s(&c["offset_index_length"])
-                )?;
-            }
-            let st = &c["statistics"];
-            if !st.is_null() {
-                writeln!(
-                    out,
-                    "statistics: min {}, max {}, nulls {}, distinct {}",
-                    s(&st["min"]),
-                    s(&st["max"]),
-                    s(&st["null_count"]),
-                    s(&st["distinct_count"])
-                )?;
+                    "no metadata (file path: {})",
+                    or_dash(chunk.file_path.as_deref())
+                )?,
             }
         }
+    }
+    Ok(())
+}
+
+fn chunk_text(
+    column: Option<&ColumnDescriptor>,
+    chunk: &ColumnChunk,
+    m: &ColumnMetaData,
+    out: &mut impl Write,
+) -> io::Result<()> {
+    writeln!(out, "column type: {}", name(m.type_))?;
+    writeln!(out, "column path: {:?}", m.path_in_schema.join("."))?;
+    write!(out, "encodings:")?;
+    for e in m.encodings.iter() {
+        write!(out, " {}", name(*e))?;
+    }
+    writeln!(out)?;
+    writeln!(out, "codec: {}", name(m.codec))?;
+    writeln!(out, "values: {}", m.num_values)?;
+    writeln!(
+        out,
+        "size: {} compressed, {} uncompressed",
+        m.total_compressed_size, m.total_uncompressed_size
+    )?;
+    writeln!(
+        out,
+        "offsets: data page {}, dictionary page {}",
+        m.data_page_offset,
+        or_dash(m.dictionary_page_offset)
+    )?;
+    if chunk.column_index_offset.is_some() || chunk.offset_index_offset.is_some() {
+        writeln!(
+            out,
+            "page index: column index at {} ({} bytes), offset index at {} ({} bytes)",
+            or_dash(chunk.column_index_offset),
+            or_dash(chunk.column_index_length),
+            or_dash(chunk.offset_index_offset),
+            or_dash(chunk.offset_index_length)
+        )?;
+    }
+    if let (Some(c), Some(s)) = (column, &m.statistics) {
+        let (min, max) = bounds(c, s);
+        writeln!(
+            out,
+            "statistics: min {}, max {}, nulls {}, distinct {}",
+            or_dash(min),
+            or_dash(max),
+            or_dash(s.null_count),
+            or_dash(s.distinct_count)
+        )?;
     }
     Ok(())
 }

@@ -14,7 +14,7 @@ use crate::values::name;
 /// Prints one line per page; only `column`'s chunks when given.
 pub fn run(path: &Path, column: Option<&str>, out: &mut impl Write) -> Result<(), CliError> {
     let (mut file, meta) = input::metadata(path)?;
-    let file_len = file.metadata().map_err(|e| CliError::file(path, e))?.len();
+    let file_len = file.len();
     if let Some(wanted) = column
         && !meta
             .schema

@@ -5,14 +5,27 @@ use std::path::Path;
 use pq_arrow::ParquetReader;
 
 use crate::error::CliError;
-use crate::input;
+use crate::input::{self, Input};
 
 /// Opens `path` with the pq reader (footer only). With `columns`, checks
 /// that each names a top-level field or a dotted path of a nested field or
 /// leaf, and selects them; an unknown name is an error listing the columns.
 pub fn open(path: &Path, columns: Option<&[String]>) -> Result<ParquetReader, CliError> {
-    let file = input::open(path)?;
-    let reader = ParquetReader::from_reader(file).map_err(|e| CliError::file(path, e))?;
+    open_input(path, input::open_parquet(path)?, columns)
+}
+
+/// [`open`] on an input already opened: a file is read in place, bytes in
+/// memory without a copy.
+pub fn open_input(
+    path: &Path,
+    input: Input,
+    columns: Option<&[String]>,
+) -> Result<ParquetReader, CliError> {
+    let reader = match input {
+        Input::Memory(bytes) => ParquetReader::from_bytes(bytes.into_inner()),
+        file => ParquetReader::from_reader(file),
+    }
+    .map_err(|e| CliError::file(path, e))?;
     let Some(columns) = columns else {
         return Ok(reader);
     };

@@ -7,6 +7,7 @@ use std::path::Path;
 use arrow_array::{Array, ArrayRef, RecordBatch, RecordBatchReader};
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use arrow_schema::ArrowError;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use crate::error::CliError;
 use crate::input;
@@ -74,13 +75,21 @@ fn show(array: &ArrayRef, row: usize) -> String {
 /// Compares the two readers' output; prints "identical" or the first
 /// difference (an error, so that the exit status is 1).
 pub fn run(path: &Path, out: &mut impl Write) -> Result<(), CliError> {
-    let ours = crate::read::open(path, None)?
+    // One input, read once: standard input cannot be read twice.
+    let input = input::open_parquet(path)?;
+    let second = input.reopen(path)?;
+    let ours = crate::read::open_input(path, input, None)?
         .build()
         .map_err(|e| CliError::file(path, format!("pq reader: {e}")))?;
-    let file = input::open(path)?;
-    let theirs = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-        .and_then(|b| b.build())
-        .map_err(|e| CliError::file(path, format!("arrow-rs reader: {e}")))?;
+    let theirs = match second {
+        input::Input::File { file, .. } => {
+            ParquetRecordBatchReaderBuilder::try_new(file).and_then(|b| b.build())
+        }
+        input::Input::Memory(bytes) => {
+            ParquetRecordBatchReaderBuilder::try_new(bytes.into_inner()).and_then(|b| b.build())
+        }
+    }
+    .map_err(|e| CliError::file(path, format!("arrow-rs reader: {e}")))?;
 
     let schema = ours.schema();
     let their_schema = theirs.schema();

@@ -1,0 +1,122 @@
+//! The memory of `pq meta` against the size of the footer it prints,
+//! measured by the kernel for the child process alone.
+#![cfg(target_os = "linux")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+fn pq() -> Command {
+    Command::new(assert_cmd::cargo::cargo_bin("pq"))
+}
+
+/// A directory of its own for one test.
+fn dir(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("pq-memory-test-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A Parquet file with no row groups whose footer holds `n` key-value
+/// entries with empty keys and no values (three bytes each, the smallest
+/// an entry can be); gives the footer's length.
+fn key_value_file(path: &Path, n: usize) -> usize {
+    use pq_format::{
+        FieldRepetitionType, FileMetaData, KeyValue, SchemaElement, ThriftEncode, Type,
+    };
+    let metadata = FileMetaData {
+        version: 1,
+        schema: vec![
+            SchemaElement {
+                name: "schema".into(),
+                num_children: Some(1),
+                ..Default::default()
+            },
+            SchemaElement {
+                name: "a".into(),
+                type_: Some(Type::INT32),
+                repetition_type: Some(FieldRepetitionType::REQUIRED),
+                ..Default::default()
+            },
+        ],
+        key_value_metadata: Some(vec![KeyValue::default(); n]),
+        ..Default::default()
+    };
+    let footer = metadata.encode();
+    let mut file = b"PAR1".to_vec();
+    file.extend_from_slice(&footer);
+    file.extend_from_slice(&u32::try_from(footer.len()).unwrap().to_le_bytes());
+    file.extend_from_slice(b"PAR1");
+    std::fs::write(path, file).unwrap();
+    footer.len()
+}
+
+/// Runs `pq args` to completion with its output in `out` and gives its
+/// peak resident memory in bytes, as the kernel accounted it for that one
+/// process.
+// The child is reaped by `wait4`, which also gives its memory.
+#[allow(clippy::zombie_processes)]
+fn peak_rss(args: &[&str], out: &Path) -> u64 {
+    let child = pq()
+        .args(args)
+        .stdout(File::create(out).unwrap())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
+    let pid = libc::pid_t::try_from(child.id()).unwrap();
+    let mut status = 0;
+    // SAFETY: rusage is plain data; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(r, pid, "wait4: {}", std::io::Error::last_os_error());
+    assert!(
+        libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
+        "pq {args:?} failed: {status}"
+    );
+    let kib = u64::try_from(usage.ru_maxrss).unwrap();
+    assert!(kib > 0, "no peak memory reported");
+    kib * 1024
+}
+
+#[test]
+fn meta_memory_is_bounded_by_the_footer() {
+    let d = dir("memory");
+    const ENTRIES: usize = 200_000;
+    let big = d.join("kv.parquet");
+    let footer = u64::try_from(key_value_file(&big, ENTRIES)).unwrap();
+    let small = d.join("small.parquet");
+    key_value_file(&small, 1);
+    let out = d.join("out");
+    for json in [true, false] {
+        let mut args = vec!["meta"];
+        if json {
+            args.push("--json");
+        }
+        args.push(s(&small));
+        let base = peak_rss(&args, &out);
+        args.pop();
+        args.push(s(&big));
+        let peak = peak_rss(&args, &out);
+        let text = std::fs::read_to_string(&out).unwrap();
+        if json {
+            let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(v["key_value_metadata"].as_array().unwrap().len(), ENTRIES);
+        } else {
+            assert_eq!(text.lines().filter(|l| *l == "  : -").count(), ENTRIES);
+        }
+        // The decoded footer costs a KeyValue (48 bytes) per three-byte
+        // entry, 16 times the footer; the output adds nothing per entry.
+        let extra = peak.saturating_sub(base);
+        assert!(
+            extra < 24 * footer,
+            "json {json}: {extra} bytes over the {base} of a small file, for a \
+             {footer}-byte footer"
+        );
+    }
+}
