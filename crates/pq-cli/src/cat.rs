@@ -50,12 +50,31 @@ pub fn run(args: &CatArgs<'_>, out: &mut impl Write) -> Result<(), CliError> {
         reader = reader.with_limit(limit);
     }
     let batches = reader.build().map_err(|e| CliError::file(path, e))?;
-    let schema = batches.schema();
+    let order = args
+        .columns
+        .as_deref()
+        .map(|c| read::requested_order(&batches.schema(), c));
+    let schema = match &order {
+        Some(order) => std::sync::Arc::new(
+            batches
+                .schema()
+                .project(order)
+                .map_err(|e| CliError::file(path, e))?,
+        ),
+        None => batches.schema(),
+    };
+    let batches = batches.map(move |b| {
+        let b = b.map_err(|e| CliError::file(path, e))?;
+        match &order {
+            Some(order) => b.project(order).map_err(|e| CliError::file(path, e)),
+            None => Ok(b),
+        }
+    });
     match args.format {
         Format::Jsonl => {
             let mut writer = arrow_json::LineDelimitedWriter::new(out);
             for batch in batches {
-                let batch = displayable(path, batch.map_err(|e| CliError::file(path, e))?)?;
+                let batch = displayable(path, batch?)?;
                 writer.write(&batch).map_err(|e| read::arrow_err(path, e))?;
             }
             writer.finish().map_err(|e| read::arrow_err(path, e))?;
@@ -63,14 +82,14 @@ pub fn run(args: &CatArgs<'_>, out: &mut impl Write) -> Result<(), CliError> {
         Format::Csv => {
             write_csv_header(&schema, out)?;
             for batch in batches {
-                let batch = displayable(path, batch.map_err(|e| CliError::file(path, e))?)?;
+                let batch = displayable(path, batch?)?;
                 write_csv(path, &batch, out)?;
             }
         }
         Format::Table => {
             let mut table = Table::new(&schema);
             for batch in batches {
-                let batch = displayable(path, batch.map_err(|e| CliError::file(path, e))?)?;
+                let batch = displayable(path, batch?)?;
                 table.push(path, &batch)?;
             }
             table.print(terminal_width(), out)?;

@@ -14,6 +14,7 @@ use pq_arrow::write::{Codec, ColumnOptions, DataPageVersion, Encoding};
 use pq_arrow::{ParquetWriter, WriterOptions};
 
 use crate::cat;
+use crate::csv_error;
 use crate::dest::{self, Destination, Target};
 use crate::error::CliError;
 use crate::input::{self, Input};
@@ -88,7 +89,7 @@ fn kind(path: &Path) -> Option<Kind> {
 fn split_pair<'a>(what: &str, s: &'a str) -> Result<(&'a str, &'a str), CliError> {
     s.split_once('=')
         .filter(|(k, v)| !k.is_empty() && !v.is_empty())
-        .ok_or_else(|| CliError::Message(format!("{what} '{s}': expected COLUMN=VALUE")))
+        .ok_or_else(|| CliError::Usage(format!("{what} '{s}': expected COLUMN=VALUE")))
 }
 
 fn encoding(name: &str) -> Result<Encoding, CliError> {
@@ -101,7 +102,7 @@ fn encoding(name: &str) -> Result<Encoding, CliError> {
         "byte_stream_split" => Encoding::BYTE_STREAM_SPLIT,
         "alp" => Encoding::ALP,
         other => {
-            return Err(CliError::Message(format!(
+            return Err(CliError::Usage(format!(
                 "unknown encoding '{other}'; encodings are: plain, rle, delta_binary_packed, \
                  delta_length_byte_array, delta_byte_array, byte_stream_split, alp"
             )));
@@ -120,7 +121,7 @@ fn dtype(name: &str) -> Result<DataType, CliError> {
         "date" => DataType::Date32,
         "timestamp" => DataType::Timestamp(TimeUnit::Microsecond, None),
         other => {
-            return Err(CliError::Message(format!(
+            return Err(CliError::Usage(format!(
                 "unknown type '{other}'; types are: boolean, int32, int64, float, double, \
                  string, date, timestamp"
             )));
@@ -147,7 +148,7 @@ impl ConvertArgs {
             None | Some(1) => {}
             Some(2) => o = o.with_data_page_version(DataPageVersion::V2),
             Some(v) => {
-                return Err(CliError::Message(format!(
+                return Err(CliError::Usage(format!(
                     "--page-version {v}: expected 1 or 2"
                 )));
             }
@@ -345,9 +346,18 @@ pub fn run(
         return Err(CliError::output(
             output,
             "unknown output format: name it .parquet, .csv, .jsonl or .arrow, or give --to",
-        ));
+        )
+        .usage());
     };
     let options = args.writer_options()?;
+    let dtypes = args
+        .dtypes
+        .iter()
+        .map(|d| {
+            let (col, ty) = split_pair("--dtypes", d)?;
+            Ok((col.to_string(), dtype(ty)?))
+        })
+        .collect::<Result<Vec<_>, CliError>>()?;
 
     // Open the input first: its errors come before any output is created.
     let mut data = input::open(input)?;
@@ -359,19 +369,14 @@ pub fn run(
     }
     let csv_in = csv_input(input, &mut data)?;
     if csv_in && out_kind != Kind::Parquet {
-        return Err(CliError::output(
-            output,
-            "CSV input converts only to .parquet",
-        ));
+        return Err(CliError::output(output, "CSV input converts only to .parquet").usage());
     }
     if !csv_in && !args.dtypes.is_empty() {
-        return Err(CliError::Message(
-            "--dtypes applies only to CSV input".into(),
-        ));
+        return Err(CliError::Usage("--dtypes applies only to CSV input".into()));
     }
     let (schema, mut batches, mut progress): (SchemaRef, Batches, Progress) = if csv_in {
         let len = data.len();
-        let (schema, reader) = csv_reader(input, data, &args.dtypes)?;
+        let (schema, reader) = csv_reader(input, data, &dtypes)?;
         (schema, reader, Progress::new(len, true))
     } else {
         let reader = read::open_input(input, data, None)?;
@@ -416,12 +421,12 @@ type Batches = Box<dyn Iterator<Item = Result<RecordBatch, String>>>;
 fn csv_reader(
     path: &Path,
     mut data: Input,
-    dtypes: &[String],
+    dtypes: &[(String, DataType)],
 ) -> Result<(SchemaRef, Batches), CliError> {
     let format = arrow_csv::reader::Format::default().with_header(true);
     let (inferred, _) = format
         .infer_schema(&mut data, None)
-        .map_err(|e| CliError::file(path, e))?;
+        .map_err(|e| CliError::file(path, csv_error::message(&e, &[])))?;
     if inferred.fields().is_empty() {
         return Err(CliError::file(
             path,
@@ -433,9 +438,7 @@ fn csv_reader(
         .iter()
         .map(|f| f.as_ref().clone())
         .collect();
-    for d in dtypes {
-        let (col, ty) = split_pair("--dtypes", d)?;
-        let ty = dtype(ty)?;
+    for (col, ty) in dtypes {
         let Some(f) = fields.iter_mut().find(|f| f.name() == col) else {
             let names: Vec<&str> = fields.iter().map(|f| f.name().as_str()).collect();
             return Err(CliError::file(
@@ -443,7 +446,7 @@ fn csv_reader(
                 format!("no column '{col}'; columns are: {}", names.join(", ")),
             ));
         };
-        *f = f.clone().with_data_type(ty);
+        *f = f.clone().with_data_type(ty.clone());
     }
     let schema = Arc::new(Schema::new(fields));
     data.seek(SeekFrom::Start(0))
@@ -453,8 +456,9 @@ fn csv_reader(
         .with_batch_size(8192)
         .build(data)
         .map_err(|e| CliError::file(path, e))?;
+    let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
     Ok((
         schema,
-        Box::new(reader.map(|b| b.map_err(|e| e.to_string()))),
+        Box::new(reader.map(move |b| b.map_err(|e| csv_error::message(&e, &names)))),
     ))
 }

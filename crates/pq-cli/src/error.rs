@@ -7,6 +7,9 @@ use std::fmt;
 pub enum CliError {
     /// A message for the user, already naming the file and the place.
     Message(String),
+    /// The command line asks for something impossible (an unknown type or
+    /// format, an empty column name): exit status 2, as clap's own errors.
+    Usage(String),
     /// Standard output was closed by its reader: stop quietly.
     BrokenPipe,
 }
@@ -29,10 +32,20 @@ impl CliError {
     }
 }
 
+impl CliError {
+    /// The same message as a usage error (exit status 2).
+    pub fn usage(self) -> Self {
+        match self {
+            CliError::Message(m) => CliError::Usage(m),
+            other => other,
+        }
+    }
+}
+
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CliError::Message(m) => f.write_str(m),
+            CliError::Message(m) | CliError::Usage(m) => f.write_str(m),
             CliError::BrokenPipe => f.write_str("broken pipe"),
         }
     }

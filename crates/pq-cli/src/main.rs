@@ -31,6 +31,7 @@ use clap::{Parser, Subcommand};
 
 mod cat;
 mod convert;
+mod csv_error;
 mod dest;
 mod error;
 mod input;
@@ -198,7 +199,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
         } => cat::run(
             &cat::CatArgs {
                 path: &file,
-                columns: read::split_columns(&columns),
+                columns: read::split_columns(&columns)?,
                 offset,
                 limit,
                 format,
@@ -212,7 +213,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             verify_checksums,
         } => scan::run(
             &file,
-            read::split_columns(&columns).as_deref(),
+            read::split_columns(&columns)?.as_deref(),
             threads,
             verify_checksums,
             &mut out,
@@ -272,6 +273,10 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         // Output cut short by the reader (`pq cat f | head`) is not an error.
         Err(CliError::BrokenPipe) => ExitCode::SUCCESS,
+        Err(CliError::Usage(m)) => {
+            eprintln!("pq: {}", one_line(&m));
+            ExitCode::from(2)
+        }
         Err(e) => {
             eprintln!("pq: {}", one_line(&e.to_string()));
             ExitCode::FAILURE

@@ -57,20 +57,47 @@ fn unknown_column(path: &Path, name: &str, reader: &ParquetReader) -> CliError {
     )
 }
 
-/// Splits `--columns a,b.c` values (possibly repeated) into names.
-pub fn split_columns(columns: &[String]) -> Option<Vec<String>> {
+/// Splits `--columns a,b.c` values (possibly repeated) into names, in the
+/// order given. An empty name (`--columns city,`) is a usage error: it is
+/// most often a typing slip, and reading all columns instead would hide it.
+pub fn split_columns(columns: &[String]) -> Result<Option<Vec<String>>, CliError> {
     if columns.is_empty() {
-        return None;
+        return Ok(None);
     }
-    Some(
-        columns
-            .iter()
-            .flat_map(|c| c.split(','))
-            .map(str::trim)
-            .filter(|c| !c.is_empty())
-            .map(String::from)
-            .collect(),
-    )
+    let mut names = Vec::new();
+    for given in columns {
+        for name in given.split(',').map(str::trim) {
+            if name.is_empty() {
+                return Err(CliError::Usage(format!(
+                    "--columns '{given}': empty column name"
+                )));
+            }
+            names.push(name.to_string());
+        }
+    }
+    Ok(Some(names))
+}
+
+/// The indices of `schema`'s top-level fields in the order `columns` names
+/// them (a dotted path counts for its top-level field): the reader returns
+/// a file's columns in the file's order, and `--columns b,a` asks for `b`
+/// first.
+pub fn requested_order(schema: &arrow_schema::Schema, columns: &[String]) -> Vec<usize> {
+    let mut order = Vec::with_capacity(schema.fields().len());
+    for name in columns {
+        let top = name.split('.').next().unwrap_or(name);
+        if let Some(i) = schema.fields().iter().position(|f| f.name() == top)
+            && !order.contains(&i)
+        {
+            order.push(i);
+        }
+    }
+    for i in 0..schema.fields().len() {
+        if !order.contains(&i) {
+            order.push(i);
+        }
+    }
+    order
 }
 
 /// An Arrow error as a CLI error: a closed stdout stops quietly.

@@ -461,8 +461,14 @@ fn convert_writes_to_standard_output_and_devices() {
             .is_char_device()
     );
     // Without a format, a name with no extension is a usage mistake.
-    let err = one_line_error(&run(&["convert", &path, "-"]), "no format");
-    assert!(err.contains("--to"), "{err}");
+    let out = run(&["convert", &path, "-"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("standard output") && err.contains("--to"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
 }
 
 fn ok_bytes(out: &Output, what: &str) -> Vec<u8> {
