@@ -9,6 +9,7 @@ use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 
 use crate::error::CliError;
+use crate::jsonable;
 use crate::read;
 
 /// How `cat` prints rows.
@@ -72,9 +73,10 @@ pub fn run(args: &CatArgs<'_>, out: &mut impl Write) -> Result<(), CliError> {
     });
     match args.format {
         Format::Jsonl => {
-            let mut writer = arrow_json::LineDelimitedWriter::new(out);
+            let mut writer = json_writer(out);
             for batch in batches {
                 let batch = displayable(path, batch?)?;
+                let batch = jsonable::batch(&batch).map_err(|e| CliError::file(path, e))?;
                 writer.write(&batch).map_err(|e| read::arrow_err(path, e))?;
             }
             writer.finish().map_err(|e| read::arrow_err(path, e))?;
@@ -96,6 +98,14 @@ pub fn run(args: &CatArgs<'_>, out: &mut impl Write) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// A JSON lines writer that writes null fields as `null`: a reader of the
+/// lines sees every column in every row, as in the schema.
+pub fn json_writer<W: Write>(out: W) -> arrow_json::LineDelimitedWriter<W> {
+    arrow_json::WriterBuilder::new()
+        .with_explicit_nulls(true)
+        .build::<W, arrow_json::writer::LineDelimited>(out)
 }
 
 /// `t` with named time zones (`UTC`, `Europe/Paris`) replaced by `+00:00`:
@@ -470,22 +480,25 @@ fn json_values(
         std::sync::Arc::new(one),
         vec![arrow_array::make_array(array.to_data())],
     )
+    .and_then(|b| jsonable::batch(&b))
     .map_err(|e| CliError::file(path, e))?;
     let mut buf = Vec::new();
     {
-        let mut writer = arrow_json::LineDelimitedWriter::new(&mut buf);
+        let mut writer = json_writer(&mut buf);
         writer.write(&batch).map_err(|e| CliError::file(path, e))?;
         writer.finish().map_err(|e| CliError::file(path, e))?;
     }
+    // Each line is `{"v":VALUE}` (nulls written out, line breaks escaped):
+    // the value is the text between, in the writer's field order.
     let text = String::from_utf8_lossy(&buf);
+    let prefix = format!("{{\"{key}\":");
     let mut out = Vec::with_capacity(array.len());
     for line in text.lines() {
-        let value: serde_json::Value =
-            serde_json::from_str(line).map_err(|e| CliError::file(path, e))?;
-        out.push(match value.get(key) {
-            None | Some(serde_json::Value::Null) => None,
-            Some(v) => Some(v.to_string()),
-        });
+        let value = line
+            .strip_prefix(prefix.as_str())
+            .and_then(|l| l.strip_suffix('}'))
+            .ok_or_else(|| CliError::file(path, format!("unexpected JSON line: {line}")))?;
+        out.push((value != "null").then(|| value.to_string()));
     }
     Ok(out)
 }

@@ -192,7 +192,7 @@ impl Sink {
                 cat::write_csv_header(&schema, &mut w).map_err(|e| e.to_string())?;
                 Sink::Csv(w)
             }
-            Kind::Jsonl => Sink::Jsonl(arrow_json::LineDelimitedWriter::new(w)),
+            Kind::Jsonl => Sink::Jsonl(cat::json_writer(w)),
             Kind::Arrow => Sink::Arrow(Box::new(
                 arrow_ipc::writer::FileWriter::try_new_with_options(
                     w,
@@ -212,6 +212,7 @@ impl Sink {
                 .map_err(|e| e.to_string()),
             Sink::Jsonl(w) => {
                 let b = cat::displayable(path, batch.clone()).map_err(|e| e.to_string())?;
+                let b = crate::jsonable::batch(&b).map_err(|e| e.to_string())?;
                 w.write(&b).map_err(|e| e.to_string())
             }
             Sink::Arrow(w) => w

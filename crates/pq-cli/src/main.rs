@@ -36,6 +36,7 @@ mod dest;
 mod error;
 mod input;
 mod json;
+mod jsonable;
 mod meta;
 mod output;
 mod pages;

@@ -82,11 +82,13 @@ fn offset_zones(batch: &RecordBatch) -> RecordBatch {
     RecordBatch::try_new(std::sync::Arc::new(Schema::new(fields)), columns).unwrap()
 }
 
-/// Batches as JSON lines through arrow-json.
+/// Batches as JSON lines through arrow-json, nulls written out as pq does.
 fn jsonl(batches: &[RecordBatch]) -> String {
     let mut buf = Vec::new();
     {
-        let mut w = arrow_json::LineDelimitedWriter::new(&mut buf);
+        let mut w = arrow_json::WriterBuilder::new()
+            .with_explicit_nulls(true)
+            .build::<_, arrow_json::writer::LineDelimited>(&mut buf);
         for b in batches {
             w.write(&offset_zones(b)).unwrap();
         }
