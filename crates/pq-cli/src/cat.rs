@@ -2,15 +2,16 @@
 
 use std::collections::VecDeque;
 use std::io::{IsTerminal, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use arrow_array::{Array, RecordBatch};
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 
+use crate::dataset::{self, Dataset};
 use crate::error::CliError;
 use crate::jsonable;
-use crate::read;
+use crate::{read, sources};
 
 /// How `cat` prints rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -23,19 +24,36 @@ pub enum Format {
     Jsonl,
 }
 
+/// Which rows to print.
+#[derive(Debug, Clone, Copy)]
+pub enum Rows {
+    /// Skip `offset` rows, then print at most `limit`.
+    Range {
+        /// Rows to skip first.
+        offset: usize,
+        /// Most rows to print.
+        limit: Option<usize>,
+    },
+    /// The last rows, this many.
+    Last(usize),
+}
+
 /// What to read and how to print it.
 #[derive(Debug)]
 pub struct CatArgs<'a> {
-    /// The Parquet file.
-    pub path: &'a Path,
+    /// The inputs: files, globs, directories.
+    pub paths: &'a [PathBuf],
     /// Selected columns (all when `None`).
     pub columns: Option<Vec<String>>,
-    /// Rows to skip first.
-    pub offset: usize,
-    /// Most rows to print.
-    pub limit: Option<usize>,
+    /// Merge differing schemas by column name.
+    pub union_by_name: bool,
+    /// Which rows.
+    pub rows: Rows,
     /// Output format.
     pub format: Format,
+    /// A table shows every row, not only the first and last 5 (`head`,
+    /// `tail`: the rows are few by request).
+    pub all_rows: bool,
 }
 
 /// Rows shown at each end of a table.
@@ -43,34 +61,26 @@ const ENDS: usize = 5;
 /// Longest cell of a table, in characters.
 const MAX_CELL: usize = 32;
 
-/// Prints the rows of the file.
+/// Prints the rows of the inputs.
 pub fn run(args: &CatArgs<'_>, out: &mut impl Write) -> Result<(), CliError> {
-    let path = args.path;
-    let mut reader = read::open(path, args.columns.as_deref())?.with_offset(args.offset);
-    if let Some(limit) = args.limit {
-        reader = reader.with_limit(limit);
-    }
-    let batches = reader.build().map_err(|e| CliError::file(path, e))?;
-    let order = args
-        .columns
-        .as_deref()
-        .map(|c| read::requested_order(&batches.schema(), c));
-    let schema = match &order {
-        Some(order) => std::sync::Arc::new(
-            batches
-                .schema()
-                .project(order)
-                .map_err(|e| CliError::file(path, e))?,
-        ),
-        None => batches.schema(),
+    let sources = sources::expand(args.paths)?;
+    // Messages about the output (not about one input) name the first input.
+    let first = sources.first().map(|s| s.path.clone()).unwrap_or_default();
+    let path = first.as_path();
+    let table = Dataset::open(
+        sources,
+        dataset::Options {
+            columns: args.columns.clone(),
+            union_by_name: args.union_by_name,
+            ..Default::default()
+        },
+    )?;
+    let schema = table.schema();
+    let plan = match args.rows {
+        Rows::Range { offset, limit } => table.range(offset, limit),
+        Rows::Last(n) => table.last(n),
     };
-    let batches = batches.map(move |b| {
-        let b = b.map_err(|e| CliError::file(path, e))?;
-        match &order {
-            Some(order) => b.project(order).map_err(|e| CliError::file(path, e)),
-            None => Ok(b),
-        }
-    });
+    let batches = table.batches(plan);
     match args.format {
         Format::Jsonl => {
             let mut writer = json_writer(out);
@@ -89,7 +99,8 @@ pub fn run(args: &CatArgs<'_>, out: &mut impl Write) -> Result<(), CliError> {
             }
         }
         Format::Table => {
-            let mut table = Table::new(&schema);
+            let ends = if args.all_rows { usize::MAX } else { ENDS };
+            let mut table = Table::new(&schema, ends);
             for batch in batches {
                 let batch = displayable(path, batch?)?;
                 table.push(path, &batch)?;
@@ -194,10 +205,12 @@ struct Table {
     head: Vec<Vec<String>>,
     tail: VecDeque<Vec<String>>,
     rows: usize,
+    /// Rows kept at each end.
+    ends: usize,
 }
 
 impl Table {
-    fn new(schema: &Schema) -> Self {
+    fn new(schema: &Schema, ends: usize) -> Self {
         Table {
             names: schema.fields().iter().map(|f| f.name().clone()).collect(),
             types: schema
@@ -208,6 +221,7 @@ impl Table {
             head: Vec::new(),
             tail: VecDeque::new(),
             rows: 0,
+            ends,
         }
     }
 
@@ -228,15 +242,15 @@ impl Table {
         };
         let n = batch.num_rows();
         let mut row = 0;
-        while row < n && self.head.len() < ENDS {
+        while row < n && self.head.len() < self.ends {
             self.head.push(row_text(row));
             row += 1;
         }
         // Of the rest, only the last few can end up in the tail.
-        let from = row.max(n.saturating_sub(ENDS));
+        let from = row.max(n.saturating_sub(self.ends));
         for r in from..n {
             self.tail.push_back(row_text(r));
-            if self.tail.len() > ENDS {
+            if self.tail.len() > self.ends {
                 self.tail.pop_front();
             }
         }

@@ -4,7 +4,7 @@
 //! device) is `dest.rs`'s job.
 
 use std::io::{BufWriter, IsTerminal, Read, Seek, SeekFrom};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -15,10 +15,11 @@ use pq_arrow::{ParquetWriter, WriterOptions};
 
 use crate::cat;
 use crate::csv_error;
+use crate::dataset::{self, Dataset};
 use crate::dest::{self, Destination, Target};
 use crate::error::CliError;
 use crate::input::{self, Input};
-use crate::read;
+use crate::sources;
 
 /// Compression codecs of `--compression`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -46,6 +47,8 @@ pub const DEFAULT_COMPRESSION: Compression = Compression::Snappy;
 /// Writer settings from the command line.
 #[derive(Debug, Default)]
 pub struct ConvertArgs {
+    /// `--union-by-name`: merge inputs whose schemas differ.
+    pub union_by_name: bool,
     /// `--compression`.
     pub compression: Option<Compression>,
     /// `--dictionary` (true) or `--no-dictionary` (false).
@@ -311,6 +314,13 @@ impl Progress {
     }
 }
 
+/// Whether a name says CSV.
+fn is_csv_name(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"))
+}
+
 /// Whether the input is CSV: by its `.csv` extension, or, for standard
 /// input or a stream (whose names say nothing), by its first bytes not
 /// being Parquet's magic number.
@@ -335,14 +345,15 @@ fn csv_input(path: &Path, data: &mut Input) -> Result<bool, CliError> {
     })
 }
 
-/// Converts `input` to `output` in the format `to`, or else the one of
-/// `output`'s extension.
-pub fn run(
-    input: &Path,
-    output: &Path,
-    to: Option<Kind>,
-    args: &ConvertArgs,
-) -> Result<(), CliError> {
+/// Converts the inputs (all of `paths` but the last) to the last, in the
+/// format `to`, or else the one of the output's extension.
+pub fn run(paths: &[PathBuf], to: Option<Kind>, args: &ConvertArgs) -> Result<(), CliError> {
+    let [inputs @ .., output] = paths else {
+        return Err(CliError::Usage(
+            "convert needs an input and an output".into(),
+        ));
+    };
+    let output = output.as_path();
     let Some(out_kind) = to.or_else(|| kind(output)) else {
         return Err(CliError::output(
             output,
@@ -360,6 +371,20 @@ pub fn run(
         })
         .collect::<Result<Vec<_>, CliError>>()?;
 
+    let sources = sources::expand(inputs)?;
+    let input_path = match sources.as_slice() {
+        [one] => one.path.clone(),
+        _ => {
+            if let Some(csv) = sources.iter().find(|s| is_csv_name(&s.path)) {
+                return Err(CliError::Usage(format!(
+                    "{}: CSV input converts one file at a time",
+                    csv.path.display()
+                )));
+            }
+            return convert_table(sources, None, output, out_kind, options, args);
+        }
+    };
+    let input = input_path.as_path();
     // Open the input first: its errors come before any output is created.
     let mut data = input::open(input)?;
     if data.is_empty() {
@@ -375,22 +400,70 @@ pub fn run(
     if !csv_in && !args.dtypes.is_empty() {
         return Err(CliError::Usage("--dtypes applies only to CSV input".into()));
     }
-    let (schema, mut batches, mut progress): (SchemaRef, Batches, Progress) = if csv_in {
-        let len = data.len();
-        let (schema, reader) = csv_reader(input, data, &dtypes)?;
-        (schema, reader, Progress::new(len, true))
-    } else {
-        let reader = read::open_input(input, data, None)?;
-        let rows = reader.num_rows();
-        let batches = reader.build().map_err(|e| CliError::file(input, e))?;
-        let schema = batches.schema();
-        (
-            schema,
-            Box::new(batches.map(|b| b.map_err(|e| e.to_string()))),
-            Progress::new(rows, false),
-        )
-    };
+    if !csv_in {
+        return convert_table(sources, Some(data), output, out_kind, options, args);
+    }
+    let len = data.len();
+    let (schema, batches) = csv_reader(input, data, &dtypes)?;
+    let batches = batches.map(|b| b.map_err(|e| CliError::file(input, e)));
+    write(
+        schema,
+        batches,
+        output,
+        out_kind,
+        options,
+        Progress::new(len, true),
+        false,
+    )
+}
 
+/// Converts Parquet inputs, read as one table (the first already open when
+/// it is standard input).
+fn convert_table(
+    sources: Vec<sources::Source>,
+    first: Option<Input>,
+    output: &Path,
+    out_kind: Kind,
+    options: WriterOptions,
+    args: &ConvertArgs,
+) -> Result<(), CliError> {
+    if !args.dtypes.is_empty() {
+        return Err(CliError::Usage("--dtypes applies only to CSV input".into()));
+    }
+    let table = Dataset::open_with(
+        sources,
+        first,
+        dataset::Options {
+            union_by_name: args.union_by_name,
+            ..Default::default()
+        },
+    )?;
+    let rows = table.num_rows();
+    let schema = table.schema();
+    let plan = table.range(0, None);
+    write(
+        schema,
+        table.batches(plan),
+        output,
+        out_kind,
+        options,
+        Progress::new(rows, false),
+        true,
+    )
+}
+
+/// Writes `batches` to `output`, as `out_kind`; `count_rows`: the progress
+/// bar counts rows (else bytes of the input, which the CSV reader does not
+/// report as it goes, so the bar waits for the end).
+fn write(
+    schema: SchemaRef,
+    mut batches: impl Iterator<Item = Result<RecordBatch, CliError>>,
+    output: &Path,
+    out_kind: Kind,
+    options: WriterOptions,
+    mut progress: Progress,
+    count_rows: bool,
+) -> Result<(), CliError> {
     let (dest, target) = Destination::open(output)?;
     let out_err = |e: String| {
         if dest::stdout_closed() {
@@ -402,10 +475,10 @@ pub fn run(
     let mut sink = Sink::new(out_kind, target, schema, options).map_err(out_err)?;
     let mut done = 0u64;
     for batch in batches.by_ref() {
-        let batch = batch.map_err(|e| CliError::file(input, e))?;
+        let batch = batch?;
         sink.write(output, &batch).map_err(out_err)?;
-        done += if csv_in { 0 } else { batch.num_rows() as u64 };
-        if !csv_in {
+        if count_rows {
+            done += batch.num_rows() as u64;
             progress.set(done);
         }
     }

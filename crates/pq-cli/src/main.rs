@@ -7,7 +7,15 @@
 //! line on stderr naming the file and what is wrong, and exit with status 1;
 //! usage errors exit with status 2. No panic reaches the user.
 //!
+//! Every reading command takes several inputs: files, directories (their
+//! Parquet files, sorted, with hive-style `key=value` directories as string
+//! columns) and quoted globs, which pq expands itself (`sources.rs`), so a
+//! pattern works the same from any shell, from scripts that pass arguments
+//! without a shell, and past the length limit of a command line.
+//!
 //! Dependencies beyond the pq crates: `clap` (argument parsing with derive),
+//! `glob` (the quoted patterns: the small, dependency-free matcher of the
+//! rust-lang organisation, rather than a matcher of pq's own to test),
 //! `serde_json` (`--json` output), `arrow-cast` (value formatting),
 //! `arrow-json`, `arrow-csv` and `arrow-ipc` (output and input formats),
 //! `indicatif` (the progress bar of `convert`), `signal-hook` (removing the
@@ -24,14 +32,16 @@
 //! (`UTC`, `Europe/Paris`) are printed in UTC with a `+00:00` offset.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
 mod cat;
 mod convert;
+mod count;
 mod csv_error;
+mod dataset;
 mod dest;
 mod error;
 mod input;
@@ -44,6 +54,7 @@ mod read;
 mod scan;
 mod schema;
 mod signals;
+mod sources;
 mod values;
 mod verify;
 
@@ -64,8 +75,10 @@ enum Command {
     ///
     /// Example: pq meta data/sample.parquet --json
     Meta {
-        /// The Parquet file; `-` (or a pipe) is read from standard input.
-        file: PathBuf,
+        /// Parquet files, quoted globs ('data/*.parquet') or directories;
+        /// `-` (or a pipe) is read from standard input.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -75,16 +88,20 @@ enum Command {
     ///
     /// Example: pq schema data/sample.parquet
     Schema {
-        /// The Parquet file; `-` (or a pipe) is read from standard input.
-        file: PathBuf,
+        /// Parquet files, quoted globs ('data/*.parquet') or directories;
+        /// `-` (or a pipe) is read from standard input.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
     },
     /// Every page of every column chunk: type, encoding, sizes, values,
     /// nulls, level encodings and whether it has a checksum.
     ///
     /// Example: pq pages data/sample.parquet --column tags.list.element
     Pages {
-        /// The Parquet file; `-` (or a pipe) is read from standard input.
-        file: PathBuf,
+        /// Parquet files, quoted globs ('data/*.parquet') or directories;
+        /// `-` (or a pipe) is read from standard input.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         /// Only the column with this dotted path.
         #[arg(long)]
         column: Option<String>,
@@ -94,8 +111,10 @@ enum Command {
     ///
     /// Example: pq cat data/sample.parquet --columns id,name --limit 20 --format csv
     Cat {
-        /// The Parquet file; `-` (or a pipe) is read from standard input.
-        file: PathBuf,
+        /// Parquet files, quoted globs ('data/*.parquet') or directories;
+        /// `-` (or a pipe) is read from standard input.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         /// Only these columns: names or dotted paths, comma separated.
         #[arg(long)]
         columns: Vec<String>,
@@ -108,14 +127,75 @@ enum Command {
         /// Output format.
         #[arg(long, value_enum, default_value = "table")]
         format: cat::Format,
+        /// Merge files whose schemas differ by column name; a column missing
+        /// from a file is null in its rows.
+        #[arg(long)]
+        union_by_name: bool,
+    },
+    /// The first rows (default 10) of the files, read no further.
+    ///
+    /// Example: pq head data/sample.parquet -n 3 --format jsonl
+    Head {
+        /// Parquet files, quoted globs ('data/*.parquet') or directories;
+        /// `-` (or a pipe) is read from standard input.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// How many rows.
+        #[arg(short = 'n', long = "lines", default_value_t = 10)]
+        rows: usize,
+        /// Only these columns: names or dotted paths, comma separated.
+        #[arg(long)]
+        columns: Vec<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: cat::Format,
+        /// Merge files whose schemas differ by column name.
+        #[arg(long)]
+        union_by_name: bool,
+    },
+    /// The last rows (default 10) of the files: only the row groups that
+    /// hold them are read.
+    ///
+    /// Example: pq tail data/many_pages.parquet -n 3
+    Tail {
+        /// Parquet files, quoted globs ('data/*.parquet') or directories;
+        /// `-` (or a pipe) is read from standard input.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// How many rows.
+        #[arg(short = 'n', long = "lines", default_value_t = 10)]
+        rows: usize,
+        /// Only these columns: names or dotted paths, comma separated.
+        #[arg(long)]
+        columns: Vec<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: cat::Format,
+        /// Merge files whose schemas differ by column name.
+        #[arg(long)]
+        union_by_name: bool,
+    },
+    /// The number of rows of the files, from their footers alone.
+    ///
+    /// Example: pq count 'data/*.parquet' --per-file
+    Count {
+        /// Parquet files, quoted globs ('data/*.parquet') or directories;
+        /// `-` (or a pipe) is read from standard input.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Each file's count too, then the total.
+        #[arg(long)]
+        per_file: bool,
     },
     /// Decodes every value of every (selected) column without printing, and
     /// reports rows, bytes decoded, seconds and throughput.
     ///
     /// Example: pq scan data/sample.parquet --threads 2 --verify-checksums
     Scan {
-        /// The Parquet file; `-` (or a pipe) is read from standard input.
-        file: PathBuf,
+        /// Parquet files, quoted globs ('data/*.parquet') or directories;
+        /// `-` (or a pipe) is read from standard input.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
         /// Only these columns: names or dotted paths, comma separated.
         #[arg(long)]
         columns: Vec<String>,
@@ -125,6 +205,9 @@ enum Command {
         /// Check page checksums where pages have them.
         #[arg(long)]
         verify_checksums: bool,
+        /// Merge files whose schemas differ by column name.
+        #[arg(long)]
+        union_by_name: bool,
     },
     /// Reads the file with pq and with the arrow-rs parquet reader and
     /// compares every value: "identical", or the first difference (exit 1).
@@ -146,11 +229,15 @@ enum Command {
     ///
     /// Example: pq convert in.csv out.parquet --dtypes id=int64 --compression zstd
     Convert {
-        /// The input file (Parquet, or .csv); `-` is standard input.
-        input: PathBuf,
-        /// The output file; its extension picks the format. `-` is standard
-        /// output.
-        output: PathBuf,
+        /// The inputs, then the output. Inputs: Parquet files, quoted globs
+        /// or directories (several are read as one table), or one .csv
+        /// file; `-` is standard input. The output's extension picks the
+        /// format; `-` is standard output.
+        #[arg(required = true, num_args = 2.., value_name = "INPUT... OUTPUT")]
+        paths: Vec<PathBuf>,
+        /// Merge inputs whose schemas differ by column name.
+        #[arg(long)]
+        union_by_name: bool,
         /// The output format, when OUT's name does not say (`-`, /dev/null).
         #[arg(long, value_enum)]
         to: Option<convert::Kind>,
@@ -188,41 +275,102 @@ enum Command {
 fn run(cli: Cli) -> Result<(), CliError> {
     let mut out = output::stdout();
     match cli.command {
-        Command::Meta { file, json } => meta::run(&file, json, &mut out)?,
-        Command::Schema { file } => schema::run(&file, &mut out)?,
-        Command::Pages { file, column } => pages::run(&file, column.as_deref(), &mut out)?,
+        Command::Meta { files, json } => {
+            let sources = sources::expand(&files)?;
+            if json {
+                meta::run_json(&sources, &mut out)?;
+            } else {
+                each_file(&sources, &mut out, |path, out| meta::run(path, false, out))?;
+            }
+        }
+        Command::Schema { files } => {
+            let sources = sources::expand(&files)?;
+            each_file(&sources, &mut out, schema::run)?;
+        }
+        Command::Pages { files, column } => {
+            let sources = sources::expand(&files)?;
+            each_file(&sources, &mut out, |path, out| {
+                pages::run(path, column.as_deref(), out)
+            })?;
+        }
         Command::Cat {
-            file,
+            files,
             columns,
             offset,
             limit,
             format,
+            union_by_name,
         } => cat::run(
             &cat::CatArgs {
-                path: &file,
+                paths: &files,
                 columns: read::split_columns(&columns)?,
-                offset,
-                limit,
+                union_by_name,
+                rows: cat::Rows::Range { offset, limit },
                 format,
+                all_rows: false,
             },
             &mut out,
         )?,
+        Command::Head {
+            files,
+            rows,
+            columns,
+            format,
+            union_by_name,
+        } => cat::run(
+            &cat::CatArgs {
+                paths: &files,
+                columns: read::split_columns(&columns)?,
+                union_by_name,
+                rows: cat::Rows::Range {
+                    offset: 0,
+                    limit: Some(rows),
+                },
+                format,
+                all_rows: true,
+            },
+            &mut out,
+        )?,
+        Command::Tail {
+            files,
+            rows,
+            columns,
+            format,
+            union_by_name,
+        } => cat::run(
+            &cat::CatArgs {
+                paths: &files,
+                columns: read::split_columns(&columns)?,
+                union_by_name,
+                rows: cat::Rows::Last(rows),
+                format,
+                all_rows: true,
+            },
+            &mut out,
+        )?,
+        Command::Count { files, per_file } => {
+            count::run(&sources::expand(&files)?, per_file, &mut out)?
+        }
         Command::Scan {
-            file,
+            files,
             columns,
             threads,
             verify_checksums,
+            union_by_name,
         } => scan::run(
-            &file,
-            read::split_columns(&columns)?.as_deref(),
-            threads,
-            verify_checksums,
+            &files,
+            dataset::Options {
+                columns: read::split_columns(&columns)?,
+                union_by_name,
+                threads,
+                verify_checksums,
+            },
             &mut out,
         )?,
         Command::Verify { file } => verify::run(&file, &mut out)?,
         Command::Convert {
-            input,
-            output,
+            paths,
+            union_by_name,
             to,
             compression,
             dictionary,
@@ -233,10 +381,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
             rows_per_group,
             dtypes,
         } => convert::run(
-            &input,
-            &output,
+            &paths,
             to,
             &convert::ConvertArgs {
+                union_by_name,
                 compression,
                 dictionary: if no_dictionary {
                     Some(false)
@@ -254,6 +402,26 @@ fn run(cli: Cli) -> Result<(), CliError> {
         )?,
     }
     out.flush().map_err(CliError::from)?;
+    Ok(())
+}
+
+/// Runs `command` on each file, with a header line naming the file before
+/// each when there are several.
+fn each_file(
+    sources: &[sources::Source],
+    out: &mut output::Out,
+    mut command: impl FnMut(&Path, &mut output::Out) -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    let several = sources.len() > 1;
+    for (i, source) in sources.iter().enumerate() {
+        if several {
+            if i > 0 {
+                writeln!(out)?;
+            }
+            writeln!(out, "==> {} <==", source.path.display())?;
+        }
+        command(&source.path, out)?;
+    }
     Ok(())
 }
 

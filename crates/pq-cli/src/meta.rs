@@ -13,6 +13,7 @@ use pq_format::{ColumnChunk, ColumnDescriptor, ColumnMetaData, ParquetMetaData, 
 use crate::error::CliError;
 use crate::input;
 use crate::json::JsonWriter;
+use crate::sources::Source;
 use crate::values::{format_stat, name};
 
 /// Prints the metadata of `path` as text or JSON.
@@ -38,10 +39,39 @@ fn bounds(column: &ColumnDescriptor, s: &Statistics) -> (Option<String>, Option<
     )
 }
 
+/// Prints the metadata of every file as JSON: one document for one file,
+/// an array of them, each with a `file` member, for several.
+pub fn run_json(sources: &[Source], out: &mut impl Write) -> Result<(), CliError> {
+    if let [one] = sources {
+        return run(&one.path, true, out);
+    }
+    let mut w = JsonWriter::new(&mut *out);
+    w.begin_array()?;
+    for source in sources {
+        let (_, meta) = input::metadata(&source.path)?;
+        json_document(&mut w, &meta, Some(&source.path.to_string_lossy()))?;
+    }
+    w.end_array()?;
+    drop(w);
+    writeln!(out)?;
+    Ok(())
+}
+
 fn write_json(meta: &ParquetMetaData, out: &mut impl Write) -> io::Result<()> {
+    json_document(&mut JsonWriter::new(out), meta, None)
+}
+
+/// One file's metadata as a JSON object, naming the file when given.
+fn json_document<W: Write>(
+    w: &mut JsonWriter<W>,
+    meta: &ParquetMetaData,
+    file: Option<&str>,
+) -> io::Result<()> {
     let f = &meta.file;
-    let mut w = JsonWriter::new(out);
     w.begin_object()?;
+    if let Some(file) = file {
+        w.field_str("file", Some(file))?;
+    }
     w.field_num("version", Some(f.version))?;
     w.field_num("num_rows", Some(f.num_rows))?;
     w.field_str("created_by", f.created_by.as_deref())?;
@@ -66,7 +96,7 @@ fn write_json(meta: &ParquetMetaData, out: &mut impl Write) -> io::Result<()> {
         w.key("columns")?;
         w.begin_array()?;
         for (i, chunk) in rg.columns.iter().enumerate() {
-            chunk_json(&mut w, meta.schema.column(i), chunk)?;
+            chunk_json(w, meta.schema.column(i), chunk)?;
         }
         w.end_array()?;
         w.end_object()?;

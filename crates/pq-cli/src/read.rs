@@ -5,17 +5,12 @@ use std::path::Path;
 use pq_arrow::ParquetReader;
 
 use crate::error::CliError;
-use crate::input::{self, Input};
+use crate::input::Input;
 
-/// Opens `path` with the pq reader (footer only). With `columns`, checks
-/// that each names a top-level field or a dotted path of a nested field or
-/// leaf, and selects them; an unknown name is an error listing the columns.
-pub fn open(path: &Path, columns: Option<&[String]>) -> Result<ParquetReader, CliError> {
-    open_input(path, input::open_parquet(path)?, columns)
-}
-
-/// [`open`] on an input already opened: a file is read in place, bytes in
-/// memory without a copy.
+/// Opens an input with the pq reader (footer only): a file is read in
+/// place, bytes in memory without a copy. With `columns`, checks that each
+/// names a top-level field or a dotted path of a nested field or leaf, and
+/// selects them; an unknown name is an error listing the columns.
 pub fn open_input(
     path: &Path,
     input: Input,
@@ -26,6 +21,16 @@ pub fn open_input(
         file => ParquetReader::from_reader(file),
     }
     .map_err(|e| CliError::file(path, e))?;
+    select(path, reader, columns)
+}
+
+/// Selects `columns` of `reader` (all when `None`), each checked as
+/// [`open_input`] says.
+pub fn select(
+    path: &Path,
+    reader: ParquetReader,
+    columns: Option<&[String]>,
+) -> Result<ParquetReader, CliError> {
     let Some(columns) = columns else {
         return Ok(reader);
     };

@@ -1,33 +1,29 @@
 //! `pq scan`: decode every value without printing, and report the speed.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use arrow_array::Array;
 
+use crate::dataset::{self, Dataset};
 use crate::error::CliError;
-use crate::read;
+use crate::sources;
 
-/// Decodes the selected columns of the whole file and prints rows, bytes
+/// Decodes the selected columns of all the files and prints rows, bytes
 /// decoded, time and throughput.
 pub fn run(
-    path: &Path,
-    columns: Option<&[String]>,
-    threads: usize,
-    verify_checksums: bool,
+    paths: &[PathBuf],
+    options: dataset::Options,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     let start = Instant::now();
-    let batches = read::open(path, columns)?
-        .with_threads(threads)
-        .with_verify_checksums(verify_checksums)
-        .build()
-        .map_err(|e| CliError::file(path, e))?;
+    let table = Dataset::open(sources::expand(paths)?, options)?;
+    let plan = table.range(0, None);
     let mut rows = 0usize;
     let mut bytes = 0usize;
-    for batch in batches {
-        let batch = batch.map_err(|e| CliError::file(path, e))?;
+    for batch in table.batches(plan) {
+        let batch = batch?;
         rows += batch.num_rows();
         bytes += batch
             .columns()

@@ -235,9 +235,10 @@ fn bad_inputs() {
     let err = fails(&["cat", missing.to_str().unwrap()], 1);
     assert!(err.contains("no such file"), "{err}");
 
-    let dir = std::env::temp_dir();
+    let dir = temp("empty-dir");
+    std::fs::create_dir_all(&dir).unwrap();
     let err = fails(&["cat", dir.to_str().unwrap()], 1);
-    assert!(err.contains("directory"), "{err}");
+    assert!(err.contains("directory with no Parquet files"), "{err}");
 
     let empty = temp("empty.parquet");
     std::fs::write(&empty, b"").unwrap();

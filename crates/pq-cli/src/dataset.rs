@@ -1,0 +1,489 @@
+//! Several Parquet files read as one table: one schema for all (checked,
+//! or merged by name with `--union-by-name`), partition columns from
+//! hive-style directories, and rows taken from the files in order, each
+//! file opened only when its rows are reached.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions, StringArray, new_null_array};
+use arrow_schema::{DataType, Field, FieldRef, Schema, SchemaRef};
+
+use crate::error::CliError;
+use crate::input::{self, Input};
+use crate::read;
+use crate::sources::Source;
+
+/// How the files are read.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// `--columns`: names or dotted paths, in the order wanted.
+    pub columns: Option<Vec<String>>,
+    /// `--union-by-name`: merge differing schemas by column name.
+    pub union_by_name: bool,
+    /// Decoding threads per file.
+    pub threads: usize,
+    /// Check page checksums.
+    pub verify_checksums: bool,
+}
+
+/// One file of the table, as its footer describes it.
+struct File {
+    source: Source,
+    /// The bytes of an input that cannot be opened twice (standard input,
+    /// a pipe); a regular file is opened again when its rows are read, so
+    /// that a thousand files do not hold a thousand descriptors.
+    memory: Option<Input>,
+    /// Rows of each row group.
+    row_groups: Vec<u64>,
+    /// The selected columns this file has (all of them, unless some of
+    /// the selection is missing under `--union-by-name`).
+    columns: Option<Vec<String>>,
+    /// Whether it has any selected column at all.
+    has_columns: bool,
+}
+
+/// Which rows of one file to read.
+#[derive(Debug, Clone, Default)]
+pub struct Slice {
+    /// Only these row groups (all when `None`).
+    pub row_groups: Option<Vec<usize>>,
+    /// Rows to skip of those.
+    pub offset: usize,
+    /// Most rows to read.
+    pub limit: Option<usize>,
+}
+
+/// Several files read as one table.
+pub struct Dataset {
+    files: Vec<File>,
+    schema: SchemaRef,
+    options: Options,
+}
+
+/// `name: type` of a field, for messages.
+fn describe(f: &Field) -> String {
+    format!("'{}' ({})", f.name(), f.data_type())
+}
+
+fn shown(path: &Path) -> String {
+    if input::is_stdio(path) {
+        "standard input".into()
+    } else {
+        path.display().to_string()
+    }
+}
+
+impl Dataset {
+    /// Reads the footers of `sources` and settles the table's schema: the
+    /// selected columns in the order asked (the file's order otherwise),
+    /// then partition columns as strings.
+    pub fn open(sources: Vec<Source>, options: Options) -> Result<Self, CliError> {
+        Self::open_with(sources, None, options)
+    }
+
+    /// [`open`](Self::open), with the first source already opened (standard
+    /// input, whose bytes a caller has read to see what it holds).
+    pub fn open_with(
+        sources: Vec<Source>,
+        first: Option<Input>,
+        options: Options,
+    ) -> Result<Self, CliError> {
+        let mut first = first;
+        let mut partition_keys: Vec<String> = Vec::new();
+        for s in &sources {
+            for (k, _) in &s.partitions {
+                if !partition_keys.contains(k) {
+                    partition_keys.push(k.clone());
+                }
+            }
+        }
+        // Selected names that are partition columns are not read from files.
+        let wanted: Option<Vec<String>> = options.columns.as_ref().map(|c| {
+            c.iter()
+                .filter(|n| !partition_keys.contains(n))
+                .cloned()
+                .collect()
+        });
+        let mut files = Vec::with_capacity(sources.len());
+        let mut fields: Vec<FieldRef> = Vec::new();
+        // The file each field was first seen in.
+        let mut first_seen: Vec<PathBuf> = Vec::new();
+        let mut metadata = None;
+        for (i, source) in sources.into_iter().enumerate() {
+            let path = source.path.clone();
+            let input = match first.take() {
+                Some(input) => input,
+                None => input::open_parquet(&path)?,
+            };
+            let memory = match &input {
+                Input::Memory(_) => Some(input.reopen(&path)?),
+                Input::File { .. } => None,
+            };
+            let reader = read::open_input(&path, input, None)?;
+            let file_schema = reader.arrow_schema();
+            let row_groups = reader
+                .metadata()
+                .row_groups
+                .iter()
+                .map(|rg| u64::try_from(rg.num_rows).unwrap_or(0))
+                .collect();
+            // The columns of the selection this file has.
+            let columns = match &wanted {
+                None => None,
+                Some(w) if options.union_by_name => Some(
+                    w.iter()
+                        .filter(|n| {
+                            let top = n.split('.').next().unwrap_or(n);
+                            file_schema.fields().iter().any(|f| f.name() == top)
+                        })
+                        .cloned()
+                        .collect::<Vec<_>>(),
+                ),
+                Some(w) => Some(w.clone()),
+            };
+            let has_columns = columns.as_ref().is_none_or(|c| !c.is_empty());
+            // The file's schema as read: its batches' schema.
+            let schema = if has_columns {
+                read::select(&path, reader, columns.as_deref())?
+                    .build()
+                    .map_err(|e| CliError::file(&path, e))?
+                    .schema()
+            } else {
+                Arc::new(Schema::empty())
+            };
+            let schema = match &wanted {
+                Some(w) => Arc::new(
+                    schema
+                        .project(&read::requested_order(&schema, w))
+                        .map_err(|e| CliError::file(&path, e))?,
+                ),
+                None => schema,
+            };
+            if i == 0 {
+                metadata = Some(schema.metadata().clone());
+                fields = schema.fields().iter().cloned().collect();
+                first_seen = vec![path.clone(); fields.len()];
+            } else if options.union_by_name {
+                for f in schema.fields() {
+                    match fields.iter().position(|g| g.name() == f.name()) {
+                        Some(j) => {
+                            let g = &fields[j];
+                            if g.data_type() != f.data_type() {
+                                return Err(CliError::Message(format!(
+                                    "{} and {} cannot be merged: column {} in the first, {} in \
+                                     the second",
+                                    shown(&first_seen[j]),
+                                    shown(&path),
+                                    describe(g),
+                                    describe(f)
+                                )));
+                            }
+                            if f.is_nullable() && !g.is_nullable() {
+                                fields[j] = Arc::new(g.as_ref().clone().with_nullable(true));
+                            }
+                        }
+                        None => {
+                            fields.push(Arc::new(f.as_ref().clone().with_nullable(true)));
+                            first_seen.push(path.clone());
+                        }
+                    }
+                }
+            } else {
+                compare(&files, &fields, &schema, &path)?;
+                for (j, f) in schema.fields().iter().enumerate() {
+                    if let Some(g) = fields.get(j)
+                        && f.is_nullable()
+                        && !g.is_nullable()
+                    {
+                        fields[j] = Arc::new(g.as_ref().clone().with_nullable(true));
+                    }
+                }
+            }
+            if options.union_by_name && i > 0 {
+                // Columns of earlier files this one lacks are null in it.
+                for f in fields.iter_mut() {
+                    if schema.field_with_name(f.name()).is_err() && !f.is_nullable() {
+                        *f = Arc::new(f.as_ref().clone().with_nullable(true));
+                    }
+                }
+            }
+            files.push(File {
+                source,
+                memory,
+                row_groups,
+                columns,
+                has_columns,
+            });
+        }
+        if options.union_by_name
+            && let Some(w) = &wanted
+        {
+            for name in w {
+                let top = name.split('.').next().unwrap_or(name);
+                if !fields.iter().any(|f| f.name() == top) {
+                    return Err(CliError::Message(format!("no file has a column '{name}'")));
+                }
+            }
+        }
+        for key in &partition_keys {
+            if !fields.iter().any(|f| f.name() == key) {
+                fields.push(Arc::new(Field::new(key, DataType::Utf8, true)));
+            }
+        }
+        let mut schema = Schema::new(fields);
+        if let Some(columns) = &options.columns {
+            schema = schema
+                .project(&read::requested_order(&schema, columns))
+                .map_err(|e| CliError::Message(e.to_string()))?;
+            // A partition column not asked for is not shown.
+            let keep: Vec<usize> = schema
+                .fields()
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| !partition_keys.contains(f.name()) || columns.contains(f.name()))
+                .map(|(i, _)| i)
+                .collect();
+            schema = schema
+                .project(&keep)
+                .map_err(|e| CliError::Message(e.to_string()))?;
+        }
+        if files.len() == 1 {
+            schema = schema.with_metadata(metadata.unwrap_or_default());
+        }
+        Ok(Dataset {
+            files,
+            schema: Arc::new(schema),
+            options,
+        })
+    }
+
+    /// The table's schema.
+    pub fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// Rows of all files, from their footers.
+    pub fn num_rows(&self) -> u64 {
+        self.files
+            .iter()
+            .map(|f| f.row_groups.iter().sum::<u64>())
+            .sum()
+    }
+
+    /// Rows `offset..offset + limit` of the table, as slices of its files;
+    /// files wholly before `offset` are not opened again.
+    pub fn range(&self, offset: usize, limit: Option<usize>) -> Vec<(usize, Slice)> {
+        let mut skip = offset as u64;
+        let mut left = limit.map(|l| l as u64);
+        let mut plan = Vec::new();
+        for (i, f) in self.files.iter().enumerate() {
+            if left == Some(0) {
+                break;
+            }
+            let rows: u64 = f.row_groups.iter().sum();
+            if skip >= rows {
+                skip -= rows;
+                continue;
+            }
+            let here = rows - skip;
+            plan.push((
+                i,
+                Slice {
+                    row_groups: None,
+                    offset: skip as usize,
+                    limit: left.map(|l| l as usize),
+                },
+            ));
+            skip = 0;
+            if let Some(l) = &mut left {
+                *l = l.saturating_sub(here);
+            }
+        }
+        plan
+    }
+
+    /// The last `n` rows of the table, as slices of its files that name
+    /// only the row groups holding them: earlier row groups are not read.
+    pub fn last(&self, n: usize) -> Vec<(usize, Slice)> {
+        let mut need = n as u64;
+        let mut plan = Vec::new();
+        for (i, f) in self.files.iter().enumerate().rev() {
+            if need == 0 {
+                break;
+            }
+            let mut groups = Vec::new();
+            let mut rows = 0u64;
+            for (g, &r) in f.row_groups.iter().enumerate().rev() {
+                if rows >= need {
+                    break;
+                }
+                groups.push(g);
+                rows += r;
+            }
+            groups.reverse();
+            let offset = rows.saturating_sub(need);
+            need -= rows.min(need);
+            if groups.is_empty() {
+                continue;
+            }
+            plan.push((
+                i,
+                Slice {
+                    row_groups: Some(groups),
+                    offset: offset as usize,
+                    limit: None,
+                },
+            ));
+        }
+        plan.reverse();
+        plan
+    }
+
+    /// The batches of `plan`'s slices, in order, in the table's schema.
+    pub fn batches(
+        self,
+        plan: Vec<(usize, Slice)>,
+    ) -> impl Iterator<Item = Result<RecordBatch, CliError>> {
+        let Dataset {
+            files,
+            schema,
+            options,
+        } = self;
+        let files: Vec<Option<File>> = files.into_iter().map(Some).collect();
+        let mut files = files;
+        plan.into_iter().flat_map(move |(i, slice)| {
+            let file = files.get_mut(i).and_then(Option::take);
+            let batches: Box<dyn Iterator<Item = Result<RecordBatch, CliError>>> = match file {
+                None => Box::new(std::iter::empty()),
+                Some(file) => match read_file(file, slice, schema.clone(), &options) {
+                    Ok(b) => b,
+                    Err(e) => Box::new(std::iter::once(Err(e))),
+                },
+            };
+            batches
+        })
+    }
+}
+
+type Batches = Box<dyn Iterator<Item = Result<RecordBatch, CliError>>>;
+
+/// The batches of one file's slice, fitted to `schema`.
+fn read_file(
+    file: File,
+    slice: Slice,
+    schema: SchemaRef,
+    options: &Options,
+) -> Result<Batches, CliError> {
+    let path = file.source.path.clone();
+    let partitions = file.source.partitions.clone();
+    if !file.has_columns {
+        // None of the selected columns: only nulls (and partitions), as
+        // many rows as the slice holds.
+        let total: u64 = match &slice.row_groups {
+            Some(g) => g
+                .iter()
+                .filter_map(|&g| file.row_groups.get(g))
+                .sum::<u64>(),
+            None => file.row_groups.iter().sum(),
+        };
+        let mut rows = total.saturating_sub(slice.offset as u64);
+        if let Some(l) = slice.limit {
+            rows = rows.min(l as u64);
+        }
+        let chunks = (0..rows).step_by(8192).map(move |start| {
+            let n = (rows - start).min(8192) as usize;
+            fit(&path, &schema, &partitions, None, n)
+        });
+        return Ok(Box::new(chunks));
+    }
+    let input = match file.memory {
+        Some(m) => m,
+        None => input::open_parquet(&path)?,
+    };
+    let mut reader = read::open_input(&path, input, None)
+        .and_then(|r| read::select(&path, r, file.columns.as_deref()))?
+        .with_offset(slice.offset)
+        .with_threads(options.threads.max(1))
+        .with_verify_checksums(options.verify_checksums);
+    if let Some(g) = slice.row_groups {
+        reader = reader.with_row_groups(g);
+    }
+    if let Some(l) = slice.limit {
+        reader = reader.with_limit(l);
+    }
+    let batches = reader.build().map_err(|e| CliError::file(&path, e))?;
+    Ok(Box::new(batches.map(move |b| {
+        let b = b.map_err(|e| CliError::file(&path, e))?;
+        let n = b.num_rows();
+        fit(&path, &schema, &partitions, Some(&b), n)
+    })))
+}
+
+/// A batch of `n` rows in `schema`: the file's columns by name, null
+/// columns for those it lacks, partition values repeated.
+fn fit(
+    path: &Path,
+    schema: &SchemaRef,
+    partitions: &[(String, Option<String>)],
+    batch: Option<&RecordBatch>,
+    n: usize,
+) -> Result<RecordBatch, CliError> {
+    let mut columns: Vec<ArrayRef> = Vec::with_capacity(schema.fields().len());
+    for f in schema.fields() {
+        let from_file = batch.and_then(|b| b.column_by_name(f.name()));
+        let column = match from_file {
+            Some(c) => c.clone(),
+            None => match partitions.iter().find(|(k, _)| k == f.name()) {
+                Some((_, Some(v))) => {
+                    Arc::new(StringArray::from_iter_values(std::iter::repeat_n(v, n))) as ArrayRef
+                }
+                _ => new_null_array(f.data_type(), n),
+            },
+        };
+        columns.push(column);
+    }
+    RecordBatch::try_new_with_options(
+        schema.clone(),
+        columns,
+        &RecordBatchOptions::new().with_row_count(Some(n)),
+    )
+    .map_err(|e| CliError::file(path, e))
+}
+
+/// Checks that `schema` (of `path`) has the same columns, names and types
+/// as the first file's `fields`, naming both files and the first difference.
+fn compare(
+    files: &[File],
+    fields: &[FieldRef],
+    schema: &Schema,
+    path: &Path,
+) -> Result<(), CliError> {
+    let first = files
+        .first()
+        .map(|f| shown(&f.source.path))
+        .unwrap_or_default();
+    let other = shown(path);
+    let hint = "(--union-by-name merges columns by name)";
+    let n = fields.len().max(schema.fields().len());
+    for j in 0..n {
+        let difference = match (fields.get(j), schema.fields().get(j)) {
+            (Some(a), Some(b)) if a.name() == b.name() && a.data_type() == b.data_type() => {
+                continue;
+            }
+            (Some(a), Some(b)) => format!(
+                "column {} is {} in the first, {} in the second",
+                j + 1,
+                describe(a),
+                describe(b)
+            ),
+            (Some(a), None) => format!("the second has no column {}, {}", j + 1, describe(a)),
+            (None, Some(b)) => format!("the second has an extra column {}", describe(b)),
+            (None, None) => continue,
+        };
+        return Err(CliError::Message(format!(
+            "{first} and {other} have different schemas: {difference} {hint}"
+        )));
+    }
+    Ok(())
+}
