@@ -14,7 +14,9 @@
 //! without a shell, and past the length limit of a command line.
 //!
 //! Dependencies beyond the pq crates: `clap` (argument parsing with derive),
-//! `glob` (the quoted patterns: the small, dependency-free matcher of the
+//! `clap_complete` and `clap_mangen` (shell completions and the manual
+//! page, generated from the same definitions as the parser, so they never
+//! drift from it), `glob` (the quoted patterns: the small, dependency-free matcher of the
 //! rust-lang organisation, rather than a matcher of pq's own to test),
 //! `serde_json` (`--json` output), `arrow-cast` (value formatting),
 //! `arrow-json`, `arrow-csv` and `arrow-ipc` (output and input formats),
@@ -35,24 +37,27 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 mod cat;
 mod convert;
 mod count;
 mod csv_error;
 mod dataset;
+mod ddl;
 mod dest;
 mod error;
 mod input;
 mod json;
 mod jsonable;
+mod man;
 mod meta;
 mod output;
 mod pages;
 mod read;
 mod scan;
 mod schema;
+mod schema_json;
 mod signals;
 mod sources;
 mod values;
@@ -70,6 +75,22 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Shell completions for bash, zsh, fish, elvish or PowerShell, from
+    /// the same definitions as the commands themselves.
+    ///
+    /// Example: pq completions bash > /etc/bash_completion.d/pq
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// The manual page, in roff: pq(1), or a command's own page.
+    ///
+    /// Example: pq man cat > pq-cat.1 && man ./pq-cat.1
+    Man {
+        /// The command whose page to print (pq-COMMAND(1)).
+        command: Option<String>,
+    },
     /// File metadata: version, rows, writer, key-value metadata, and every
     /// row group and column chunk with encodings, codec, sizes and statistics.
     ///
@@ -92,6 +113,13 @@ enum Command {
         /// `-` (or a pipe) is read from standard input.
         #[arg(required = true)]
         files: Vec<PathBuf>,
+        /// JSON: the Parquet tree (physical, logical and converted types,
+        /// repetition, levels) and the Arrow schema it is read as.
+        #[arg(long, conflicts_with = "ddl")]
+        json: bool,
+        /// SQL: a CREATE TABLE with the nearest SQL types (DuckDB's names).
+        #[arg(long)]
+        ddl: bool,
     },
     /// Every page of every column chunk: type, encoding, sizes, values,
     /// nulls, level encodings and whether it has a checksum.
@@ -275,6 +303,10 @@ enum Command {
 fn run(cli: Cli) -> Result<(), CliError> {
     let mut out = output::stdout();
     match cli.command {
+        Command::Completions { shell } => {
+            clap_complete::generate(shell, &mut Cli::command(), "pq", &mut out);
+        }
+        Command::Man { command } => man::run(Cli::command(), command.as_deref(), &mut out)?,
         Command::Meta { files, json } => {
             let sources = sources::expand(&files)?;
             if json {
@@ -283,9 +315,25 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 each_file(&sources, &mut out, |path, out| meta::run(path, false, out))?;
             }
         }
-        Command::Schema { files } => {
+        Command::Schema { files, json, ddl } => {
             let sources = sources::expand(&files)?;
-            each_file(&sources, &mut out, schema::run)?;
+            if json {
+                schema_json::run(&sources, &mut out)?;
+            } else if ddl {
+                // One statement after another: a header line would not be
+                // SQL, a comment is.
+                for (i, source) in sources.iter().enumerate() {
+                    if sources.len() > 1 {
+                        if i > 0 {
+                            writeln!(out)?;
+                        }
+                        writeln!(out, "-- {}", source.path.display())?;
+                    }
+                    ddl::run(&source.path, &mut out)?;
+                }
+            } else {
+                each_file(&sources, &mut out, schema::run)?;
+            }
         }
         Command::Pages { files, column } => {
             let sources = sources::expand(&files)?;

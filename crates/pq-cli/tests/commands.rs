@@ -1,0 +1,344 @@
+//! count, head, tail, schema --json and --ddl, completions and man.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
+use assert_cmd::Command;
+use parquet::file::reader::FileReader;
+
+const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data");
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(format!("{DATA}/{name}"))
+}
+
+fn pq() -> Command {
+    Command::new(assert_cmd::cargo::cargo_bin("pq"))
+}
+
+fn dir(test: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("pq-commands-test-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = pq().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "pq {args:?}: {stderr}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn fails(args: &[&str]) -> String {
+    let out = pq().args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(1), "pq {args:?}: {stderr}");
+    stderr
+}
+
+fn arrow_rs(path: &Path) -> Vec<RecordBatch> {
+    let file = std::fs::File::open(path).unwrap();
+    parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+        .unwrap()
+        .build()
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+fn jsonl(batches: &[RecordBatch]) -> String {
+    let mut buf = Vec::new();
+    {
+        let mut w = arrow_json::WriterBuilder::new()
+            .with_explicit_nulls(true)
+            .build::<_, arrow_json::writer::LineDelimited>(&mut buf);
+        for b in batches {
+            w.write(b).unwrap();
+        }
+        w.finish().unwrap();
+    }
+    String::from_utf8(buf).unwrap()
+}
+
+/// 1000 rows in 10 row groups of 100, uncompressed: `id` 0..1000 and a
+/// string.
+fn ten_groups(path: &Path) {
+    let ids: Vec<i64> = (0..1000).collect();
+    let names: Vec<String> = ids.iter().map(|i| format!("row {i}")).collect();
+    let batch = RecordBatch::try_from_iter([
+        ("id", Arc::new(Int64Array::from(ids)) as ArrayRef),
+        ("name", Arc::new(StringArray::from(names)) as ArrayRef),
+    ])
+    .unwrap();
+    let props = parquet::file::properties::WriterProperties::builder()
+        .set_max_row_group_row_count(Some(100))
+        .set_dictionary_enabled(false)
+        .build();
+    let file = std::fs::File::create(path).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), Some(props)).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+}
+
+/// A copy of `path` whose row group `rg` has every column chunk
+/// overwritten with 0xff: any read of it fails.
+fn corrupt_group(path: &Path, rg: usize, to: &Path) {
+    let reader = parquet::file::serialized_reader::SerializedFileReader::new(
+        std::fs::File::open(path).unwrap(),
+    )
+    .unwrap();
+    let mut bytes = std::fs::read(path).unwrap();
+    for c in reader.metadata().row_group(rg).columns() {
+        let (start, len) = c.byte_range();
+        bytes[start as usize..(start + len) as usize].fill(0xff);
+    }
+    std::fs::write(to, bytes).unwrap();
+}
+
+#[test]
+fn count_reads_footers_only() {
+    let d = dir("count");
+    let file = d.join("t.parquet");
+    ten_groups(&file);
+    let broken = d.join("broken.parquet");
+    corrupt_group(&file, 3, &broken);
+    assert_eq!(ok(&["count", s(&file)]), "1000\n");
+    // The pages are never read: a file with a broken row group counts.
+    assert_eq!(ok(&["count", s(&broken)]), "1000\n");
+    let sample = data("sample.parquet");
+    let n: usize = arrow_rs(&sample).iter().map(|b| b.num_rows()).sum();
+    let text = ok(&["count", s(&file), s(&sample), "--per-file"]);
+    assert_eq!(
+        text,
+        format!(
+            "1000\t{}\n{n}\t{}\n{}\ttotal\n",
+            s(&file),
+            s(&sample),
+            1000 + n
+        )
+    );
+}
+
+#[test]
+fn tail_reads_only_the_last_row_groups() {
+    let d = dir("tail");
+    let file = d.join("t.parquet");
+    ten_groups(&file);
+    let all = jsonl(&arrow_rs(&file));
+    let lines: Vec<&str> = all.lines().collect();
+    // Row groups 0 to 7 broken: a read of any of them fails...
+    let broken = d.join("broken.parquet");
+    corrupt_group(&file, 0, &broken);
+    for rg in 1..8 {
+        corrupt_group(&broken, rg, &broken);
+    }
+    fails(&["cat", s(&broken), "--format", "csv"]);
+    // ...and the last 150 rows, in row groups 8 and 9, read as arrow-rs
+    // reads them from the whole file.
+    let tail = ok(&["tail", s(&broken), "-n", "150", "--format", "jsonl"]);
+    assert_eq!(tail.lines().collect::<Vec<_>>(), lines[850..]);
+    let tail = ok(&["tail", s(&file), "-n", "7", "--format", "jsonl"]);
+    assert_eq!(tail.lines().collect::<Vec<_>>(), lines[993..]);
+    // More than the file holds: all of it; 0 rows: none.
+    let tail = ok(&["tail", s(&file), "-n", "5000", "--format", "jsonl"]);
+    assert_eq!(tail, all);
+    assert_eq!(ok(&["tail", s(&file), "-n", "0", "--format", "jsonl"]), "");
+    // Default 10, as a table showing every row.
+    let table = ok(&["tail", s(&file)]);
+    assert!(table.starts_with("shape: (10, 2)"), "{table}");
+    assert!(
+        table.contains("row 990") && table.contains("row 999"),
+        "{table}"
+    );
+    assert!(!table.contains('…'), "{table}");
+}
+
+#[test]
+fn tail_and_head_across_files() {
+    let sample = data("sample.parquet");
+    let rows = jsonl(&arrow_rs(&sample));
+    let lines: Vec<&str> = rows.lines().collect();
+    let twice: Vec<&str> = lines.iter().chain(&lines).copied().collect();
+    let tail = ok(&[
+        "tail",
+        s(&sample),
+        s(&sample),
+        "-n",
+        "15",
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(tail.lines().collect::<Vec<_>>(), twice[twice.len() - 15..]);
+    let head = ok(&[
+        "head",
+        s(&sample),
+        s(&sample),
+        "-n",
+        "15",
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(head.lines().collect::<Vec<_>>(), twice[..15]);
+}
+
+#[test]
+fn head_stops_before_later_row_groups() {
+    let d = dir("head");
+    let file = d.join("t.parquet");
+    ten_groups(&file);
+    let all = jsonl(&arrow_rs(&file));
+    let lines: Vec<&str> = all.lines().collect();
+    let broken = d.join("broken.parquet");
+    corrupt_group(&file, 9, &broken);
+    let head = ok(&["head", s(&broken), "-n", "150", "--format", "jsonl"]);
+    assert_eq!(head.lines().collect::<Vec<_>>(), lines[..150]);
+    let table = ok(&["head", s(&file)]);
+    assert!(table.starts_with("shape: (10, 2)"), "{table}");
+    assert!(
+        table.contains("row 0") && table.contains("row 9 "),
+        "{table}"
+    );
+}
+
+#[test]
+fn schema_json_matches_arrow_rs() {
+    for name in [
+        "nested_plain_v1.parquet",
+        "all_types_plain_v1.parquet",
+        "sample.parquet",
+    ] {
+        let path = data(name);
+        let doc: serde_json::Value =
+            serde_json::from_str(&ok(&["schema", "--json", s(&path)])).unwrap();
+        let reader = parquet::file::serialized_reader::SerializedFileReader::new(
+            std::fs::File::open(&path).unwrap(),
+        )
+        .unwrap();
+        let descr = reader.metadata().file_metadata().schema_descr_ptr();
+        // Every leaf of arrow-rs's descriptor, with its type and levels.
+        let mut leaves = Vec::new();
+        fn collect(v: &serde_json::Value, out: &mut Vec<serde_json::Value>) {
+            match v.get("children") {
+                Some(c) => c.as_array().unwrap().iter().for_each(|c| collect(c, out)),
+                None => out.push(v.clone()),
+            }
+        }
+        collect(&doc["parquet"], &mut leaves);
+        assert_eq!(leaves.len(), descr.num_columns(), "{name}");
+        for (leaf, col) in leaves.iter().zip(descr.columns()) {
+            assert_eq!(leaf["path"], col.path().string(), "{name}");
+            assert_eq!(
+                leaf["physical_type"],
+                col.physical_type().to_string(),
+                "{name}"
+            );
+            assert_eq!(leaf["max_definition_level"], col.max_def_level(), "{name}");
+            assert_eq!(leaf["max_repetition_level"], col.max_rep_level(), "{name}");
+            let repetition = col.self_type().get_basic_info().repetition().to_string();
+            assert_eq!(leaf["repetition"], repetition, "{name}");
+        }
+        // The Arrow schema: arrow-rs's names, types and nullability.
+        let arrow = arrow_rs(&path)[0].schema();
+        let fields = doc["arrow"]["fields"].as_array().unwrap();
+        assert_eq!(fields.len(), arrow.fields().len(), "{name}");
+        for (f, g) in fields.iter().zip(arrow.fields()) {
+            assert_eq!(f["name"], g.name().as_str(), "{name}");
+            assert_eq!(f["nullable"], g.is_nullable(), "{name}");
+            if !g.data_type().is_nested() {
+                assert_eq!(f["data_type"], g.data_type().to_string(), "{name}");
+            }
+        }
+    }
+}
+
+#[test]
+fn schema_ddl_has_sql_types() {
+    let text = ok(&["schema", "--ddl", s(&data("all_types_plain_v1.parquet"))]);
+    assert!(
+        text.starts_with("CREATE TABLE all_types_plain_v1 (\n"),
+        "{text}"
+    );
+    assert!(text.ends_with("\n);\n"), "{text}");
+    for line in [
+        "    bool BOOLEAN,",
+        "    int8 TINYINT,",
+        "    uint64 UBIGINT,",
+        "    float32 REAL,",
+        "    float64 DOUBLE,",
+        "    decimal_9_2 DECIMAL(9,2),",
+        "    decimal256_76_5 DECIMAL(76,5),",
+        "    date32 DATE,",
+        "    time64_us TIME,",
+        "    ts_ms TIMESTAMP,",
+        "    ts_us_utc TIMESTAMP WITH TIME ZONE,",
+        "    utf8 VARCHAR,",
+        "    binary BLOB,",
+        "    \"null\" VARCHAR,",
+        "    required_int32 INTEGER NOT NULL",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line}\n{text}");
+    }
+    let text = ok(&["schema", "--ddl", s(&data("nested_plain_v1.parquet"))]);
+    for line in [
+        "    list_list_int32 INTEGER[][],",
+        "    fixed_list_int16 SMALLINT[3],",
+        "    map_utf8_int64 MAP(VARCHAR, BIGINT),",
+        "    \"struct\" STRUCT(a INTEGER, b VARCHAR, c STRUCT(d DOUBLE)[])",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line}\n{text}");
+    }
+    // Names that are not plain lowercase words are quoted.
+    let d = dir("ddl");
+    let file = d.join("My Table.parquet");
+    let batch = RecordBatch::try_from_iter([
+        (
+            "Mixed Case",
+            Arc::new(Int64Array::from(vec![1])) as ArrayRef,
+        ),
+        ("a\"b", Arc::new(Int64Array::from(vec![1])) as ArrayRef),
+        ("select", Arc::new(Int64Array::from(vec![1])) as ArrayRef),
+    ])
+    .unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(
+        std::fs::File::create(&file).unwrap(),
+        batch.schema(),
+        None,
+    )
+    .unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    assert_eq!(
+        ok(&["schema", "--ddl", s(&file)]),
+        "CREATE TABLE \"My Table\" (\n    \"Mixed Case\" BIGINT NOT NULL,\n    \"a\"\"b\" BIGINT NOT NULL,\n    \"select\" BIGINT NOT NULL\n);\n"
+    );
+}
+
+#[test]
+fn completions_and_man_pages_come_from_the_commands() {
+    for shell in ["bash", "zsh", "fish"] {
+        let text = ok(&["completions", shell]);
+        for word in ["tail", "count", "union-by-name", "per-file", "ddl"] {
+            assert!(text.contains(word), "{shell}: {word}");
+        }
+    }
+    let page = ok(&["man"]);
+    assert!(page.contains(".TH pq 1"), "{page}");
+    assert!(page.contains("pq\\-tail(1)"), "{page}");
+    let page = ok(&["man", "tail"]);
+    assert!(
+        page.contains(".TH pq\\-tail 1") || page.contains(".TH pq-tail 1"),
+        "{page}"
+    );
+    assert!(page.contains("\\-\\-union\\-by\\-name"), "{page}");
+    let out = pq().args(["man", "nope"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = pq().args(["completions", "nosh"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
