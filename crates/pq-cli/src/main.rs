@@ -245,28 +245,30 @@ enum Command {
         /// The Parquet file; `-` (or a pipe) is read from standard input.
         file: PathBuf,
     },
-    /// Converts by OUT's extension: Parquet to .csv, .jsonl, .arrow (Arrow
-    /// IPC file) or .parquet (a rewrite with the writer options), and .csv
-    /// to .parquet (column types inferred unless --dtypes says). Input from
-    /// `-` or a pipe is Parquet when it starts with PAR1, CSV otherwise.
+    /// Converts by OUTPUT's extension: Parquet to .csv, .jsonl, .arrow
+    /// (Arrow IPC file) or .parquet (a rewrite with the writer options), and
+    /// .csv to .parquet (column types inferred unless --dtypes says). Several
+    /// Parquet inputs become one output. Input from `-` or a pipe is Parquet
+    /// when it starts with PAR1, CSV otherwise.
     ///
-    /// A regular OUT is written to a hidden temporary file next to it and
+    /// A regular OUTPUT is written to a hidden temporary file next to it and
     /// renamed at the end, keeping an existing file's permissions; nothing
     /// is left behind on an error or on Ctrl-C. An existing FIFO or
     /// character device (/dev/null) is written through, as cp does.
     ///
     /// Example: pq convert in.csv out.parquet --dtypes id=int64 --compression zstd
+    #[command(override_usage = "pq convert [OPTIONS] <INPUT>... <OUTPUT>")]
     Convert {
         /// The inputs, then the output. Inputs: Parquet files, quoted globs
         /// or directories (several are read as one table), or one .csv
         /// file; `-` is standard input. The output's extension picks the
         /// format; `-` is standard output.
-        #[arg(required = true, num_args = 2.., value_name = "INPUT... OUTPUT")]
+        #[arg(required = true, num_args = 2.., value_name = "PATH")]
         paths: Vec<PathBuf>,
         /// Merge inputs whose schemas differ by column name.
         #[arg(long)]
         union_by_name: bool,
-        /// The output format, when OUT's name does not say (`-`, /dev/null).
+        /// The output format, when OUTPUT's name does not say (`-`, /dev/null).
         #[arg(long, value_enum)]
         to: Option<convert::Kind>,
         /// Compression codec of the Parquet output (lz4 writes LZ4_RAW).
