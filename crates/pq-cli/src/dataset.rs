@@ -350,11 +350,11 @@ impl Dataset {
             schema,
             options,
         } = self;
-        let files: Vec<Option<File>> = files.into_iter().map(Some).collect();
-        let mut files = files;
+        // Each file is read once, by the plan's one slice of it.
+        let mut files: Vec<Option<File>> = files.into_iter().map(Some).collect();
         plan.into_iter().flat_map(move |(i, slice)| {
             let file = files.get_mut(i).and_then(Option::take);
-            let batches: Box<dyn Iterator<Item = Result<RecordBatch, CliError>>> = match file {
+            let batches: Batches = match file {
                 None => Box::new(std::iter::empty()),
                 Some(file) => match read_file(file, slice, schema.clone(), &options) {
                     Ok(b) => b,
