@@ -296,3 +296,56 @@ fn describing_commands_name_each_file() {
         arrow_rs(&b).iter().map(|b| b.num_rows()).sum::<usize>()
     );
 }
+
+#[test]
+fn standard_input_among_several_inputs() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let sample = data("sample.parquet");
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("pq"))
+        .args(["cat", "-", s(&sample), "--format", "jsonl"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let bytes = std::fs::read(&sample).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&bytes);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        jsonl(&arrow_rs(&sample)).repeat(2)
+    );
+}
+
+#[test]
+fn columns_across_files_keep_the_order_asked() {
+    let a = data("sample.parquet");
+    let b = data("codec_gzip.parquet");
+    let text = ok(&[
+        "cat",
+        s(&a),
+        s(&b),
+        "--union-by-name",
+        "--columns",
+        "key,id",
+        "--format",
+        "csv",
+    ]);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "key,id");
+    // sample.parquet has `id` only, codec_gzip.parquet `key` only.
+    assert_eq!(lines[1], ",1");
+    let b_first = jsonl(&arrow_rs(&b));
+    let key: serde_json::Value = serde_json::from_str(b_first.lines().next().unwrap()).unwrap();
+    assert_eq!(lines[1 + 12], format!("{},", key["key"]));
+}
