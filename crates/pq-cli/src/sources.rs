@@ -76,7 +76,8 @@ fn plain(path: &Path) -> Source {
     }
 }
 
-/// The files a glob matches, sorted (directories it matches are walked).
+/// The files a glob matches, sorted (directories it matches are walked),
+/// with the partitions of the directories the pattern matched.
 fn glob(pattern: &Path, out: &mut Vec<Source>) -> Result<(), CliError> {
     let text = pattern.to_string_lossy();
     let paths = glob::glob(&text)
@@ -90,11 +91,20 @@ fn glob(pattern: &Path, out: &mut Vec<Source>) -> Result<(), CliError> {
     if found.is_empty() {
         return Err(CliError::Message(format!("{text}: no file matches")));
     }
+    // Partitions are the `key=value` directories the pattern matched: those
+    // below its fixed leading part (`sales/` in `sales/*/*.parquet`).
+    let root: PathBuf = pattern
+        .components()
+        .take_while(|c| !is_pattern(&c.as_os_str().to_string_lossy()))
+        .collect();
     for p in found {
         if p.is_dir() {
-            walk(&p, &p, out)?;
+            walk(&root, &p, out)?;
         } else {
-            out.push(plain(&p));
+            out.push(Source {
+                partitions: partitions(&root, &p),
+                path: p,
+            });
         }
     }
     Ok(())

@@ -212,6 +212,14 @@ fn hive_directories_add_partition_columns() {
     }
     let text = ok(&["cat", s(&d), "--format", "jsonl"]);
     assert_eq!(text, expected);
+    // A glob over the partition directories finds the same columns.
+    let text = ok(&[
+        "cat",
+        &format!("{}/year=*/*/*.parquet", s(&d)),
+        "--format",
+        "jsonl",
+    ]);
+    assert_eq!(text, expected);
     // Selected, a partition column comes where it is asked for.
     let text = ok(&[
         "cat",
