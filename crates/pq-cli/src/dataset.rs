@@ -122,12 +122,22 @@ impl Dataset {
             };
             let reader = read::open_input(&path, input, None)?;
             let file_schema = reader.arrow_schema();
+            // Plans of rows (offsets, the last rows) are made from these
+            // counts: one that cannot be a count stops here.
             let row_groups = reader
                 .metadata()
                 .row_groups
                 .iter()
-                .map(|rg| u64::try_from(rg.num_rows).unwrap_or(0))
-                .collect();
+                .enumerate()
+                .map(|(g, rg)| {
+                    u64::try_from(rg.num_rows).map_err(|_| {
+                        CliError::file(
+                            &path,
+                            format!("row group {g} declares {} rows", rg.num_rows),
+                        )
+                    })
+                })
+                .collect::<Result<_, _>>()?;
             // The columns of the selection this file has.
             let columns = match &wanted {
                 None => None,

@@ -342,3 +342,66 @@ fn completions_and_man_pages_come_from_the_commands() {
     let out = pq().args(["completions", "nosh"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A copy of `path` whose footer says row group 0 has `rows` rows.
+fn with_group_rows(path: &Path, rows: i64, to: &Path) {
+    use pq_format::{FileMetaData, ThriftDecode, ThriftEncode};
+    let bytes = std::fs::read(path).unwrap();
+    let n = bytes.len();
+    let len = u32::from_le_bytes(bytes[n - 8..n - 4].try_into().unwrap()) as usize;
+    let start = n - 8 - len;
+    let mut meta = FileMetaData::decode(&bytes[start..n - 8]).unwrap();
+    meta.row_groups[0].num_rows = rows;
+    let footer = meta.encode();
+    let mut out = bytes[..start].to_vec();
+    out.extend_from_slice(&footer);
+    out.extend_from_slice(&(footer.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"PAR1");
+    std::fs::write(to, out).unwrap();
+}
+
+/// Row counts plan which row groups `tail` and `--offset` read: a count
+/// that cannot be one is an error, not a row group passed over.
+#[test]
+fn negative_row_group_counts_are_errors() {
+    let d = dir("negative");
+    let file = d.join("t.parquet");
+    ten_groups(&file);
+    let bad = d.join("bad.parquet");
+    with_group_rows(&file, -5, &bad);
+    for args in [
+        vec!["tail", s(&bad), "-n", "3"],
+        vec!["head", s(&bad), "-n", "3"],
+        vec!["count", s(&bad)],
+    ] {
+        let err = fails(&args);
+        assert!(err.contains("bad.parquet"), "{args:?}: {err}");
+        assert!(err.contains("-5"), "{args:?}: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    }
+}
+
+/// count gives the rows a read gives, also where a writer left the file's
+/// own count 0 (repeated_no_annotation: 0 in the footer, one row group of 6).
+#[test]
+fn count_agrees_with_reads_on_the_corpus() {
+    let Some(corpus) = pq_testkit::parquet_testing_dir() else {
+        pq_testkit::skip("PARQUET_TESTING_DIR is not set");
+        return;
+    };
+    for name in [
+        "repeated_no_annotation.parquet",
+        "alltypes_plain.parquet",
+        "nested_maps.snappy.parquet",
+    ] {
+        let path = corpus.join("data").join(name);
+        let read = ok(&["cat", s(&path), "--format", "jsonl"]).lines().count();
+        assert_eq!(ok(&["count", s(&path)]), format!("{read}\n"), "{name}");
+        if name != "repeated_no_annotation.parquet" {
+            let rows: usize = arrow_rs(&path).iter().map(|b| b.num_rows()).sum();
+            assert_eq!(read, rows, "{name}");
+        } else {
+            assert_eq!(read, 6, "{name}");
+        }
+    }
+}
