@@ -11,12 +11,15 @@
 //! Parquet files, sorted, with hive-style `key=value` directories as string
 //! columns) and quoted globs, which pq expands itself (`sources.rs`), so a
 //! pattern works the same from any shell, from scripts that pass arguments
-//! without a shell, and past the length limit of a command line.
+//! without a shell, and past the length limit of a command line. The files
+//! are read as one table (`dataset.rs`): one schema, checked or merged by
+//! name, and only the files and row groups that hold the rows asked for.
 //!
 //! Dependencies beyond the pq crates: `clap` (argument parsing with derive),
 //! `clap_complete` and `clap_mangen` (shell completions and the manual
 //! page, generated from the same definitions as the parser, so they never
-//! drift from it), `glob` (the quoted patterns: the small, dependency-free matcher of the
+//! drift from it; clap's `string` feature names each command's page),
+//! `glob` (the quoted patterns: the small, dependency-free matcher of the
 //! rust-lang organisation, rather than a matcher of pq's own to test),
 //! `serde_json` (`--json` output), `arrow-cast` (value formatting),
 //! `arrow-json`, `arrow-csv` and `arrow-ipc` (output and input formats),
