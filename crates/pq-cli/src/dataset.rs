@@ -175,48 +175,10 @@ impl Dataset {
                 fields = schema.fields().iter().cloned().collect();
                 first_seen = vec![path.clone(); fields.len()];
             } else if options.union_by_name {
-                for f in schema.fields() {
-                    match fields.iter().position(|g| g.name() == f.name()) {
-                        Some(j) => {
-                            let g = &fields[j];
-                            if g.data_type() != f.data_type() {
-                                return Err(CliError::Message(format!(
-                                    "{} and {} cannot be merged: column {} in the first, {} in \
-                                     the second",
-                                    shown(&first_seen[j]),
-                                    shown(&path),
-                                    describe(g),
-                                    describe(f)
-                                )));
-                            }
-                            if f.is_nullable() && !g.is_nullable() {
-                                fields[j] = Arc::new(g.as_ref().clone().with_nullable(true));
-                            }
-                        }
-                        None => {
-                            fields.push(Arc::new(f.as_ref().clone().with_nullable(true)));
-                            first_seen.push(path.clone());
-                        }
-                    }
-                }
+                merge_by_name(&mut fields, &mut first_seen, &schema, &path)?;
             } else {
-                compare(&files, &fields, &schema, &path)?;
-                for (j, f) in schema.fields().iter().enumerate() {
-                    if let Some(g) = fields.get(j)
-                        && f.is_nullable()
-                        && !g.is_nullable()
-                    {
-                        fields[j] = Arc::new(g.as_ref().clone().with_nullable(true));
-                    }
-                }
-            }
-            if options.union_by_name && i > 0 {
-                // Columns of earlier files this one lacks are null in it.
-                for f in fields.iter_mut() {
-                    if schema.field_with_name(f.name()).is_err() && !f.is_nullable() {
-                        *f = Arc::new(f.as_ref().clone().with_nullable(true));
-                    }
-                }
+                let first = files.first().map(|f: &File| f.source.path.as_path());
+                same_columns(&mut fields, first.unwrap_or(&path), &schema, &path)?;
             }
             files.push(File {
                 source,
@@ -461,18 +423,76 @@ fn fit(
     .map_err(|e| CliError::file(path, e))
 }
 
+/// Merges the columns of `schema` (of `path`) into `fields` by name: a new
+/// name is a new column, null in the files before; a name already there
+/// must have the same type. Columns this file lacks are null in its rows.
+fn merge_by_name(
+    fields: &mut Vec<FieldRef>,
+    first_seen: &mut Vec<PathBuf>,
+    schema: &Schema,
+    path: &Path,
+) -> Result<(), CliError> {
+    for f in schema.fields() {
+        match fields.iter().position(|g| g.name() == f.name()) {
+            Some(j) => {
+                let (Some(g), Some(seen)) = (fields.get(j), first_seen.get(j)) else {
+                    continue;
+                };
+                if g.data_type() != f.data_type() {
+                    return Err(CliError::Message(format!(
+                        "{} and {} cannot be merged: column {} in the first, {} in the second",
+                        shown(seen),
+                        shown(path),
+                        describe(g),
+                        describe(f)
+                    )));
+                }
+            }
+            None => {
+                // The files before have no such column: null in their rows.
+                fields.push(Arc::new(f.as_ref().clone().with_nullable(true)));
+                first_seen.push(path.to_path_buf());
+            }
+        }
+    }
+    for f in fields.iter_mut() {
+        let nullable_here = schema
+            .field_with_name(f.name())
+            .map_or(true, |here| here.is_nullable());
+        if nullable_here && !f.is_nullable() {
+            *f = Arc::new(f.as_ref().clone().with_nullable(true));
+        }
+    }
+    Ok(())
+}
+
 /// Checks that `schema` (of `path`) has the same columns, names and types
-/// as the first file's `fields`, naming both files and the first difference.
+/// as the first file's `fields`, naming both files and the first
+/// difference; a column nullable in any file is nullable in the table.
+fn same_columns(
+    fields: &mut [FieldRef],
+    first: &Path,
+    schema: &Schema,
+    path: &Path,
+) -> Result<(), CliError> {
+    compare(first, fields, schema, path)?;
+    for (g, f) in fields.iter_mut().zip(schema.fields()) {
+        if f.is_nullable() && !g.is_nullable() {
+            *g = Arc::new(g.as_ref().clone().with_nullable(true));
+        }
+    }
+    Ok(())
+}
+
+/// The first difference between the first file's `fields` and `schema`
+/// (of `path`), as an error naming both files.
 fn compare(
-    files: &[File],
+    first: &Path,
     fields: &[FieldRef],
     schema: &Schema,
     path: &Path,
 ) -> Result<(), CliError> {
-    let first = files
-        .first()
-        .map(|f| shown(&f.source.path))
-        .unwrap_or_default();
+    let first = shown(first);
     let other = shown(path);
     let hint = "(--union-by-name merges columns by name)";
     let n = fields.len().max(schema.fields().len());

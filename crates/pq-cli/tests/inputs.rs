@@ -160,6 +160,13 @@ fn union_by_name_fills_missing_columns_with_nulls() {
             assert!(row.contains_key(k), "{k}");
         }
     }
+    // The other way round, required columns of the first file are null in
+    // the second's rows.
+    let text = ok(&["cat", s(&b), s(&a), "--union-by-name", "--format", "jsonl"]);
+    assert_eq!(text.lines().count(), rows.len());
+    let last: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    assert_eq!(last["key"], serde_json::Value::Null);
+    assert_eq!(last["id"], a_rows.last().unwrap()["id"]);
     // The same type under one name in both files is one column; different
     // types under one name cannot merge.
     let d = dir("union");
