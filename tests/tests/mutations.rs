@@ -15,10 +15,9 @@
 //! returning something other than the original), nor changed data where
 //! arrow-rs reports corruption. The files pq refuses while arrow-rs reads
 //! them identically to the original are counted and their reasons printed.
-//! By default a seeded sample of the mutations is compared;
-//! `PQ_MUTATIONS=N` compares at least N (further seeded rounds of random
-//! mutations once the fixed ones are used up), for a long run on
-//! `--release`.
+//! It runs on request (`--ignored`): by default on a seeded sample of the
+//! mutations, with `PQ_MUTATIONS=N` on at least N (further seeded rounds
+//! of random mutations once the fixed ones are used up).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -703,6 +702,7 @@ fn reason(message: &str) -> String {
 }
 
 #[test]
+#[ignore = "a long comparison with arrow-rs: PQ_MUTATIONS=N cargo test --test mutations -- --ignored"]
 fn mutated_files_read_like_arrow_rs() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // Compare every STRIDE-th mutation by default (a few minutes in a

@@ -799,7 +799,8 @@ impl ParquetRecordBatchReader {
                     return Err(data_err(
                         &fat,
                         format!(
-                            "the row group declares {declared} rows but the column's                              chunk ends after {} (a batch of {num_rows} rows from row                              {first_row} found {})",
+                            "the row group declares {declared} rows but the column's chunk ends after {} \
+                             (a batch of {num_rows} rows from row {first_row} found {})",
                             first_row + a.len(),
                             a.len()
                         ),
@@ -814,6 +815,28 @@ impl ParquetRecordBatchReader {
             &RecordBatchOptions::new().with_row_count(Some(num_rows)),
         )
         .map_err(|e| crate::error::arrow_err(&at, e))
+    }
+
+    /// A row group of no rows is skipped unread, unless a chunk says it
+    /// holds values: then the row count or the chunk is corrupt, and
+    /// reading nothing would drop the chunk's rows without a word.
+    fn check_empty_row_group(&self, rg: usize) -> Result<()> {
+        let Some(group) = self.metadata.row_groups.get(rg) else {
+            return Ok(());
+        };
+        for (chunk, leaf) in group.columns.iter().zip(self.leaves.iter()) {
+            let values = chunk.meta_data.as_ref().map_or(0, |m| m.num_values);
+            if values > 0 {
+                return Err(data_err(
+                    &Location::chunk(rg, leaf.dotted()),
+                    format!(
+                        "the row group declares {} rows but the column chunk holds {values} values",
+                        group.num_rows
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
@@ -872,6 +895,7 @@ impl ParquetRecordBatchReader {
                 continue;
             }
             if rows == 0 {
+                self.check_empty_row_group(rg)?;
                 continue;
             }
             self.current = Some(self.open_row_group(rg)?);
