@@ -379,3 +379,18 @@ fn a_corrupt_arrow_schema_hint_is_one_line() {
     assert_eq!(batches.iter().map(|b| b.num_rows()).sum::<usize>(), 5000);
     assert_eq!(batches[0].schema().field(0).data_type(), &DataType::Int32);
 }
+
+#[test]
+fn a_row_group_of_no_rows_with_values_is_an_error() {
+    // Read as no rows before: the chunk's 5000 values dropped silently.
+    let file = write(column(|i| i % 5 == 0), plain(DataPageVersion::V1));
+    let file = with_footer(&file, |m| m.row_groups[0].num_rows = 0);
+    expect_error(
+        file,
+        &[
+            "column x",
+            "row group 0",
+            "the row group declares 0 rows but the column chunk holds 5000 values",
+        ],
+    );
+}
