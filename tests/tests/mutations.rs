@@ -750,11 +750,11 @@ fn mutated_files_read_like_arrow_rs() {
             let seed = 0x5EED_0000 + i as u64;
             let mut each = |what: String, data: Bytes| {
                 seen += 1;
-                if seen % stride != 0 {
+                if !seen.is_multiple_of(stride) {
                     return;
                 }
                 compared += 1;
-                if compared % 1000 == 0 {
+                if compared.is_multiple_of(1000) {
                     eprintln!(
                         "{compared} compared in {:.0?}: {verdicts:?}",
                         started.elapsed()

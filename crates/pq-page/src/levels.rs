@@ -175,13 +175,13 @@ impl<'a> LevelDecoder<'a> {
             });
         }
         self.remaining -= n;
-        if self.remaining == 0 {
-            if let Inner::Rle(rle) = &self.inner {
-                // The levels' length is known (a v1 length prefix, a v2
-                // declared length): runs left after the page's last level
-                // mean the headers and that length disagree.
-                rle.check_end()?;
-            }
+        // The levels' length is known (a v1 length prefix, a v2 declared
+        // length): runs left after the page's last level mean the headers
+        // and that length disagree.
+        if self.remaining == 0
+            && let Inner::Rle(rle) = &self.inner
+        {
+            rle.check_end()?;
         }
         Ok(n)
     }
