@@ -7,6 +7,17 @@
 //! the footer, every integer field of the footer and of the first page
 //! headers set to 0, -1, huge and just past the end, page headers with their
 //! two sizes swapped, and huge varints planted in the data.
+//!
+//! A second test is an oracle on values: each mutated file is also read by
+//! the arrow-rs reader, and what the two readers return is compared with
+//! each other and with the unmutated file ([`Verdict`]). pq must never
+//! return data that differs from arrow-rs's (unless arrow-rs is the one
+//! returning something other than the original), nor changed data where
+//! arrow-rs reports corruption. The files pq refuses while arrow-rs reads
+//! them identically to the original are counted and their reasons printed.
+//! It runs on request (`--ignored`): by default on a seeded sample of the
+//! mutations, with `PQ_MUTATIONS=N` on at least N (further seeded rounds
+//! of random mutations once the fixed ones are used up).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -16,6 +27,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use arrow_array::{RecordBatch, RecordBatchReader};
 use bytes::Bytes;
 use pq_format::{PageHeader, ThriftDecode, ThriftEncode};
 
@@ -32,6 +44,60 @@ const TIME_CAP: Duration = Duration::from_secs(20);
 struct CountingAlloc;
 
 static LIVE: AtomicUsize = AtomicUsize::new(0);
+/// The part of [`LIVE`] the reference reader holds (see [`REFERENCE`]).
+static REF_LIVE: AtomicUsize = AtomicUsize::new(0);
+
+/// Heap bytes pq holds: what the reference reader holds is not pq's (a
+/// reference thread left behind after a hang may hold gigabytes).
+fn pq_live(live: usize) -> usize {
+    live.saturating_sub(REF_LIVE.load(Ordering::Relaxed))
+}
+
+thread_local! {
+    /// Set on the threads that run the reference reader: arrow-rs sizes
+    /// some buffers from the file's claims, which is not what this test
+    /// checks, so its allocations are counted but not capped, and its
+    /// panics are recorded without a backtrace.
+    static REFERENCE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Held by each test for its whole run: the heap count is shared, so the
+/// two tests of this file must not read at the same time.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Most a reference thread may hold: arrow-rs believes some sizes in a
+/// mutated footer and would take tens of gigabytes. A thread that asks for
+/// more is parked for good (an allocator cannot fail softly) and its read
+/// counts as a hang.
+const REFERENCE_CAP: usize = 512 << 20;
+
+thread_local! {
+    /// Heap bytes this reference thread holds.
+    static REFERENCE_HELD: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Reference threads that gave up (parked past [`REFERENCE_CAP`]).
+static GAVE_UP: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts `grow` bytes more (or fewer) held by this reference thread, and
+/// parks it past the cap.
+fn reference_holds(grow: isize) {
+    let held = REFERENCE_HELD.with(|h| {
+        let v = h.get().saturating_add_signed(grow);
+        h.set(v);
+        v
+    });
+    if grow > 0 && held > REFERENCE_CAP {
+        GAVE_UP.fetch_add(1, Ordering::Relaxed);
+        loop {
+            std::thread::park();
+        }
+    }
+}
+
+fn capped() -> bool {
+    !REFERENCE.with(std::cell::Cell::get)
+}
 
 /// The file and mutation being read, for the message when a cap is hit.
 static CURRENT: std::sync::Mutex<String> = std::sync::Mutex::new(String::new());
@@ -48,8 +114,14 @@ fn report_cap(what: &str) -> ! {
 // SAFETY: forwards to the system allocator, only counting sizes.
 unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        if live > ALLOC_CAP {
+        if !capped() {
+            // Checked before it is counted: a parked thread holds nothing more.
+            reference_holds(layout.size() as isize);
+            REF_LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+            LIVE.fetch_add(layout.size(), Ordering::Relaxed);
+        } else if pq_live(LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size())
+            > ALLOC_CAP
+        {
             // Report and stop: unwinding out of an allocator is not allowed.
             report_cap("an allocation takes the heap past the 1 GiB cap");
         }
@@ -58,18 +130,29 @@ unsafe impl GlobalAlloc for CountingAlloc {
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
         LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        if !capped() {
+            reference_holds(-(layout.size() as isize));
+            REF_LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+        }
         // SAFETY: `ptr` came from `alloc` with this layout.
         unsafe { System.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         if new_size > layout.size() {
             let grow = new_size - layout.size();
-            let live = LIVE.fetch_add(grow, Ordering::Relaxed) + grow;
-            if live > ALLOC_CAP {
+            if !capped() {
+                reference_holds(grow as isize);
+                REF_LIVE.fetch_add(grow, Ordering::Relaxed);
+                LIVE.fetch_add(grow, Ordering::Relaxed);
+            } else if pq_live(LIVE.fetch_add(grow, Ordering::Relaxed) + grow) > ALLOC_CAP {
                 report_cap("a reallocation takes the heap past the 1 GiB cap");
             }
         } else {
             LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            if !capped() {
+                reference_holds(-((layout.size() - new_size) as isize));
+                REF_LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
         }
         // SAFETY: same contract as the caller's.
         unsafe { System.realloc(ptr, layout, new_size) }
@@ -236,31 +319,7 @@ fn mutations(file: &Bytes, seed: u64, out: &mut dyn FnMut(String, Bytes)) -> usi
     if n < 16 {
         return count.get();
     }
-    for i in 0..8 {
-        let mut m = file.to_vec();
-        for _ in 0..=rng.below(8) {
-            let at = rng.below(n);
-            m[at] ^= 1 << rng.below(8);
-        }
-        out(format!("bit flips #{i}"), m.into());
-    }
-    for i in 0..4 {
-        let mut m = file.to_vec();
-        let at = rng.below(n);
-        let len = (1 + rng.below(16)).min(n - at);
-        for b in &mut m[at..at + len] {
-            *b = rng.next() as u8;
-        }
-        out(format!("random run #{i} at {at}"), m.into());
-    }
-    for i in 0..4 {
-        // A 10-byte varint of all ones planted in the data.
-        let at = rng.below(n.saturating_sub(12));
-        let mut m = file.to_vec();
-        m[at..at + 10]
-            .copy_from_slice(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
-        out(format!("huge varint #{i} at {at}"), m.into());
-    }
+    random_mutations(file, &mut rng, &mut out);
     let Some((start, end)) = footer_range(file) else {
         return count.get();
     };
@@ -328,6 +387,76 @@ fn mutations(file: &Bytes, seed: u64, out: &mut dyn FnMut(String, Bytes)) -> usi
     count.get()
 }
 
+/// The seeded random mutations of one file (at least 16 bytes long): bit
+/// flips, random byte runs and huge varints anywhere, 4-byte swaps, and
+/// footer integer fields set to random values.
+fn random_mutations(file: &Bytes, rng: &mut Rng, out: &mut dyn FnMut(String, Bytes)) {
+    let n = file.len();
+    for i in 0..8 {
+        let mut m = file.to_vec();
+        for _ in 0..=rng.below(8) {
+            let at = rng.below(n);
+            m[at] ^= 1 << rng.below(8);
+        }
+        out(format!("bit flips #{i}"), m.into());
+    }
+    for i in 0..4 {
+        let mut m = file.to_vec();
+        let at = rng.below(n);
+        let len = (1 + rng.below(16)).min(n - at);
+        for b in &mut m[at..at + len] {
+            *b = rng.next() as u8;
+        }
+        out(format!("random run #{i} at {at}"), m.into());
+    }
+    for i in 0..4 {
+        // A 10-byte varint of all ones planted in the data.
+        let at = rng.below(n.saturating_sub(12));
+        let mut m = file.to_vec();
+        m[at..at + 10]
+            .copy_from_slice(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
+        out(format!("huge varint #{i} at {at}"), m.into());
+    }
+}
+
+/// A further seeded round of mutations of one file, for long runs: the
+/// random mutations, 4-byte swaps, and footer integer fields set to values
+/// drawn at random (small, negative, huge).
+fn more_mutations(file: &Bytes, seed: u64, out: &mut dyn FnMut(String, Bytes)) {
+    let mut rng = Rng(seed);
+    let n = file.len();
+    if n < 16 {
+        return;
+    }
+    random_mutations(file, &mut rng, out);
+    for i in 0..4 {
+        let at = rng.below(n - 8);
+        let mut m = file.to_vec();
+        let (a, b) = m[at..at + 8].split_at_mut(4);
+        a.swap_with_slice(b);
+        out(format!("4-byte swap #{i} at {at}"), m.into());
+    }
+    let Some((start, end)) = footer_range(file) else {
+        return;
+    };
+    let footer = &file[start..end];
+    let fields = integer_fields(footer);
+    for _ in 0..8.min(fields.len()) {
+        let (at, len) = fields[rng.below(fields.len())];
+        let v = match rng.below(4) {
+            0 => rng.below(64) as i64,
+            1 => -(rng.below(1 << 20) as i64) - 1,
+            2 => rng.next() as i64,
+            _ => i64::from(rng.next() as i32),
+        };
+        let m = with_footer(file, start, &splice(footer, at, len, &zigzag(v)));
+        out(
+            format!("footer field at {} set to {v}", start + at),
+            m.into(),
+        );
+    }
+}
+
 /// Files left out, with the reason. Nothing else is skipped.
 const EXCLUDED: &[(&str, &str)] = &[(
     "large_string_map.brotli.parquet",
@@ -388,6 +517,7 @@ fn read_within_cap(path: &Path, what: &str, data: Bytes) {
 
 #[test]
 fn mutated_files_end_in_ok_or_err() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let started = Instant::now();
     let mut total = 0;
     for (i, path) in files().iter().enumerate() {
@@ -408,5 +538,297 @@ fn mutated_files_end_in_ok_or_err() {
     assert!(
         total > 1000,
         "only {total} mutations: are the fixtures there?"
+    );
+}
+
+/// What one reader made of a file: its batches concatenated, or the error.
+type Outcome = Result<RecordBatch, String>;
+
+/// Reads `data` with pq-arrow, within the time cap; a panic or hang fails
+/// the test as in [`mutated_files_end_in_ok_or_err`].
+fn read_pq(path: &Path, what: &str, data: Bytes) -> Outcome {
+    {
+        let mut current = CURRENT.lock().unwrap();
+        current.clear();
+        current.push_str(&format!("{} ({what})", path.display()));
+    }
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let read = || -> Outcome {
+            let reader = pq_arrow::ParquetReader::from_bytes(data).map_err(|e| e.to_string())?;
+            let reader = reader
+                .with_batch_size(8192)
+                .build()
+                .map_err(|e| e.to_string())?;
+            let schema = reader.schema();
+            let batches = reader
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| e.to_string())?;
+            arrow_select::concat::concat_batches(&schema, &batches).map_err(|e| e.to_string())
+        };
+        let _ = tx.send(read());
+    });
+    match rx.recv_timeout(TIME_CAP) {
+        Ok(outcome) => outcome,
+        Err(mpsc::RecvTimeoutError::Timeout) => {
+            eprintln!(
+                "{} ({what}): still reading after {TIME_CAP:?}",
+                path.display()
+            );
+            std::process::exit(1);
+        }
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            panic!("{} ({what}): the reader panicked", path.display());
+        }
+    }
+}
+
+/// How the reference reader ended.
+enum Reference {
+    Read(Outcome),
+    Panicked,
+    Hung,
+}
+
+/// Reads `data` with arrow-rs on a thread of its own; a thread still
+/// reading after the time cap is left behind.
+fn read_arrow_rs(data: Bytes) -> Reference {
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        REFERENCE.with(|r| r.set(true));
+        let read = || -> Outcome {
+            let b = ParquetRecordBatchReaderBuilder::try_new(data).map_err(|e| e.to_string())?;
+            let r = b.with_batch_size(8192).build().map_err(|e| e.to_string())?;
+            let schema = r.schema();
+            let batches = r
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| e.to_string())?;
+            arrow_select::concat::concat_batches(&schema, &batches).map_err(|e| e.to_string())
+        };
+        let _ = tx.send(read());
+    });
+    let gave_up = GAVE_UP.load(Ordering::Relaxed);
+    let started = Instant::now();
+    while started.elapsed() < TIME_CAP {
+        match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(outcome) => return Reference::Read(outcome),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                if GAVE_UP.load(Ordering::Relaxed) != gave_up {
+                    return Reference::Hung;
+                }
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => return Reference::Panicked,
+        }
+    }
+    Reference::Hung
+}
+
+/// Same fields and same values (schema metadata aside).
+fn same(a: &RecordBatch, b: &RecordBatch) -> bool {
+    a.schema().fields() == b.schema().fields()
+        && a.num_rows() == b.num_rows()
+        && a.columns()
+            .iter()
+            .zip(b.columns())
+            .all(|(x, y)| x.to_data() == y.to_data())
+}
+
+/// How the two readers' answers on one mutated file compare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Verdict {
+    /// Both return the same data as each other.
+    BothReadSame,
+    /// Both report an error.
+    BothReject,
+    /// pq rejects; arrow-rs returns data other than the original.
+    PqRejectsArrowRsChanged,
+    /// pq returns the original; arrow-rs reports an error.
+    PqReadsOriginalArrowRsRejects,
+    /// pq returns the original; arrow-rs returns something else (arrow-rs
+    /// is wrong).
+    PqOriginalArrowRsDiffers,
+    /// arrow-rs panicked or hung (its bug, counted apart).
+    ArrowRsPanicOrHang,
+    /// pq rejects what arrow-rs reads identically to the original.
+    OverStrict,
+    /// Both return data, pq's changed and different from arrow-rs's.
+    Differ,
+    /// pq returns changed data where arrow-rs reports corruption.
+    CorruptAsData,
+}
+
+impl Verdict {
+    /// Whether the verdict fails the test.
+    fn is_failure(self) -> bool {
+        matches!(self, Verdict::Differ | Verdict::CorruptAsData)
+    }
+}
+
+fn classify(original: &RecordBatch, ours: &Outcome, theirs: &Reference) -> Verdict {
+    let theirs = match theirs {
+        Reference::Read(o) => o,
+        Reference::Panicked | Reference::Hung => return Verdict::ArrowRsPanicOrHang,
+    };
+    match (ours, theirs) {
+        (Ok(o), Ok(t)) if same(o, t) => Verdict::BothReadSame,
+        (Ok(o), Ok(_)) if same(o, original) => Verdict::PqOriginalArrowRsDiffers,
+        (Ok(_), Ok(_)) => Verdict::Differ,
+        (Err(_), Err(_)) => Verdict::BothReject,
+        (Err(_), Ok(t)) if same(t, original) => Verdict::OverStrict,
+        (Err(_), Ok(_)) => Verdict::PqRejectsArrowRsChanged,
+        (Ok(o), Err(_)) if same(o, original) => Verdict::PqReadsOriginalArrowRsRejects,
+        (Ok(_), Err(_)) => Verdict::CorruptAsData,
+    }
+}
+
+/// An error message with its numbers (offsets, counts) blanked, to group
+/// the same reason across files.
+fn reason(message: &str) -> String {
+    let mut out = String::new();
+    let mut in_number = false;
+    for c in message.chars() {
+        if c.is_ascii_digit() {
+            if !in_number {
+                out.push('#');
+            }
+            in_number = true;
+        } else {
+            in_number = false;
+            out.push(c);
+        }
+    }
+    out.chars().take(160).collect()
+}
+
+#[test]
+#[ignore = "a long comparison with arrow-rs: PQ_MUTATIONS=N cargo test --test mutations -- --ignored"]
+fn mutated_files_read_like_arrow_rs() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // Compare every STRIDE-th mutation by default (a few minutes in a
+    // debug build); `PQ_MUTATIONS=N` compares every one, in rounds, until N.
+    const STRIDE: usize = 10;
+    let wanted: Option<usize> = std::env::var("PQ_MUTATIONS")
+        .ok()
+        .map(|v| v.parse().expect("PQ_MUTATIONS is a count"));
+    let stride = if wanted.is_some() { 1 } else { STRIDE };
+    let quiet = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if capped() {
+            quiet(info);
+        }
+    }));
+    let started = Instant::now();
+    let files = files();
+    let mut verdicts: std::collections::BTreeMap<Verdict, usize> = Default::default();
+    let mut over_strict: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    let mut failures: Vec<String> = Vec::new();
+    let mut unusable = Vec::new();
+    let mut seen = 0usize;
+    let mut compared = 0usize;
+    let mut round = 0u64;
+    loop {
+        for (i, path) in files.iter().enumerate() {
+            let file = Bytes::from(std::fs::read(path).unwrap());
+            // The original as both readers see it; a file they do not
+            // read alike gives no reference for its mutations.
+            let ours = read_pq(path, "original", file.clone());
+            let theirs = read_arrow_rs(file.clone());
+            let usable = matches!((&ours, &theirs), (Ok(o), Reference::Read(Ok(t))) if same(o, t));
+            REFERENCE.with(|r| r.set(true));
+            drop(theirs);
+            REFERENCE.with(|r| r.set(false));
+            let original = match ours {
+                Ok(o) if usable => o,
+                _ => {
+                    if round == 0 {
+                        unusable.push(path.display().to_string());
+                    }
+                    continue;
+                }
+            };
+            let seed = 0x5EED_0000 + i as u64;
+            let mut each = |what: String, data: Bytes| {
+                seen += 1;
+                if !seen.is_multiple_of(stride) {
+                    return;
+                }
+                compared += 1;
+                if compared.is_multiple_of(1000) {
+                    eprintln!(
+                        "{compared} compared in {:.0?}: {verdicts:?}",
+                        started.elapsed()
+                    );
+                }
+                let ours = read_pq(path, &what, data.clone());
+                // `data` outlives the reference thread's clone, so that its bytes
+                // are not freed as the reference's.
+                let theirs = read_arrow_rs(data.clone());
+                let verdict = classify(&original, &ours, &theirs);
+                *verdicts.entry(verdict).or_default() += 1;
+                let name = format!(
+                    "{} ({what})",
+                    path.file_name().unwrap_or_default().to_string_lossy()
+                );
+                match (verdict, &ours) {
+                    (Verdict::OverStrict, Err(e)) => {
+                        over_strict.entry(reason(e)).or_default().push(name);
+                    }
+                    (v, _) if v.is_failure() => {
+                        let theirs = match &theirs {
+                            Reference::Read(Err(e)) => format!("arrow-rs: {e}"),
+                            Reference::Read(Ok(b)) => format!("arrow-rs: {} rows", b.num_rows()),
+                            _ => String::new(),
+                        };
+                        let ours = match &ours {
+                            Ok(b) => format!("pq: {} rows", b.num_rows()),
+                            Err(e) => format!("pq: {e}"),
+                        };
+                        failures.push(format!("{v:?}: {name}: {ours}; {theirs}"));
+                    }
+                    _ => {}
+                }
+                // Freed as the reference's memory, which it was counted as.
+                REFERENCE.with(|r| r.set(true));
+                drop(theirs);
+                REFERENCE.with(|r| r.set(false));
+            };
+            if round == 0 {
+                mutations(&file, seed, &mut each);
+            } else {
+                more_mutations(&file, seed ^ (round << 32), &mut each);
+            }
+        }
+        round += 1;
+        if wanted.is_none_or(|n| compared >= n) || round > 1000 {
+            break;
+        }
+    }
+    eprintln!(
+        "{compared} mutated files compared with arrow-rs in {:.1?} ({round} rounds)",
+        started.elapsed()
+    );
+    eprintln!("files without a reference (the readers differ on the original): {unusable:?}");
+    eprintln!("{:<32} {:>8}", "verdict", "files");
+    for (v, n) in &verdicts {
+        eprintln!("{:<32} {n:>8}", format!("{v:?}"));
+    }
+    let mut reasons: Vec<_> = over_strict.iter().collect();
+    reasons.sort_by_key(|(_, files)| std::cmp::Reverse(files.len()));
+    eprintln!(
+        "pq rejects, arrow-rs reads the original ({} files):",
+        over_strict.values().map(Vec::len).sum::<usize>()
+    );
+    for (r, files) in reasons {
+        eprintln!("  {:>5}  {r}\n         e.g. {}", files.len(), files[0]);
+    }
+    for f in &failures {
+        eprintln!("{f}");
+    }
+    assert!(compared > 100, "only {compared} mutations compared");
+    assert!(
+        failures.is_empty(),
+        "{} mutated files where pq returns data arrow-rs does not",
+        failures.len()
     );
 }

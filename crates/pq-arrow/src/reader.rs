@@ -172,6 +172,7 @@ impl ParquetReader {
 
     fn new(source: Source, file_len: u64, md: FileMetaData, limits: &Limits) -> Result<Self> {
         pq_format::check_not_encrypted(&md).map_err(format_err)?;
+        pq_format::check_counts(&md).map_err(format_err)?;
         let depth = schema_depth(&md.schema);
         if depth > limits.max_schema_depth {
             return Err(crate::error::schema_err(
@@ -184,13 +185,11 @@ impl ParquetReader {
             ));
         }
         let (root, leaves) = build_tree(&md.schema)?;
-        let converted = convert(
-            &root,
-            md.key_value_metadata.as_deref(),
-            &|_| true,
-            false,
-            false,
-        )?;
+        let kv = md.key_value_metadata.as_deref();
+        // A corrupt ARROW:schema hint fails `build` unless the user skips
+        // it; opening the file still works, so that they can.
+        let converted = convert(&root, kv, &|_| true, false, false)
+            .or_else(|e| convert(&root, kv, &|_| true, true, false).map_err(|_| e))?;
         Ok(ParquetReader {
             source,
             file_len,
@@ -226,7 +225,10 @@ impl ParquetReader {
         &self.leaves
     }
 
-    /// The Arrow schema of the whole file (before projection).
+    /// The Arrow schema of the whole file (before projection). When the
+    /// `ARROW:schema` hint does not decode, this is the schema of the
+    /// Parquet types alone, and [`build`](Self::build) fails unless
+    /// [`with_skip_arrow_metadata`](Self::with_skip_arrow_metadata) is set.
     pub fn arrow_schema(&self) -> SchemaRef {
         self.schema.clone()
     }
@@ -618,6 +620,8 @@ pub struct ParquetRecordBatchReader {
 #[derive(Debug)]
 struct RowGroupState {
     index: usize,
+    /// The row group's rows before the next batch (skipped ones included).
+    rows_before: usize,
     tasks: Arc<RowGroupTasks>,
     /// The batches cover every row of the row group (no limit cut it).
     whole: bool,
@@ -756,12 +760,21 @@ impl ParquetRecordBatchReader {
         self.workers.share(&tasks);
         Ok(RowGroupState {
             index: rg_index,
+            rows_before: skip,
             tasks,
             whole: skip + read == num_rows,
         })
     }
 
-    fn assemble(&self, leaves: &Leaves, num_rows: usize, rg_index: usize) -> Result<RecordBatch> {
+    /// The batch of `num_rows` rows from row `first_row` of row group
+    /// `rg_index`.
+    fn assemble(
+        &self,
+        leaves: &Leaves,
+        num_rows: usize,
+        rg_index: usize,
+        first_row: usize,
+    ) -> Result<RecordBatch> {
         let at = Location {
             row_group: Some(rg_index),
             ..Location::default()
@@ -776,10 +789,19 @@ impl ParquetRecordBatchReader {
                 let fat = Location::chunk(rg_index, field.name().clone());
                 let a = build(child, leaves, &fat)?;
                 if a.len() != num_rows {
+                    let declared = self
+                        .metadata
+                        .row_groups
+                        .get(rg_index)
+                        .map_or(0, |rg| rg.num_rows);
+                    // A column is read up to the rows the batch asks for,
+                    // so it can only come up short: its chunk ends early.
                     return Err(data_err(
                         &fat,
                         format!(
-                            "the row group has {num_rows} rows but the column {}",
+                            "the row group declares {declared} rows but the column's chunk ends after {} \
+                             (a batch of {num_rows} rows from row {first_row} found {})",
+                            first_row + a.len(),
                             a.len()
                         ),
                     ));
@@ -795,6 +817,28 @@ impl ParquetRecordBatchReader {
         .map_err(|e| crate::error::arrow_err(&at, e))
     }
 
+    /// A row group of no rows is skipped unread, unless a chunk says it
+    /// holds values: then the row count or the chunk is corrupt, and
+    /// reading nothing would drop the chunk's rows without a word.
+    fn check_empty_row_group(&self, rg: usize) -> Result<()> {
+        let Some(group) = self.metadata.row_groups.get(rg) else {
+            return Ok(());
+        };
+        for (chunk, leaf) in group.columns.iter().zip(self.leaves.iter()) {
+            let values = chunk.meta_data.as_ref().map_or(0, |m| m.num_values);
+            if values > 0 {
+                return Err(data_err(
+                    &Location::chunk(rg, leaf.dotted()),
+                    format!(
+                        "the row group declares {} rows but the column chunk holds {values} values",
+                        group.num_rows
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
         loop {
             if self.remaining == Some(0) {
@@ -805,7 +849,9 @@ impl ParquetRecordBatchReader {
                     Some((n, leaves)) => {
                         let leaves = leaves?;
                         let rg = state.index;
-                        let batch = self.assemble(&leaves, n, rg);
+                        let first_row = state.rows_before;
+                        state.rows_before += n;
+                        let batch = self.assemble(&leaves, n, rg, first_row);
                         // The levels are not part of the batch: back to
                         // the pool.
                         for (_, leaf) in leaves {
@@ -849,6 +895,7 @@ impl ParquetRecordBatchReader {
                 continue;
             }
             if rows == 0 {
+                self.check_empty_row_group(rg)?;
                 continue;
             }
             self.current = Some(self.open_row_group(rg)?);

@@ -54,9 +54,10 @@ impl DeltaInt for i64 {
     }
 }
 
-/// Largest block size accepted, in values: far above what writers use,
-/// small enough that sizes never overflow.
-const MAX_BLOCK_SIZE: u64 = 1 << 30;
+/// Largest block size accepted, in values. The format bounds it only by
+/// its ULEB128; other readers keep it in 32 bits, so every multiple of 128
+/// that fits is read (sizes are computed in `u64`, so none overflows).
+const MAX_BLOCK_SIZE: u64 = u32::MAX as u64;
 
 /// Streaming DELTA_BINARY_PACKED decoder.
 ///
@@ -106,7 +107,7 @@ impl<'a, T: DeltaInt> DeltaBitPackDecoder<'a, T> {
         if block_size == 0 || block_size % 128 != 0 || block_size > MAX_BLOCK_SIZE {
             return Err(invalid(
                 "DELTA block size",
-                "a positive multiple of 128",
+                "a positive multiple of 128 below 2^32",
                 block_size,
             ));
         }
@@ -117,31 +118,35 @@ impl<'a, T: DeltaInt> DeltaBitPackDecoder<'a, T> {
                 miniblocks,
             ));
         }
-        let remaining = (data.len() - pos) as u64;
-        // Every block costs at least a min-delta byte and one width byte per
-        // miniblock, which bounds the count a short input can claim.
-        let blocks = total.saturating_sub(1).div_ceil(block_size);
-        let min_bytes = blocks.saturating_mul(1 + miniblocks);
-        if total > i64::MAX as u64 || min_bytes > remaining {
+        // The header's total is only an upper bound on what may be asked
+        // for: a page decodes its own `num_values`, and other readers
+        // decode them whatever larger total the header claims. A caller
+        // that needs every value (DELTA_LENGTH_BYTE_ARRAY's lengths) walks
+        // the blocks, which fails where the bytes run out; the total never
+        // sizes an allocation.
+        let total = usize::try_from(total).unwrap_or(usize::MAX);
+        let (Ok(miniblocks), Ok(mb_size)) = (
+            usize::try_from(miniblocks),
+            usize::try_from(block_size / miniblocks),
+        ) else {
             return Err(invalid(
-                "DELTA value count",
-                "a count the input can hold",
-                total,
+                "DELTA block size",
+                "a size this platform can address",
+                block_size,
             ));
-        }
-        let total = total as usize;
+        };
         Ok(Self {
             data,
             pos,
-            miniblocks: miniblocks as usize,
-            mb_size: (block_size / miniblocks) as usize,
+            miniblocks,
+            mb_size,
             left: total,
             to_unpack: total.saturating_sub(1),
             first: (total > 0).then_some(first as u64),
             last: first as u64,
             min_delta: 0,
             widths: Vec::new(),
-            mb_index: miniblocks as usize,
+            mb_index: miniblocks,
             mb_pos: pos,
             mb_left: 0,
             mb_width: 0,
@@ -166,7 +171,8 @@ impl<'a, T: DeltaInt> DeltaBitPackDecoder<'a, T> {
     fn next_block(&mut self) -> Result<()> {
         let min = varint::read_zigzag(self.data, &mut self.pos)?;
         self.min_delta = min as u64;
-        let Some(w) = self.data.get(self.pos..self.pos + self.miniblocks) else {
+        let end = self.pos.saturating_add(self.miniblocks);
+        let Some(w) = self.data.get(self.pos..end) else {
             return Err(eof(
                 "DELTA miniblock bit widths",
                 self.miniblocks,
@@ -193,12 +199,23 @@ impl<'a, T: DeltaInt> DeltaBitPackDecoder<'a, T> {
                 found: width as u32,
             });
         }
-        let bytes = self.mb_size * width / 8;
-        if bytes > self.data.len() - self.pos {
-            return Err(eof("DELTA miniblock", bytes, self.data.len() - self.pos));
+        let remaining = self.data.len() - self.pos;
+        // A miniblock is padded to its full size, but only the values still
+        // to come are read: a last miniblock cut short after them (or a
+        // block size far larger than the page) still decodes, as in other
+        // readers, and nothing follows such a stream.
+        let full = (self.mb_size as u64).saturating_mul(width as u64) / 8;
+        let wanted = self.to_unpack.min(self.mb_size) as u64;
+        let needed = wanted.saturating_mul(width as u64).div_ceil(8);
+        if needed > remaining as u64 {
+            return Err(eof(
+                "DELTA miniblock",
+                usize::try_from(needed).unwrap_or(usize::MAX),
+                remaining,
+            ));
         }
         self.mb_pos = self.pos;
-        self.pos += bytes;
+        self.pos += usize::try_from(full).unwrap_or(usize::MAX).min(remaining);
         self.mb_width = width;
         self.mb_left = self.mb_size;
         Ok(())
@@ -357,7 +374,7 @@ impl<T: DeltaInt> DeltaBitPackEncoder<T> {
         {
             return Err(invalid(
                 "DELTA block size",
-                "a positive multiple of 128",
+                "a positive multiple of 128 below 2^32",
                 block_size as u64,
             ));
         }
@@ -438,6 +455,7 @@ pub fn encode<T: DeltaInt>(values: &[T], out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use alloc::string::ToString;
     use alloc::vec;
 
     /// Writes a stream with the spec's illustrative (otherwise invalid)
@@ -514,6 +532,56 @@ mod tests {
         assert_eq!(out, vals);
     }
 
+    /// `vals` encoded with the header's block size and total replaced.
+    fn with_header(vals: &[i32], block_size: u64, total: u64) -> Vec<u8> {
+        let mut buf = Vec::new();
+        encode(vals, &mut buf);
+        let mut pos = 0;
+        let _ = varint::read_uleb128(&buf, &mut pos).unwrap();
+        let _ = varint::read_uleb128(&buf, &mut pos).unwrap();
+        let mb_end = pos;
+        let _ = varint::read_uleb128(&buf, &mut pos).unwrap();
+        let mut out = Vec::new();
+        varint::write_uleb128(&mut out, block_size);
+        out.push(4); // the encoder's 4 miniblocks
+        debug_assert_eq!(mb_end, 3);
+        varint::write_uleb128(&mut out, total);
+        out.extend_from_slice(&buf[pos..]);
+        out
+    }
+
+    #[test]
+    fn headers_other_readers_decode() {
+        let vals: Vec<i32> = (0..20).map(|i| i * i - 7).collect();
+        for (block_size, total) in [
+            // A block size of 2^31 over a short page: the values the page
+            // needs are all in its first miniblock.
+            (1u64 << 31, 20u64),
+            // A total far beyond the page's values.
+            (128, (1 << 31) - 1),
+            (128, u64::MAX >> 1),
+        ] {
+            let buf = with_header(&vals, block_size, total);
+            let mut out = Vec::new();
+            DeltaBitPackDecoder::<i32>::new(&buf)
+                .unwrap()
+                .decode_into(&mut out, vals.len())
+                .unwrap();
+            assert_eq!(out, vals, "block size {block_size}, total {total}");
+        }
+        // Asking past the bytes is an error, whatever the total claims.
+        let buf = with_header(&vals, 128, (1 << 31) - 1);
+        let mut out = Vec::new();
+        let e = DeltaBitPackDecoder::<i32>::new(&buf)
+            .unwrap()
+            .decode_into(&mut out, 200)
+            .unwrap_err();
+        assert!(
+            matches!(e, Error::Eof { .. } | Error::VarintOverflow { .. }),
+            "{e}"
+        );
+    }
+
     #[test]
     fn header_errors() {
         // Block size not a multiple of 128.
@@ -522,9 +590,27 @@ mod tests {
         assert!(DeltaBitPackDecoder::<i32>::new(&[0x80, 0x01, 0, 1, 0]).is_err());
         // Miniblocks of 128/8 = 16 values.
         assert!(DeltaBitPackDecoder::<i32>::new(&[0x80, 0x01, 8, 1, 0]).is_err());
-        // A huge count with no blocks.
+        // A huge count with no blocks: the first value is there, the
+        // second is not.
+        let mut dec =
+            DeltaBitPackDecoder::<i32>::new(&[0x80, 0x01, 1, 0xFF, 0xFF, 0xFF, 0x0F, 0]).unwrap();
+        assert_eq!(dec.decode(&mut [0; 1]).unwrap(), 1);
+        assert!(matches!(
+            dec.decode(&mut [0; 1]),
+            Err(Error::Eof { .. } | Error::VarintOverflow { .. })
+        ));
+        // The messages state the rule the value breaks.
+        let e = DeltaBitPackDecoder::<i32>::new(&[100, 1, 1, 0]).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "invalid DELTA block size: expected a positive multiple of 128 below 2^32, found 100"
+        );
+        // 2^32 is a multiple of 128 but does not fit the 32 bits readers use.
+        let e =
+            DeltaBitPackDecoder::<i32>::new(&[0x80, 0x80, 0x80, 0x80, 0x10, 1, 1, 0]).unwrap_err();
         assert!(
-            DeltaBitPackDecoder::<i32>::new(&[0x80, 0x01, 1, 0xFF, 0xFF, 0xFF, 0x0F, 0]).is_err()
+            e.to_string().contains("below 2^32, found 4294967296"),
+            "{e}"
         );
         // Width 33 for INT32.
         let mut dec = DeltaBitPackDecoder::<i32>::new(&[0x80, 0x01, 1, 3, 0, 0, 33]).unwrap();

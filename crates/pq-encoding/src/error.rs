@@ -63,6 +63,32 @@ pub enum Error {
         /// Values available.
         found: usize,
     },
+    /// A run declares more values than the stream may still hold: a repeated
+    /// run longer than the values that remain, or a bit-packed run whose
+    /// groups of 8 reach 8 or more values past them (a final bit-packed run
+    /// is padded to a group of 8, so up to 7 extra values are allowed).
+    #[error(
+        "{run} of {declared} values at byte {offset} runs past the {remaining} values that remain"
+    )]
+    RunOverrun {
+        /// "repeated run" or "bit-packed run".
+        run: &'static str,
+        /// Values the run header declares.
+        declared: u64,
+        /// Values the stream may still hold.
+        remaining: usize,
+        /// Byte offset of the run header within the encoded runs.
+        offset: usize,
+    },
+    /// Bytes are left after the runs that hold every value of a stream
+    /// whose length is known.
+    #[error("{found} bytes left after the last run, which ends at byte {offset}")]
+    TrailingBytes {
+        /// Bytes left over.
+        found: usize,
+        /// Where the last run ends.
+        offset: usize,
+    },
     /// Appended byte-array data no longer fits the chosen offset type.
     #[error(
         "offset overflow: expected total bytes to fit in {offset_bits}-bit offsets, found {found}"

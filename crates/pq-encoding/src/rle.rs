@@ -79,6 +79,11 @@ pub struct RleDecoder<'a> {
     buf: [u32; 32],
     buf_pos: usize,
     buf_len: usize,
+    /// Values the runs not yet started may hold; `usize::MAX` when the
+    /// stream's count is not known (see [`RleDecoder::with_count`]).
+    limit: usize,
+    /// The byte just past the last run started, for [`RleDecoder::check_end`].
+    run_end: usize,
 }
 
 impl<'a> RleDecoder<'a> {
@@ -95,7 +100,46 @@ impl<'a> RleDecoder<'a> {
             buf: [0; 32],
             buf_pos: 0,
             buf_len: 0,
+            limit: usize::MAX,
+            run_end: 0,
         })
+    }
+
+    /// This decoder, for a stream that holds exactly `count` values (a
+    /// page's levels, the indices of its non-null values).
+    ///
+    /// A run that declares more than remain is then an error, checked once
+    /// per run: a repeated run longer than the values that remain, or a
+    /// bit-packed run reaching 8 or more values past them (a final
+    /// bit-packed run is padded to a whole group of 8, so it may declare up
+    /// to 7 values more than the stream holds). Without a count a corrupt
+    /// run header could make the values that follow it decode as data.
+    ///
+    /// ```
+    /// use pq_encoding::rle::RleDecoder;
+    /// // A repeated run of 9 ones (header 9 << 1), where the page holds 5.
+    /// let mut dec = RleDecoder::new(&[0x12, 0x01], 1).unwrap().with_count(5);
+    /// assert!(dec.decode(&mut [0u8; 5]).is_err());
+    /// ```
+    pub fn with_count(mut self, count: usize) -> Self {
+        self.limit = count;
+        self
+    }
+
+    /// Checks that no byte follows the runs read so far: once all of a
+    /// stream's values are decoded, bytes after its last run (padding
+    /// within a bit-packed run is not after it) mean the run headers and
+    /// the stream's length disagree. Only for streams whose length is
+    /// known: levels with a length prefix or a declared length.
+    pub fn check_end(&self) -> Result<()> {
+        let left = self.data.len().saturating_sub(self.run_end);
+        if left > 0 {
+            return Err(Error::TrailingBytes {
+                found: left,
+                offset: self.run_end,
+            });
+        }
+        Ok(())
     }
 
     /// A decoder over runs preceded by a 4-byte little-endian length (data
@@ -123,6 +167,7 @@ impl<'a> RleDecoder<'a> {
         if self.pos >= self.data.len() {
             return Ok(false);
         }
+        let header_at = self.pos;
         let header = varint::read_uleb128(self.data, &mut self.pos)?;
         let count = header >> 1;
         if count == 0 || count > i32::MAX as u64 {
@@ -131,6 +176,11 @@ impl<'a> RleDecoder<'a> {
         if header & 1 == 1 {
             // Bit-packed: `count` groups of 8 values, `count * bit_width` bytes.
             let values = (count as usize).saturating_mul(8);
+            // The padding of the last group may reach up to 7 values past
+            // the stream's count; a whole group more is a corrupt header.
+            if values > self.limit.saturating_add(7) {
+                return Err(self.overrun("bit-packed run", values as u64, header_at));
+            }
             let remaining = self.data.len() - self.pos;
             let bytes = values.saturating_mul(self.bit_width) / 8;
             // A final run may be cut short by its writer; only as many values
@@ -145,8 +195,14 @@ impl<'a> RleDecoder<'a> {
             if avail == 0 {
                 return Err(eof("bit-packed run", bytes, remaining));
             }
-            self.bp_left = avail;
+            self.run_end = self.pos + bytes.min(remaining);
+            // The padding values are never handed out.
+            self.bp_left = avail.min(self.limit);
+            self.limit -= self.bp_left;
         } else {
+            if count > self.limit as u64 {
+                return Err(self.overrun("repeated run", count, header_at));
+            }
             let nbytes = self.bit_width.div_ceil(8);
             let Some(bytes) = self.data.get(self.pos..self.pos + nbytes) else {
                 return Err(eof("repeated value", nbytes, self.data.len() - self.pos));
@@ -155,9 +211,20 @@ impl<'a> RleDecoder<'a> {
             b[..nbytes].copy_from_slice(bytes);
             self.rle_value = u32::from_le_bytes(b);
             self.pos += nbytes;
+            self.run_end = self.pos;
             self.rle_left = count as usize;
+            self.limit -= self.rle_left;
         }
         Ok(true)
+    }
+
+    fn overrun(&self, run: &'static str, declared: u64, offset: usize) -> Error {
+        Error::RunOverrun {
+            run,
+            declared,
+            remaining: self.limit,
+            offset,
+        }
     }
 
     /// Unpacks the next group of up to 32 values of the bit-packed run into
@@ -470,5 +537,81 @@ mod tests {
         // More values asked than present.
         let mut d = RleDecoder::new(&[0x08, 0x01], 8).unwrap();
         assert!(d.decode_into(&mut Vec::<u32>::new(), 5).is_err());
+    }
+
+    fn decode_counted(data: &[u8], w: u8, count: usize) -> Result<Vec<u32>> {
+        let mut d = RleDecoder::new(data, w)?.with_count(count);
+        let mut out = Vec::new();
+        d.decode_into(&mut out, count)?;
+        d.check_end()?;
+        Ok(out)
+    }
+
+    #[test]
+    fn counted_runs_fit_the_count() {
+        // A repeated run of 5 twos: exactly 5 values.
+        assert_eq!(decode_counted(&[0x0a, 0x02], 2, 5).unwrap(), [2; 5]);
+        // One run longer than the count.
+        assert_eq!(
+            decode_counted(&[0x0c, 0x02], 2, 5),
+            Err(Error::RunOverrun {
+                run: "repeated run",
+                declared: 6,
+                remaining: 5,
+                offset: 0
+            })
+        );
+        // The second run overruns what the first left.
+        assert_eq!(
+            decode_counted(&[0x06, 0x01, 0x06, 0x00], 1, 5),
+            Err(Error::RunOverrun {
+                run: "repeated run",
+                declared: 3,
+                remaining: 2,
+                offset: 2
+            })
+        );
+    }
+
+    #[test]
+    fn counted_bit_packed_runs_allow_the_last_group_padding_only() {
+        // One group of 8 for 1 value: 7 padding values, allowed.
+        assert_eq!(decode_counted(&[0x03, 0xff], 1, 1).unwrap(), [1]);
+        // Two groups (16 values) for 8: a whole group too many.
+        assert_eq!(
+            decode_counted(&[0x05, 0xff, 0xff], 1, 8),
+            Err(Error::RunOverrun {
+                run: "bit-packed run",
+                declared: 16,
+                remaining: 8,
+                offset: 0
+            })
+        );
+        // A header of 2^31-1 groups planted before the levels.
+        let e = decode_counted(&[0xff, 0xff, 0xff, 0xff, 0x0f, 0x55], 1, 5000).unwrap_err();
+        assert!(matches!(e, Error::RunOverrun { .. }), "{e}");
+    }
+
+    #[test]
+    fn counted_runs_leave_no_bytes() {
+        // 5 values in a repeated run, then a run the count leaves no room for.
+        assert_eq!(
+            decode_counted(&[0x0a, 0x01, 0x02, 0x01], 1, 5),
+            Err(Error::TrailingBytes {
+                found: 2,
+                offset: 2
+            })
+        );
+        // A stray byte after a padded bit-packed run.
+        assert_eq!(
+            decode_counted(&[0x03, 0x01, 0x00], 1, 3),
+            Err(Error::TrailingBytes {
+                found: 1,
+                offset: 2
+            })
+        );
+        // Without a count, decoding stops where it is asked to.
+        let mut d = RleDecoder::new(&[0x0a, 0x01, 0x02, 0x01], 1).unwrap();
+        assert_eq!(d.decode(&mut [0u8; 5]).unwrap(), 5);
     }
 }

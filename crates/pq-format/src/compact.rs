@@ -614,18 +614,26 @@ impl<'a> CompactReader<'a> {
     /// Read a `list<string>` into a [`StringList`]: the encoded elements (a
     /// slice of the input when reading from [`Bytes`]), each checked for
     /// length and UTF-8, with no allocation per value.
+    ///
+    /// An element that is not valid UTF-8 is kept with U+FFFD in place of
+    /// its bad bytes rather than refused: the format's `list<string>`s are
+    /// `path_in_schema`, which only repeats the path the schema gives, so a
+    /// reader need not trust it and a corrupt one is no reason to refuse
+    /// the file's data.
     pub fn read_string_list(&mut self) -> Result<StringList, DecodeError> {
         let count = self.read_list_header_of::<Bytes>()?;
         let start = self.pos;
+        let mut valid = true;
         for _ in 0..count {
-            let at = self.pos;
             let s = self.read_binary_slice()?;
             // Paths are nearly always ASCII, which is checked word by word.
-            if !s.is_ascii() && std::str::from_utf8(s).is_err() {
-                return Err(DecodeError::new(at, DecodeErrorKind::InvalidUtf8));
-            }
+            valid &= s.is_ascii() || std::str::from_utf8(s).is_ok();
         }
-        Ok(StringList::from_checked(self.bytes_since(start), count))
+        let raw = self.bytes_since(start);
+        if valid {
+            return Ok(StringList::from_checked(raw, count));
+        }
+        Ok(lossy_string_list(&raw, count))
     }
 
     /// Read a list (or set) header: the element type and the count, checked
@@ -791,6 +799,21 @@ impl<'a> CompactReader<'a> {
             }
         }
     }
+}
+
+/// The `count` elements of a `list<string>` whose bytes `raw` the decoder
+/// has read (so each is well formed), with bad UTF-8 replaced by U+FFFD.
+fn lossy_string_list(raw: &[u8], count: usize) -> StringList {
+    let limits = Limits {
+        max_string_len: usize::MAX,
+        ..Limits::default()
+    };
+    let mut r = CompactReader::with_limits(raw, &limits);
+    let values: Vec<String> = (0..count)
+        .map_while(|_| r.read_binary_slice().ok())
+        .map(|s| String::from_utf8_lossy(s).into_owned())
+        .collect();
+    StringList::from_values(values)
 }
 
 /// A compact-protocol writer into a `Vec<u8>`.

@@ -68,6 +68,7 @@ mod metadata;
 mod schema;
 mod small_list;
 mod string_list;
+mod validate;
 
 pub use compact::{
     BinaryList, CompactReader, CompactWriter, DecodeError, DecodeErrorKind, ListElement,
@@ -87,3 +88,4 @@ pub use schema::{
 };
 pub use small_list::SmallList;
 pub use string_list::{StringList, StringListIter};
+pub use validate::check_counts;

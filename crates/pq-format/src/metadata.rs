@@ -8,8 +8,9 @@ use crate::{FileMetaData, Limits, SchemaDescriptor};
 
 /// A file's decoded `FileMetaData` with its validated schema tree.
 ///
-/// Building it checks, beyond decoding, that the schema is a valid tree
-/// and that every row group has one column chunk per leaf column.
+/// Building it checks, beyond decoding, that the schema is a valid tree,
+/// that every row group has one column chunk per leaf column and that no
+/// count, size or offset is negative.
 ///
 /// ```no_run
 /// let md = pq_format::ParquetMetaData::read_path("data.parquet", &Default::default())?;
@@ -27,8 +28,10 @@ pub struct ParquetMetaData {
 }
 
 impl ParquetMetaData {
-    /// Validate decoded metadata and build its schema tree.
+    /// Validate decoded metadata and build its schema tree. Negative
+    /// counts, sizes and offsets are refused ([`crate::check_counts`]).
     pub fn new(file: FileMetaData, limits: &Limits) -> Result<Self> {
+        crate::check_counts(&file)?;
         let schema = SchemaDescriptor::new(&file.schema, limits)?;
         for (i, rg) in file.row_groups.iter().enumerate() {
             if rg.columns.len() != schema.num_columns() {

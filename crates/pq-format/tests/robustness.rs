@@ -484,3 +484,94 @@ fn varints_of_every_length_and_position() {
         );
     }
 }
+
+/// A column chunk's metadata whose path is `path`.
+fn column_meta(path: &str) -> pq_format::ColumnMetaData {
+    pq_format::ColumnMetaData {
+        type_: pq_format::Type::INT32,
+        path_in_schema: pq_format::StringList::from_values([path]),
+        codec: pq_format::CompressionCodec::UNCOMPRESSED,
+        num_values: 3,
+        total_uncompressed_size: 10,
+        total_compressed_size: 10,
+        data_page_offset: 4,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn path_in_schema_of_bad_utf8_is_kept_lossily() {
+    // The schema gives the path; a corrupt copy of it is no reason to
+    // refuse the file.
+    let mut b = column_meta("az").encode();
+    let at = b.windows(2).position(|w| w == b"az").unwrap();
+    b[at + 1] = 0xff;
+    let cmd = pq_format::ColumnMetaData::decode(&b).unwrap();
+    assert_eq!(cmd.path_in_schema.to_vec(), ["a\u{fffd}"]);
+    assert_eq!(cmd.num_values, 3);
+    // Well-formed paths are unchanged.
+    let cmd = pq_format::ColumnMetaData::decode(&column_meta("é.b").encode()).unwrap();
+    assert_eq!(cmd.path_in_schema.to_vec(), ["é.b"]);
+}
+
+#[test]
+fn negative_counts_sizes_and_offsets_are_errors() {
+    let file = || FileMetaData {
+        num_rows: 3,
+        row_groups: vec![pq_format::RowGroup {
+            columns: vec![pq_format::ColumnChunk {
+                meta_data: Some(column_meta("x")),
+                ..Default::default()
+            }],
+            num_rows: 3,
+            total_byte_size: 10,
+            ..Default::default()
+        }],
+        ..Default::default()
+    };
+    pq_format::check_counts(&file()).unwrap();
+    type Mutate = fn(&mut FileMetaData);
+    let cases: &[(Mutate, &str)] = &[
+        (|m| m.num_rows = -1, "negative FileMetaData.num_rows -1"),
+        (
+            |m| m.row_groups[0].num_rows = i64::from(i32::MIN),
+            "negative num_rows of row group 0 -2147483648",
+        ),
+        (
+            |m| m.row_groups[0].total_byte_size = -5,
+            "negative total_byte_size of row group 0 -5",
+        ),
+        (
+            |m| meta(m).num_values = -1,
+            "negative num_values of column 0 ('x') in row group 0 -1",
+        ),
+        (
+            |m| meta(m).total_compressed_size = -1,
+            "negative total_compressed_size of column 0 ('x') in row group 0 -1",
+        ),
+        (
+            |m| meta(m).total_uncompressed_size = -1,
+            "negative total_uncompressed_size of column 0 ('x') in row group 0 -1",
+        ),
+        (
+            |m| meta(m).data_page_offset = -4,
+            "negative data_page_offset of column 0 ('x') in row group 0 -4",
+        ),
+        (
+            |m| meta(m).dictionary_page_offset = Some(-4),
+            "negative dictionary_page_offset of column 0 ('x') in row group 0 -4",
+        ),
+    ];
+    fn meta(m: &mut FileMetaData) -> &mut pq_format::ColumnMetaData {
+        m.row_groups[0].columns[0].meta_data.as_mut().unwrap()
+    }
+    for (mutate, message) in cases {
+        let mut m = file();
+        mutate(&mut m);
+        let e = pq_format::check_counts(&m).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            format!("invalid Parquet metadata: {message}")
+        );
+    }
+}

@@ -113,9 +113,10 @@ impl<'a> LevelDecoder<'a> {
             Inner::Zeros
         } else {
             match levels.encoding {
-                LevelEncoding::Rle => {
-                    Inner::Rle(RleDecoder::new(&levels.bytes, levels.bit_width())?)
-                }
+                LevelEncoding::Rle => Inner::Rle(
+                    RleDecoder::new(&levels.bytes, levels.bit_width())?
+                        .with_count(levels.num_values),
+                ),
                 LevelEncoding::BitPacked => Inner::BitPacked {
                     bytes: &levels.bytes,
                     done: 0,
@@ -135,7 +136,10 @@ impl<'a> LevelDecoder<'a> {
     }
 
     /// Fills `out` (up to the levels that remain) and returns how many were
-    /// written. Levels above the max level are an error.
+    /// written. Levels above the max level are an error, and so are RLE
+    /// runs that do not fit the page: a run longer than the levels that
+    /// remain (a last bit-packed group may be padded, up to 7 values), or,
+    /// once the last level is decoded, bytes left after the last run.
     pub fn decode(&mut self, out: &mut [i16]) -> Result<usize, pq_encoding::Error> {
         let n = out.len().min(self.remaining);
         let out = &mut out[..n];
@@ -171,6 +175,14 @@ impl<'a> LevelDecoder<'a> {
             });
         }
         self.remaining -= n;
+        // The levels' length is known (a v1 length prefix, a v2 declared
+        // length): runs left after the page's last level mean the headers
+        // and that length disagree.
+        if self.remaining == 0
+            && let Inner::Rle(rle) = &self.inner
+        {
+            rle.check_end()?;
+        }
         Ok(n)
     }
 }

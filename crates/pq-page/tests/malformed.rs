@@ -505,3 +505,38 @@ fn reused_page_buffer_reads_the_same_pages() {
     assert_eq!(reused, fresh);
     assert!(reader.take_buffer().is_some());
 }
+
+#[test]
+fn level_runs_must_fit_the_page() {
+    let levels = |bytes: &'static [u8], n| {
+        let mut out = Vec::new();
+        pq_page::Levels::new(Bytes::from_static(bytes), LevelEncoding::Rle, 1, n)
+            .decode_into(&mut out)
+            .map(|()| out)
+    };
+    // A repeated run of 3 ones then one of 2 zeros: exactly 5 levels.
+    assert_eq!(
+        levels(&[0x06, 0x01, 0x04, 0x00], 5).unwrap(),
+        [1, 1, 1, 0, 0]
+    );
+    // The same runs for a page of 4 levels: the second run overruns.
+    let err = levels(&[0x06, 0x01, 0x04, 0x00], 4).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "repeated run of 2 values at byte 2 runs past the 1 values that remain"
+    );
+    // For a page of 3 levels: the second run is left over.
+    let err = levels(&[0x06, 0x01, 0x04, 0x00], 3).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "2 bytes left after the last run, which ends at byte 2"
+    );
+    // A bit-packed group of 8 for 5 levels: padding, allowed.
+    assert_eq!(levels(&[0x03, 0b1_0101], 5).unwrap(), [1, 0, 1, 0, 1]);
+    // Two groups (16 levels) for 5: a whole group past the page.
+    let err = levels(&[0x05, 0b1_0101, 0], 5).unwrap_err();
+    assert!(
+        err.to_string().contains("bit-packed run of 16 values"),
+        "{err}"
+    );
+}

@@ -420,6 +420,7 @@ impl LeafReader {
                     idx.reserve(non_null);
                     pq_encoding::dictionary::indices_decoder(&p.values)
                         .map_err(|e| enc_err(&at, e))?
+                        .with_count(non_null)
                         .decode_into(&mut idx, non_null)
                         .map_err(|e| enc_err(&at, e))?;
                     PageValues::Dict { idx, pos: 0 }

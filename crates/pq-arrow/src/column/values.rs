@@ -258,14 +258,15 @@ pub(crate) fn decode_values(
             indices.clear();
             indices_decoder(data)
                 .map_err(e)?
+                .with_count(n)
                 .decode_into(indices, n)
                 .map_err(e)?;
             gather_dense(out, dict, indices, at)
         }
         Encoding::RLE => match out {
             Dense::Bool(v) => {
-                let (mut dec, _) = RleDecoder::new_length_prefixed(data, 1).map_err(e)?;
-                dec.decode_into(v, n).map_err(e)
+                let (dec, _) = RleDecoder::new_length_prefixed(data, 1).map_err(e)?;
+                dec.with_count(n).decode_into(v, n).map_err(e)
             }
             _ => Err(unsupported(at, "RLE encoding of non-boolean values")),
         },
