@@ -54,7 +54,9 @@ use pq_format::{
 use crate::error::{Error, Location, Result};
 use crate::schema::ARROW_SCHEMA_META_KEY;
 use column::{ColumnChunkWriter, encoding_allowed};
-pub use options::{CREATED_BY, Codec, ColumnOptions, DataPageVersion, Encoding, WriterOptions};
+pub use options::{
+    CREATED_BY, Codec, ColumnOptions, DataPageVersion, Encoding, WriterOptions, is_preview_encoding,
+};
 use schema::{Leaf, ParquetSchema};
 
 /// Rows converted to levels at a time: bounds the temporary level buffers
@@ -169,6 +171,17 @@ impl<W: Write> ParquetWriter<W> {
                     resolved.encoding,
                     leaf.path.join("."),
                     leaf.physical
+                ),
+            });
+        }
+        if is_preview_encoding(resolved.encoding) && !self.options.allow_preview_encodings {
+            return Err(Error::Request {
+                message: format!(
+                    "encoding {} of column '{}' is a Preview encoding, which not every \
+                     reader reads (pyarrow 26 and DuckDB 2.0 do not); set \
+                     WriterOptions::allow_preview_encodings to write it",
+                    resolved.encoding,
+                    leaf.path.join(".")
                 ),
             });
         }
