@@ -277,6 +277,31 @@ fn preview_encodings_need_the_switch() {
 }
 
 #[test]
+fn default_compression_is_snappy() {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, false),
+        Field::new("s", DataType::Utf8, true),
+    ]));
+    let batch = random_batch(&mut Rng(4), &schema, 1000);
+    let bytes = write(std::slice::from_ref(&batch), WriterOptions::default());
+    let md = pq_format::read_metadata_from_bytes(
+        &bytes::Bytes::from(bytes.clone()),
+        &Default::default(),
+    )
+    .unwrap();
+    for c in &md.row_groups[0].columns {
+        let meta = c.meta_data.as_ref().unwrap();
+        assert_eq!(
+            meta.codec.0,
+            Codec::Snappy.thrift_id(),
+            "{:?}",
+            meta.path_in_schema
+        );
+    }
+    assert_same(&batch, &read_arrow_rs(&bytes), "default codec");
+}
+
+#[test]
 fn dropped_writer_leaves_no_footer() {
     let schema = Arc::new(Schema::new(vec![Field::new("a", DataType::Int32, false)]));
     let batch = random_batch(&mut Rng(5), &schema, 100);

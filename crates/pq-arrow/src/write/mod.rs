@@ -18,7 +18,8 @@
 //!     ("name", Arc::new(StringArray::from(vec![Some("a"), None, Some("c")])) as ArrayRef),
 //! ])
 //! .unwrap();
-//! let options = WriterOptions::default().with_compression(Codec::Snappy, None);
+//! // SNAPPY is the default; ZSTD writes smaller files, more slowly.
+//! let options = WriterOptions::default().with_compression(Codec::Zstd, Some(3));
 //! let mut writer = ParquetWriter::try_new(Vec::new(), batch.schema(), options)?;
 //! writer.write(&batch)?;
 //! let (bytes, metadata) = writer.close_into_inner()?;
