@@ -10,6 +10,7 @@ use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Field, Schema};
 use pq_arrow::write::{
     Codec, ColumnOptions, DataPageVersion, Encoding, ParquetWriter, WriterOptions,
+    is_preview_encoding,
 };
 use proptest::prelude::*;
 use write_common::*;
@@ -153,6 +154,7 @@ fn every_encoding_of_every_leaf_type() {
             for v in [DataPageVersion::V1, DataPageVersion::V2] {
                 let options = WriterOptions::default()
                     .with_encoding(enc)
+                    .with_preview_encodings(is_preview_encoding(enc))
                     .with_data_page_version(v)
                     .with_data_page_size(512, 100);
                 check(
@@ -202,6 +204,101 @@ fn per_column_options_and_errors() {
     assert!(ParquetWriter::try_new(Vec::new(), schema.clone(), bad).is_err());
     let unknown = WriterOptions::default().with_column("nope", ColumnOptions::new());
     assert!(ParquetWriter::try_new(Vec::new(), schema.clone(), unknown).is_err());
+}
+
+#[test]
+fn preview_encodings_need_the_switch() {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("i", DataType::Int64, true),
+        Field::new("f", DataType::Float64, true),
+        Field::new(
+            "l",
+            DataType::List(Arc::new(Field::new("element", DataType::Float32, true))),
+            true,
+        ),
+    ]));
+    let batch = random_batch(&mut Rng(21), &schema, 2000);
+    let alp = || ColumnOptions::new().with_encoding(Encoding::ALP);
+    let refused = |options: WriterOptions, column: &str| {
+        let err = ParquetWriter::try_new(Vec::new(), schema.clone(), options)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(&format!("'{column}'")), "{column}: {err}");
+        assert!(err.contains("ALP"), "{column}: {err}");
+        assert!(err.contains("allow_preview_encodings"), "{column}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    };
+    // As a column's encoding, on a top-level or a nested column.
+    refused(WriterOptions::default().with_column("f", alp()), "f");
+    refused(
+        WriterOptions::default().with_column("l", alp()),
+        "l.list.element",
+    );
+    // As the fallback of a dictionary.
+    refused(
+        WriterOptions::default().with_column(
+            "f",
+            ColumnOptions::new().with_fallback_encoding(Encoding::ALP),
+        ),
+        "f",
+    );
+    // Switched off explicitly, as by default.
+    refused(
+        WriterOptions::default()
+            .with_column("f", alp())
+            .with_preview_encodings(false),
+        "f",
+    );
+
+    // With the switch the file is written, ALP pages and all, and reads back.
+    let options = WriterOptions::default()
+        .with_column("f", alp())
+        .with_column("l", alp())
+        .with_preview_encodings(true);
+    let bytes = write(std::slice::from_ref(&batch), options);
+    let md = pq_format::read_metadata_from_bytes(
+        &bytes::Bytes::from(bytes.clone()),
+        &Default::default(),
+    )
+    .unwrap();
+    let encodings = |c: usize| {
+        md.row_groups[0].columns[c]
+            .meta_data
+            .as_ref()
+            .unwrap()
+            .encodings
+            .clone()
+    };
+    assert!(!encodings(0).contains(&Encoding::ALP));
+    assert!(encodings(1).contains(&Encoding::ALP));
+    assert!(encodings(2).contains(&Encoding::ALP));
+    assert_same(&batch, &read_ours(&bytes).unwrap(), "ALP, ours");
+    assert_same(&batch, &read_arrow_rs(&bytes), "ALP, arrow-rs");
+}
+
+#[test]
+fn default_compression_is_snappy() {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, false),
+        Field::new("s", DataType::Utf8, true),
+    ]));
+    let batch = random_batch(&mut Rng(4), &schema, 1000);
+    let bytes = write(std::slice::from_ref(&batch), WriterOptions::default());
+    let md = pq_format::read_metadata_from_bytes(
+        &bytes::Bytes::from(bytes.clone()),
+        &Default::default(),
+    )
+    .unwrap();
+    for c in &md.row_groups[0].columns {
+        let meta = c.meta_data.as_ref().unwrap();
+        assert_eq!(
+            meta.codec.0,
+            Codec::Snappy.thrift_id(),
+            "{:?}",
+            meta.path_in_schema
+        );
+    }
+    assert_same(&batch, &read_arrow_rs(&bytes), "default codec");
 }
 
 #[test]

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
-use pq_arrow::write::{Codec, ColumnOptions, DataPageVersion, Encoding};
+use pq_arrow::write::{Codec, ColumnOptions, DataPageVersion, Encoding, is_preview_encoding};
 use pq_arrow::{ParquetWriter, WriterOptions};
 
 use crate::cat;
@@ -63,6 +63,9 @@ pub struct ConvertArgs {
     pub rows_per_group: Option<usize>,
     /// `--dtypes col=TYPE` for CSV input.
     pub dtypes: Vec<String>,
+    /// `--allow-preview-encodings`: lets `--encodings` name a Preview
+    /// encoding (ALP), which some readers cannot read.
+    pub allow_preview_encodings: bool,
 }
 
 /// Output formats: by extension, or `--to`.
@@ -164,8 +167,17 @@ impl ConvertArgs {
         }
         for e in &self.encodings {
             let (col, enc) = split_pair("--encodings", e)?;
-            o = o.with_column(col, ColumnOptions::new().with_encoding(encoding(enc)?));
+            let enc = encoding(enc)?;
+            if is_preview_encoding(enc) && !self.allow_preview_encodings {
+                return Err(CliError::Message(format!(
+                    "--encodings {e}: {enc} for column '{col}' is a Preview encoding that \
+                     pyarrow 26 and DuckDB 2.0 cannot read; add --allow-preview-encodings \
+                     to write it"
+                )));
+            }
+            o = o.with_column(col, ColumnOptions::new().with_encoding(enc));
         }
+        o = o.with_preview_encodings(self.allow_preview_encodings);
         Ok(o)
     }
 }

@@ -286,9 +286,14 @@ enum Command {
         #[arg(long)]
         no_dictionary: bool,
         /// COLUMN=ENCODING (repeatable): plain, rle, delta_binary_packed,
-        /// delta_length_byte_array, delta_byte_array, byte_stream_split, alp.
+        /// delta_length_byte_array, delta_byte_array, byte_stream_split, alp
+        /// (alp needs --allow-preview-encodings).
         #[arg(long)]
         encodings: Vec<String>,
+        /// Allow Preview encodings (alp) in --encodings: pq and arrow-rs read
+        /// them, pyarrow 26 and DuckDB 2.0 do not.
+        #[arg(long)]
+        allow_preview_encodings: bool,
         /// Data page version: 1 or 2.
         #[arg(long)]
         page_version: Option<u8>,
@@ -429,6 +434,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             dictionary,
             no_dictionary,
             encodings,
+            allow_preview_encodings,
             page_version,
             rows_per_page,
             rows_per_group,
@@ -451,6 +457,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 rows_per_page,
                 rows_per_group,
                 dtypes,
+                allow_preview_encodings,
             },
         )?,
     }

@@ -463,6 +463,36 @@ fn convert_rewrite_with_options() {
 }
 
 #[test]
+fn convert_preview_encoding_needs_its_flag() {
+    let csv = temp("preview.csv");
+    std::fs::write(&csv, "x,name\n1.5,a\n-2.25,b\n1e10,c\n").unwrap();
+    let out = temp("preview.parquet");
+    let args = [
+        "convert",
+        csv.to_str().unwrap(),
+        out.to_str().unwrap(),
+        "--encodings",
+        "x=alp",
+    ];
+    let err = fails(&args, 1);
+    assert!(err.contains("'x'"), "{err}");
+    assert!(err.contains("--allow-preview-encodings"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!out.exists());
+
+    let mut allowed = args.to_vec();
+    allowed.push("--allow-preview-encodings");
+    ok(&allowed);
+    let meta: serde_json::Value =
+        serde_json::from_str(&ok(&["meta", out.to_str().unwrap(), "--json"])).unwrap();
+    let encodings = meta["row_groups"][0]["columns"][0]["encodings"].to_string();
+    assert!(encodings.contains("ALP"), "{encodings}");
+    let back = ok(&["cat", out.to_str().unwrap(), "--format", "csv"]);
+    assert!(back.contains("-2.25"), "{back}");
+    assert_eq!(back.lines().count(), 4, "{back}");
+}
+
+#[test]
 fn convert_unwritable_output() {
     let err = fails(
         &[

@@ -83,6 +83,12 @@ fn bits_for(slots: usize) -> u32 {
     slots.trailing_zeros()
 }
 
+/// Slots of a new table. A writer holds one dictionary per column, so a
+/// file of many short columns holds many; starting small keeps each
+/// proportional to what it holds (the table doubles as entries arrive, a
+/// few cheap rehashes on the way to a large one).
+const INITIAL_SLOTS: usize = 16;
+
 /// Writes `indices` as a dictionary-indices data page body (bit width byte
 /// then hybrid runs) and clears them.
 fn write_indices(indices: &mut Vec<u32>, num_entries: usize, out: &mut Vec<u8>) {
@@ -111,7 +117,7 @@ impl<T: FixedWidth> FixedDict<T> {
     /// load of 3/4 instead of 1/2 (a larger table only to be dropped at the
     /// fallback costs more than the longer probes).
     pub(crate) fn new(max_entries: usize) -> Self {
-        let n = 1024;
+        let n = INITIAL_SLOTS;
         Self {
             slots: vec![(0, EMPTY); n],
             shift: 64 - bits_for(n),
@@ -214,7 +220,7 @@ pub(crate) struct BytesDict {
 
 impl BytesDict {
     pub(crate) fn new() -> Self {
-        let n = 1024;
+        let n = INITIAL_SLOTS;
         Self {
             slots: vec![(0, EMPTY); n],
             shift: 64 - bits_for(n),

@@ -18,7 +18,8 @@
 //!     ("name", Arc::new(StringArray::from(vec![Some("a"), None, Some("c")])) as ArrayRef),
 //! ])
 //! .unwrap();
-//! let options = WriterOptions::default().with_compression(Codec::Snappy, None);
+//! // SNAPPY is the default; ZSTD writes smaller files, more slowly.
+//! let options = WriterOptions::default().with_compression(Codec::Zstd, Some(3));
 //! let mut writer = ParquetWriter::try_new(Vec::new(), batch.schema(), options)?;
 //! writer.write(&batch)?;
 //! let (bytes, metadata) = writer.close_into_inner()?;
@@ -54,8 +55,10 @@ use pq_format::{
 use crate::error::{Error, Location, Result};
 use crate::schema::ARROW_SCHEMA_META_KEY;
 use column::{ColumnChunkWriter, encoding_allowed};
-pub use options::{CREATED_BY, Codec, ColumnOptions, DataPageVersion, Encoding, WriterOptions};
-use schema::ParquetSchema;
+pub use options::{
+    CREATED_BY, Codec, ColumnOptions, DataPageVersion, Encoding, WriterOptions, is_preview_encoding,
+};
+use schema::{Leaf, ParquetSchema};
 
 /// Rows converted to levels at a time: bounds the temporary level buffers
 /// and how far a row group can overshoot its byte limit.
@@ -79,6 +82,9 @@ impl<W: Write> Counting<W> {
     }
 }
 
+/// A column chunk's encoded column index and offset index, if any.
+type EncodedIndexes = (Option<Vec<u8>>, Option<Vec<u8>>);
+
 /// Writes `RecordBatch`es of one schema to a Parquet file.
 ///
 /// See the [module documentation](self) for an example.
@@ -91,13 +97,10 @@ pub struct ParquetWriter<W: Write> {
     columns: Vec<ColumnChunkWriter>,
     rows_in_group: usize,
     row_groups: Vec<RowGroup>,
-    /// Per row group, per column: the page indexes, written before the footer.
-    indexes: Vec<
-        Vec<(
-            Option<pq_format::ColumnIndex>,
-            Option<pq_format::OffsetIndex>,
-        )>,
-    >,
+    /// Per row group, per column: the column index and offset index,
+    /// written before the footer. Held encoded: a few bytes per page
+    /// rather than the decoded structures' hundreds per column.
+    indexes: Vec<Vec<EncodedIndexes>>,
     total_rows: u64,
 }
 
@@ -140,38 +143,50 @@ impl<W: Write> ParquetWriter<W> {
     }
 
     fn new_columns(&self) -> Result<Vec<ColumnChunkWriter>> {
-        self.parquet
-            .leaves
-            .iter()
-            .map(|leaf| {
-                let mut resolved = self.options.resolve(&leaf.path);
-                if resolved.default_fallback
-                    && self.options.data_page_version == DataPageVersion::V2
-                {
-                    resolved.encoding = match leaf.physical {
-                        pq_format::Type::INT32 | pq_format::Type::INT64 => {
-                            Encoding::DELTA_BINARY_PACKED
-                        }
-                        pq_format::Type::BYTE_ARRAY | pq_format::Type::FIXED_LEN_BYTE_ARRAY => {
-                            Encoding::DELTA_BYTE_ARRAY
-                        }
-                        pq_format::Type::BOOLEAN => Encoding::RLE,
-                        _ => Encoding::PLAIN,
-                    };
+        // Exactly one writer per leaf: collecting a `Result` cannot size the
+        // vector up front, and doubling would leave up to twice the room.
+        let mut columns = Vec::with_capacity(self.parquet.leaves.len());
+        for leaf in &self.parquet.leaves {
+            columns.push(self.new_column(leaf)?);
+        }
+        Ok(columns)
+    }
+
+    /// The writer of `leaf`'s chunk, its options checked.
+    fn new_column(&self, leaf: &Leaf) -> Result<ColumnChunkWriter> {
+        let mut resolved = self.options.resolve(&leaf.path);
+        if resolved.default_fallback && self.options.data_page_version == DataPageVersion::V2 {
+            resolved.encoding = match leaf.physical {
+                pq_format::Type::INT32 | pq_format::Type::INT64 => Encoding::DELTA_BINARY_PACKED,
+                pq_format::Type::BYTE_ARRAY | pq_format::Type::FIXED_LEN_BYTE_ARRAY => {
+                    Encoding::DELTA_BYTE_ARRAY
                 }
-                if !encoding_allowed(leaf.physical, resolved.encoding) {
-                    return Err(Error::Request {
-                        message: format!(
-                            "encoding {} cannot encode column '{}' of type {}",
-                            resolved.encoding,
-                            leaf.path.join("."),
-                            leaf.physical
-                        ),
-                    });
-                }
-                Ok(ColumnChunkWriter::new(leaf, resolved, &self.options))
-            })
-            .collect()
+                pq_format::Type::BOOLEAN => Encoding::RLE,
+                _ => Encoding::PLAIN,
+            };
+        }
+        if !encoding_allowed(leaf.physical, resolved.encoding) {
+            return Err(Error::Request {
+                message: format!(
+                    "encoding {} cannot encode column '{}' of type {}",
+                    resolved.encoding,
+                    leaf.path.join("."),
+                    leaf.physical
+                ),
+            });
+        }
+        if is_preview_encoding(resolved.encoding) && !self.options.allow_preview_encodings {
+            return Err(Error::Request {
+                message: format!(
+                    "encoding {} of column '{}' is a Preview encoding, which not every \
+                     reader reads (pyarrow 26 and DuckDB 2.0 do not); set \
+                     WriterOptions::allow_preview_encodings to write it",
+                    resolved.encoding,
+                    leaf.path.join(".")
+                ),
+            });
+        }
+        Ok(ColumnChunkWriter::new(leaf, resolved, &self.options))
     }
 
     /// The Arrow schema being written.
@@ -236,8 +251,17 @@ impl<W: Write> ParquetWriter<W> {
         if self.rows_in_group == 0 {
             return Ok(());
         }
-        let fresh = self.new_columns()?;
-        let columns = std::mem::replace(&mut self.columns, fresh);
+        let columns = std::mem::take(&mut self.columns);
+        let written = self.write_row_group(columns);
+        // The next row group's writers are made once the finished ones are
+        // gone: both at once would double the writer's memory per column.
+        self.columns = self.new_columns()?;
+        written
+    }
+
+    /// Writes the chunks of the row group being built, its metadata and
+    /// page indexes kept for the footer.
+    fn write_row_group(&mut self, columns: Vec<ColumnChunkWriter>) -> Result<()> {
         let start = self.out.pos;
         let mut chunks = Vec::with_capacity(columns.len());
         let mut indexes = Vec::with_capacity(columns.len());
@@ -259,7 +283,10 @@ impl<W: Write> ParquetWriter<W> {
                     p.offset += base;
                 }
             }
-            indexes.push((finished.column_index, offset_index));
+            indexes.push((
+                finished.column_index.map(|ci| ci.encode()),
+                offset_index.map(|oi| oi.encode()),
+            ));
             chunks.push(ColumnChunk {
                 file_offset: meta.dictionary_page_offset.unwrap_or(meta.data_page_offset),
                 meta_data: Some(meta),
@@ -289,27 +316,31 @@ impl<W: Write> ParquetWriter<W> {
 
     /// As [`close`](Self::close), also giving the underlying writer back.
     pub fn close_into_inner(mut self) -> Result<(W, FileMetaData)> {
-        self.flush()?;
+        // As `flush`, without making writers for a row group that will not come.
+        let columns = std::mem::take(&mut self.columns);
+        if self.rows_in_group > 0 {
+            self.write_row_group(columns)?;
+        } else {
+            drop(columns);
+        }
         // Column indexes of every chunk, then offset indexes, as arrow-rs
         // and parquet-cpp lay them out.
         let indexes = std::mem::take(&mut self.indexes);
         for (rg, idx) in self.row_groups.iter_mut().zip(&indexes) {
             for (chunk, (ci, _)) in rg.columns.iter_mut().zip(idx) {
-                if let Some(ci) = ci {
-                    let bytes = ci.encode();
+                if let Some(bytes) = ci {
                     chunk.column_index_offset = Some(self.out.pos as i64);
                     chunk.column_index_length = Some(bytes.len() as i32);
-                    self.out.write_all(&bytes)?;
+                    self.out.write_all(bytes)?;
                 }
             }
         }
         for (rg, idx) in self.row_groups.iter_mut().zip(&indexes) {
             for (chunk, (_, oi)) in rg.columns.iter_mut().zip(idx) {
-                if let Some(oi) = oi {
-                    let bytes = oi.encode();
+                if let Some(bytes) = oi {
                     chunk.offset_index_offset = Some(self.out.pos as i64);
                     chunk.offset_index_length = Some(bytes.len() as i32);
-                    self.out.write_all(&bytes)?;
+                    self.out.write_all(bytes)?;
                 }
             }
         }

@@ -81,8 +81,16 @@ impl ColumnOptions {
 ///
 /// The defaults are those most readers expect: dictionary encoding with
 /// fallback to PLAIN past 1 MiB of dictionary, statistics and the page
-/// index on, data page v1, no compression, row groups of at most 1Mi rows
-/// or 128 MiB, data pages of about 1 MiB or 20 000 rows.
+/// index on, data page v1, SNAPPY compression, row groups of at most 1Mi
+/// rows or 128 MiB, data pages of about 1 MiB or 20 000 rows, and only the
+/// encodings of the released specification (no Preview encoding).
+///
+/// SNAPPY by default, as pyarrow's `write_table` and DuckDB write: every
+/// Parquet reader reads it, it costs little time to write and less to read,
+/// and pages of text, or of values the dictionary did not take, come out
+/// smaller than uncompressed. [`Codec::Uncompressed`] is one call away
+/// (`with_compression(Codec::Uncompressed, None)`) for data that does not
+/// compress; [`Codec::Zstd`] gives smaller files for more writing time.
 ///
 /// ```
 /// use pq_arrow::write::{Codec, ColumnOptions, DataPageVersion, Encoding, WriterOptions};
@@ -91,10 +99,11 @@ impl ColumnOptions {
 ///     .with_data_page_version(DataPageVersion::V2)
 ///     .with_column("id", ColumnOptions::new().with_encoding(Encoding::DELTA_BINARY_PACKED));
 /// assert_eq!(options.codec, Codec::Zstd);
+/// assert_eq!(WriterOptions::default().codec, Codec::Snappy);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct WriterOptions {
-    /// Compression codec of every column.
+    /// Compression codec of every column (SNAPPY by default).
     pub codec: Codec,
     /// Compression level (the codec's default when `None`).
     pub compression_level: Option<i32>,
@@ -142,6 +151,33 @@ pub struct WriterOptions {
     pub created_by: String,
     /// Per-column overrides, by dotted path or top-level field name.
     pub columns: HashMap<String, ColumnOptions>,
+    /// Allows the encodings that the parquet-format specification marks as
+    /// Preview (see [`is_preview_encoding`]); off by default.
+    ///
+    /// A Preview encoding's specification is final, but readers are still
+    /// adding it, and the specification asks writers to use one only on
+    /// request. Today that is ALP: pq's reader and arrow-rs's `parquet`
+    /// crate (60.1, the version pq is tested against) read it; pyarrow 26
+    /// fails with "Unknown encoding type" and DuckDB 2.0 with "Invalid
+    /// data". Without this switch, asking for a Preview encoding (as a
+    /// column's encoding or as a fallback) makes
+    /// [`ParquetWriter::try_new`](crate::ParquetWriter::try_new) fail,
+    /// naming the column.
+    pub allow_preview_encodings: bool,
+}
+
+/// Whether the parquet-format specification marks `encoding` as Preview:
+/// final, but not yet read by every reader (ALP, as of the 2026-08-01
+/// `Encodings.md`). Writing one needs
+/// [`WriterOptions::allow_preview_encodings`].
+///
+/// ```
+/// use pq_arrow::write::{Encoding, is_preview_encoding};
+/// assert!(is_preview_encoding(Encoding::ALP));
+/// assert!(!is_preview_encoding(Encoding::BYTE_STREAM_SPLIT));
+/// ```
+pub fn is_preview_encoding(encoding: Encoding) -> bool {
+    encoding == Encoding::ALP
 }
 
 /// The default `created_by`.
@@ -150,7 +186,7 @@ pub const CREATED_BY: &str = concat!("pq version ", env!("CARGO_PKG_VERSION"));
 impl Default for WriterOptions {
     fn default() -> Self {
         Self {
-            codec: Codec::Uncompressed,
+            codec: Codec::Snappy,
             compression_level: None,
             data_page_version: DataPageVersion::V1,
             dictionary: true,
@@ -171,6 +207,7 @@ impl Default for WriterOptions {
             store_arrow_schema: true,
             created_by: CREATED_BY.to_string(),
             columns: HashMap::new(),
+            allow_preview_encodings: false,
         }
     }
 }
@@ -278,6 +315,13 @@ impl WriterOptions {
     /// Stores the Arrow schema in the footer or not.
     pub fn with_arrow_schema(mut self, on: bool) -> Self {
         self.store_arrow_schema = on;
+        self
+    }
+
+    /// Allows or forbids Preview encodings (see
+    /// [`allow_preview_encodings`](Self::allow_preview_encodings)).
+    pub fn with_preview_encodings(mut self, allow: bool) -> Self {
+        self.allow_preview_encodings = allow;
         self
     }
 
