@@ -22,7 +22,7 @@ pub const SKIP_LOG_ENV: &str = "PQ_SKIP_LOG";
 /// and `None` is returned; a variable that names no corpus is a failure,
 /// since the run was asked to use it.
 ///
-/// ```
+/// ```no_run
 /// if let Some(dir) = pq_testkit::parquet_testing_dir() {
 ///     assert!(dir.join("data").is_dir());
 /// }
@@ -101,7 +101,7 @@ fn current_test() -> String {
 /// reader some tests compare with. `cargo xtask ci` puts a project-local
 /// virtual environment with pyarrow first on the `PATH`.
 ///
-/// ```
+/// ```no_run
 /// if !pq_testkit::have_pyarrow() {
 ///     pq_testkit::skip("python3 with pyarrow is not on the PATH");
 /// }
