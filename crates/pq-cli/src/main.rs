@@ -28,7 +28,11 @@
 //! signal's number to an ordinary thread, where removing a file is safe and
 //! the exit status can be 128 + that number; `ctrlc` tells its handler
 //! nothing of which signal came) and `libc` (asking whether the process that
-//! left a temporary file still runs; `signal-hook` depends on it already).
+//! left a temporary file still runs; `signal-hook` depends on it already),
+//! `chrono` (statistics shown as dates and ISO 8601 timestamps; arrow
+//! depends on it already, so it adds nothing to the build) and `base64`
+//! (decoding the `ARROW:schema` entry of `meta`; arrow-rs's writer already
+//! depends on it).
 //! The arrow-rs `parquet` reader is a dependency of this binary solely for
 //! `pq verify`, which compares pq's reading with it; no library crate
 //! depends on it.
@@ -42,6 +46,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
+mod arrow_hint;
 mod cat;
 mod convert;
 mod count;
@@ -94,8 +99,10 @@ enum Command {
         /// The command whose page to print (pq-COMMAND(1)).
         command: Option<String>,
     },
-    /// File metadata: version, rows, writer, key-value metadata, and every
-    /// row group and column chunk with encodings, codec, sizes and statistics.
+    /// File metadata: a summary (rows, row groups, columns, sizes, codecs,
+    /// writer), key-value metadata (the ARROW:schema entry decoded), then
+    /// every row group and column chunk with encodings, codec, sizes and
+    /// statistics in the column's logical type.
     ///
     /// Example: pq meta data/sample.parquet --json
     Meta {
