@@ -32,7 +32,9 @@
 //! `chrono` (statistics shown as dates and ISO 8601 timestamps; arrow
 //! depends on it already, so it adds nothing to the build) and `base64`
 //! (decoding the `ARROW:schema` entry of `meta`; arrow-rs's writer already
-//! depends on it).
+//! depends on it), `unicode-width` (the terminal columns a character
+//! takes, so table borders line up around CJK text and emoji; indicatif
+//! already depends on it).
 //! The arrow-rs `parquet` reader is a dependency of this binary solely for
 //! `pq verify`, which compares pq's reading with it; no library crate
 //! depends on it.
@@ -169,6 +171,11 @@ enum Command {
         /// from a file is null in its rows.
         #[arg(long)]
         union_by_name: bool,
+        /// Fit a table to this many terminal columns (0: no limit). By
+        /// default the terminal's width (or COLUMNS); no limit when the
+        /// output is not a terminal.
+        #[arg(long, value_name = "N")]
+        max_width: Option<usize>,
     },
     /// The first rows (default 10) of the files, read no further.
     ///
@@ -190,6 +197,11 @@ enum Command {
         /// Merge files whose schemas differ by column name.
         #[arg(long)]
         union_by_name: bool,
+        /// Fit a table to this many terminal columns (0: no limit). By
+        /// default the terminal's width (or COLUMNS); no limit when the
+        /// output is not a terminal.
+        #[arg(long, value_name = "N")]
+        max_width: Option<usize>,
     },
     /// The last rows (default 10) of the files: only the row groups that
     /// hold them are read.
@@ -212,6 +224,11 @@ enum Command {
         /// Merge files whose schemas differ by column name.
         #[arg(long)]
         union_by_name: bool,
+        /// Fit a table to this many terminal columns (0: no limit). By
+        /// default the terminal's width (or COLUMNS); no limit when the
+        /// output is not a terminal.
+        #[arg(long, value_name = "N")]
+        max_width: Option<usize>,
     },
     /// The number of rows of the files, from their footers alone.
     ///
@@ -360,6 +377,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             limit,
             format,
             union_by_name,
+            max_width,
         } => cat::run(
             &cat::CatArgs {
                 paths: &files,
@@ -368,6 +386,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 rows: cat::Rows::Range { offset, limit },
                 format,
                 all_rows: false,
+                max_width,
             },
             &mut out,
         )?,
@@ -377,6 +396,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             columns,
             format,
             union_by_name,
+            max_width,
         } => cat::run(
             &cat::CatArgs {
                 paths: &files,
@@ -388,6 +408,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 },
                 format,
                 all_rows: true,
+                max_width,
             },
             &mut out,
         )?,
@@ -397,6 +418,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             columns,
             format,
             union_by_name,
+            max_width,
         } => cat::run(
             &cat::CatArgs {
                 paths: &files,
@@ -405,6 +427,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 rows: cat::Rows::Last(rows),
                 format,
                 all_rows: true,
+                max_width,
             },
             &mut out,
         )?,

@@ -11,6 +11,7 @@ use arrow_array::{
     TimestampMicrosecondArray, TimestampMillisecondArray,
 };
 use assert_cmd::Command;
+use unicode_width::UnicodeWidthStr;
 
 fn pq() -> Command {
     Command::cargo_bin("pq").unwrap()
@@ -42,8 +43,10 @@ fn write(path: &Path, batch: &RecordBatch) {
     w.close().unwrap();
 }
 
-fn typed_file() -> PathBuf {
-    let path = temp("typed.parquet");
+/// The file of typed columns, under a name of the test's own: tests run
+/// in parallel.
+fn typed_file(name: &str) -> PathBuf {
+    let path = temp(name);
     let cols: Vec<(&str, ArrayRef)> = vec![
         (
             "ts_utc",
@@ -75,7 +78,7 @@ fn typed_file() -> PathBuf {
 
 #[test]
 fn meta_summary_comes_first() {
-    let path = typed_file();
+    let path = typed_file("meta_summary_comes_first.parquet");
     let text = ok(pq().args(["meta", path.to_str().unwrap()]));
     let head: Vec<&str> = text.lines().take(7).collect();
     assert_eq!(head[0], "rows: 2", "{text}");
@@ -92,7 +95,7 @@ fn meta_summary_comes_first() {
 
 #[test]
 fn meta_statistics_in_logical_types() {
-    let path = typed_file();
+    let path = typed_file("meta_statistics_in_logical_types.parquet");
     let text = ok(pq().args(["meta", path.to_str().unwrap()]));
     let stats: Vec<&str> = text
         .lines()
@@ -114,7 +117,7 @@ fn meta_statistics_in_logical_types() {
 
 #[test]
 fn meta_decodes_the_arrow_schema() {
-    let path = typed_file();
+    let path = typed_file("meta_decodes_the_arrow_schema.parquet");
     let text = ok(pq().args(["meta", path.to_str().unwrap()]));
     assert!(text.contains("ARROW:schema: (Arrow schema, "), "{text}");
     assert!(
@@ -146,4 +149,79 @@ fn meta_float16_statistics_are_numbers() {
     let path = dir.join("data/float16_nonzeros_and_nans.parquet");
     let text = ok(pq().arg("meta").arg(&path));
     assert!(text.contains("statistics: min -2, max 2,"), "{text}");
+}
+
+/// A file with CJK text, emoji and a combining mark, and a long value.
+fn wide_file(name: &str) -> PathBuf {
+    let path = temp(name);
+    let long = "x".repeat(60);
+    let cols: Vec<(&str, ArrayRef)> = vec![
+        (
+            "名前",
+            Arc::new(StringArray::from(vec![
+                "東京都",
+                "🦀🦀 crab",
+                "e\u{301}te\u{301}",
+                long.as_str(),
+            ])),
+        ),
+        ("n", Arc::new(Int32Array::from(vec![1, 2, 3, 4]))),
+    ];
+    write(&path, &RecordBatch::try_from_iter(cols).unwrap());
+    path
+}
+
+#[test]
+fn cat_table_borders_line_up_with_wide_characters() {
+    let path = wide_file("cat_table_borders_line_up_with_wide_characters.parquet");
+    let text = ok(pq()
+        .args(["cat", path.to_str().unwrap(), "--max-width", "200"])
+        .env_remove("COLUMNS"));
+    let lines: Vec<&str> = text.lines().skip(1).collect();
+    let width = UnicodeWidthStr::width(lines[0]);
+    for line in &lines {
+        assert_eq!(UnicodeWidthStr::width(*line), width, "{text}");
+    }
+    assert!(text.contains("│ 東京都 "), "{text}");
+    // Fitted to a width, the long value is cut to 32 columns.
+    assert!(text.contains(&format!(" {}… ", "x".repeat(31))), "{text}");
+}
+
+#[test]
+fn cat_table_to_a_pipe_is_not_cut() {
+    let path = wide_file("cat_table_to_a_pipe_is_not_cut.parquet");
+    let text = ok(pq()
+        .args(["cat", path.to_str().unwrap()])
+        .env_remove("COLUMNS"));
+    assert!(!text.contains('…'), "{text}");
+    assert!(text.contains(&"x".repeat(60)), "{text}");
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/all_types_plain_v1.parquet"
+    );
+    let text = ok(pq().args(["cat", sample]).env_remove("COLUMNS"));
+    assert!(!text.contains("┆ … │"), "{text}");
+    assert!(text.lines().nth(1).unwrap().chars().count() > 100, "{text}");
+}
+
+#[test]
+fn cat_max_width_fits_the_table() {
+    let sample = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../data/all_types_plain_v1.parquet"
+    );
+    for width in ["40", "60"] {
+        let text = ok(pq()
+            .args(["cat", sample, "--max-width", width])
+            .env("COLUMNS", "500"));
+        let limit: usize = width.parse().unwrap();
+        for line in text.lines().skip(1) {
+            assert!(UnicodeWidthStr::width(line) <= limit, "{line}");
+        }
+        assert!(text.contains("┆ … │"), "{text}");
+    }
+    let text = ok(pq()
+        .args(["head", sample, "--max-width", "0"])
+        .env("COLUMNS", "40"));
+    assert!(!text.contains("┆ … │"), "{text}");
 }
