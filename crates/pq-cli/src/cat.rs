@@ -115,6 +115,35 @@ pub fn run(args: &CatArgs<'_>, out: &mut impl Write) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Prints one batch (a few rows a command computed, not read from a file)
+/// in `format`: every row of a table, fitted as `cat` fits its tables.
+pub fn write_batch(
+    path: &Path,
+    batch: &RecordBatch,
+    format: Format,
+    max_width: Option<usize>,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    match format {
+        Format::Jsonl => {
+            let mut writer = json_writer(out);
+            writer.write(batch).map_err(|e| read::arrow_err(path, e))?;
+            writer.finish().map_err(|e| read::arrow_err(path, e))?;
+        }
+        Format::Csv => {
+            write_csv_header(&batch.schema(), out)?;
+            write_csv(path, batch, out)?;
+        }
+        Format::Table => {
+            let width = table_width(max_width);
+            let mut table = Table::new(&batch.schema(), usize::MAX, width.map(|_| MAX_CELL));
+            table.push(path, batch)?;
+            table.print(width.unwrap_or(usize::MAX), out)?;
+        }
+    }
+    Ok(())
+}
+
 /// A JSON lines writer that writes null fields as `null`: a reader of the
 /// lines sees every column in every row, as in the schema.
 pub fn json_writer<W: Write>(out: W) -> arrow_json::LineDelimitedWriter<W> {

@@ -34,7 +34,9 @@
 //! (decoding the `ARROW:schema` entry of `meta`; arrow-rs's writer already
 //! depends on it), `unicode-width` (the terminal columns a character
 //! takes, so table borders line up around CJK text and emoji; indicatif
-//! already depends on it).
+//! already depends on it), `arrow-row` (`stats --exact`: any column's
+//! values as bytes that order as a sort does, for min, max and distinct
+//! counts of every type alike; arrow's sort kernels depend on it).
 //! The arrow-rs `parquet` reader is a dependency of this binary solely for
 //! `pq verify`, which compares pq's reading with it; no library crate
 //! depends on it.
@@ -70,6 +72,7 @@ mod schema;
 mod schema_json;
 mod signals;
 mod sources;
+mod stats;
 mod values;
 mod verify;
 
@@ -241,6 +244,31 @@ enum Command {
         /// Each file's count too, then the total.
         #[arg(long)]
         per_file: bool,
+    },
+    /// One row per column: type, values, nulls, min, max, distinct count,
+    /// compressed and uncompressed bytes, ratio and encodings. From the
+    /// footers (instant) unless --exact reads the data.
+    ///
+    /// Example: pq stats 'data/*.parquet' --exact --format csv
+    Stats {
+        /// Parquet files, quoted globs ('data/*.parquet') or directories;
+        /// `-` (or a pipe) is read from standard input.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Read the data: one row per top-level column, values, nulls, min
+        /// and max counted, distinct values exact up to 100000, estimated
+        /// by HyperLogLog beyond (the distinct_by column says which).
+        #[arg(long)]
+        exact: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: cat::Format,
+        /// Fit a table to this many terminal columns (0: no limit).
+        #[arg(long, value_name = "N")]
+        max_width: Option<usize>,
+        /// With --exact, merge files whose schemas differ by column name.
+        #[arg(long)]
+        union_by_name: bool,
     },
     /// Decodes every value of every (selected) column without printing, and
     /// reports rows, bytes decoded, seconds and throughput.
@@ -434,6 +462,22 @@ fn run(cli: Cli) -> Result<(), CliError> {
         Command::Count { files, per_file } => {
             count::run(&sources::expand(&files)?, per_file, &mut out)?
         }
+        Command::Stats {
+            files,
+            exact,
+            format,
+            max_width,
+            union_by_name,
+        } => stats::run(
+            &stats::StatsArgs {
+                paths: &files,
+                exact,
+                format,
+                max_width,
+                union_by_name,
+            },
+            &mut out,
+        )?,
         Command::Scan {
             files,
             columns,

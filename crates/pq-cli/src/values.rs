@@ -158,6 +158,98 @@ fn typed(column: &ColumnDescriptor, bytes: &[u8]) -> Option<String> {
     }
 }
 
+/// A statistics bound as a value that orders as the column's values do,
+/// to pick the least and greatest bound of several row groups; `None` when
+/// the bytes do not fit the type or its order is undefined (INT96).
+#[derive(Debug, Clone, PartialEq, PartialOrd)]
+pub enum SortKey {
+    /// Signed integers, booleans and decimals.
+    Int(i128),
+    /// Floating point (a NaN bound is no key at all).
+    Float(f64),
+    /// Byte arrays: unsigned lexicographic, as UTF-8 text orders.
+    Bytes(Vec<u8>),
+}
+
+/// The [`SortKey`] of a statistics bound of `column`.
+pub fn sort_key(column: &ColumnDescriptor, bytes: &[u8]) -> Option<SortKey> {
+    let m = meaning(column);
+    let key = match column.physical_type {
+        Type::BOOLEAN => SortKey::Int(i128::from(*bytes.first()?)),
+        Type::INT32 => {
+            let b = <[u8; 4]>::try_from(bytes).ok()?;
+            match m {
+                Meaning::Unsigned => SortKey::Int(i128::from(u32::from_le_bytes(b))),
+                _ => SortKey::Int(i128::from(i32::from_le_bytes(b))),
+            }
+        }
+        Type::INT64 => {
+            let b = <[u8; 8]>::try_from(bytes).ok()?;
+            match m {
+                Meaning::Unsigned => SortKey::Int(i128::from(u64::from_le_bytes(b))),
+                _ => SortKey::Int(i128::from(i64::from_le_bytes(b))),
+            }
+        }
+        Type::FLOAT => SortKey::Float(f64::from(f32::from_le_bytes(
+            <[u8; 4]>::try_from(bytes).ok()?,
+        ))),
+        Type::DOUBLE => SortKey::Float(f64::from_le_bytes(<[u8; 8]>::try_from(bytes).ok()?)),
+        Type::BYTE_ARRAY | Type::FIXED_LEN_BYTE_ARRAY => match m {
+            Meaning::Decimal(_) => SortKey::Int(big_endian(bytes)?),
+            Meaning::Float16 => SortKey::Float(f64::from(f16_to_f32(u16::from_le_bytes(
+                <[u8; 2]>::try_from(bytes).ok()?,
+            )))),
+            _ => SortKey::Bytes(bytes.to_vec()),
+        },
+        _ => return None,
+    };
+    match key {
+        SortKey::Float(f) if f.is_nan() => None,
+        k => Some(k),
+    }
+}
+
+/// The column's type as a short text: the physical type, then the logical
+/// type when there is one (`INT64 TIMESTAMP(MICROS, UTC)`).
+pub fn type_name(column: &ColumnDescriptor) -> String {
+    let physical = name(column.physical_type);
+    let unit = |u: &TimeUnit| match u {
+        TimeUnit::Millis(_) => "MILLIS".to_string(),
+        TimeUnit::Micros(_) => "MICROS".to_string(),
+        TimeUnit::Nanos(_) => "NANOS".to_string(),
+        TimeUnit::Unrecognized(n) => format!("unit {n}"),
+    };
+    let logical = match &column.logical_type {
+        Some(LogicalType::String(_)) => "STRING".to_string(),
+        Some(LogicalType::Enum(_)) => "ENUM".to_string(),
+        Some(LogicalType::Json(_)) => "JSON".to_string(),
+        Some(LogicalType::Bson(_)) => "BSON".to_string(),
+        Some(LogicalType::Uuid(_)) => "UUID".to_string(),
+        Some(LogicalType::Float16(_)) => "FLOAT16".to_string(),
+        Some(LogicalType::Date(_)) => "DATE".to_string(),
+        Some(LogicalType::Decimal(d)) => format!("DECIMAL({}, {})", d.precision, d.scale),
+        Some(LogicalType::Integer(i)) => {
+            format!("{}INT{}", if i.is_signed { "" } else { "U" }, i.bit_width)
+        }
+        Some(LogicalType::Time(t)) => format!(
+            "TIME({}, {})",
+            unit(&t.unit),
+            if t.is_adjusted_to_utc { "UTC" } else { "local" }
+        ),
+        Some(LogicalType::Timestamp(t)) => format!(
+            "TIMESTAMP({}, {})",
+            unit(&t.unit),
+            if t.is_adjusted_to_utc { "UTC" } else { "local" }
+        ),
+        Some(other) => name(other),
+        None => match column.converted_type {
+            Some(c) => name(c),
+            None => return physical,
+        },
+    };
+    format!("{physical} {logical}")
+}
+
 /// A big-endian two's complement integer of at most 16 bytes.
 fn big_endian(bytes: &[u8]) -> Option<i128> {
     if bytes.is_empty() || bytes.len() > 16 {
