@@ -36,7 +36,9 @@
 //! takes, so table borders line up around CJK text and emoji; indicatif
 //! already depends on it), `arrow-row` (`stats --exact`: any column's
 //! values as bytes that order as a sort does, for min, max and distinct
-//! counts of every type alike; arrow's sort kernels depend on it).
+//! counts of every type alike; arrow's sort kernels depend on it) and
+//! `regex` (the `--null` strings of CSV input, as arrow-csv takes them;
+//! arrow-csv depends on it).
 //! The arrow-rs `parquet` reader is a dependency of this binary solely for
 //! `pq verify`, which compares pq's reading with it; no library crate
 //! depends on it.
@@ -55,6 +57,7 @@ mod cat;
 mod convert;
 mod count;
 mod csv_error;
+mod csv_in;
 mod dataset;
 mod ddl;
 mod dest;
@@ -350,10 +353,16 @@ enum Command {
         /// Most rows in a row group.
         #[arg(long)]
         rows_per_group: Option<usize>,
-        /// COLUMN=TYPE (repeatable) for CSV input: boolean, int32, int64,
-        /// float, double, string, date, timestamp.
+        /// COLUMN=TYPE (repeatable) for CSV input: boolean, int8, int16,
+        /// int32, int64, uint8, uint16, uint32, uint64, float, double,
+        /// decimal(P,S), string, binary, date, time, timestamp (us, no
+        /// zone), timestamp(UNIT) or timestamp(UNIT, ZONE): UNIT s, ms, us
+        /// or ns, ZONE UTC or an offset (+02:00); an offset in a value is
+        /// kept as the instant.
         #[arg(long)]
         dtypes: Vec<String>,
+        #[command(flatten)]
+        csv: csv_in::CsvArgs,
     },
 }
 
@@ -507,6 +516,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             rows_per_page,
             rows_per_group,
             dtypes,
+            csv,
         } => convert::run(
             &paths,
             to,
@@ -525,6 +535,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 rows_per_page,
                 rows_per_group,
                 dtypes,
+                csv,
             },
         )?,
     }
