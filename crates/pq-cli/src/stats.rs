@@ -24,7 +24,7 @@ use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray, UInt64Array}
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use arrow_row::{OwnedRow, RowConverter, SortField};
 use arrow_schema::{DataType, Field, Schema};
-use pq_format::ParquetMetaData;
+use pq_format::{ParquetMetaData, Type};
 
 use crate::cat::{self, Format};
 use crate::dataset::{self, Dataset};
@@ -169,8 +169,15 @@ fn add_footer(leaves: &mut Vec<Leaf>, meta: &ParquetMetaData) {
                 None
             };
             let all_null = values.is_some() && nulls == values;
-            let min = s.min_value.as_ref().or(s.min.as_ref());
-            let max = s.max_value.as_ref().or(s.max.as_ref());
+            // The deprecated min and max of byte arrays were compared as
+            // signed bytes by old writers: a bound in another order than
+            // the column's is no bound, so only the numeric ones are used.
+            let legacy = !matches!(
+                column.physical_type,
+                Type::BYTE_ARRAY | Type::FIXED_LEN_BYTE_ARRAY
+            );
+            let min = s.min_value.as_ref().or(s.min.as_ref().filter(|_| legacy));
+            let max = s.max_value.as_ref().or(s.max.as_ref().filter(|_| legacy));
             match (min, max) {
                 (Some(lo), Some(hi)) => {
                     let lo = sort_key(column, lo).map(|k| (k, format_stat(column, lo)));

@@ -229,3 +229,36 @@ fn csv_and_table_carry_the_same_rows() {
         "{table}"
     );
 }
+
+/// Old writers' deprecated min and max of byte arrays compared signed
+/// bytes: `stats` shows no bound rather than a wrong one, and keeps the
+/// numeric ones.
+#[test]
+fn deprecated_byte_array_bounds_are_not_shown() {
+    use pq_format::{FileMetaData, ThriftDecode, ThriftEncode};
+    let path = numbers("legacy.parquet", 20, 8, 1);
+    let bytes = std::fs::read(&path).unwrap();
+    let n = bytes.len();
+    let len = u32::from_le_bytes(bytes[n - 8..n - 4].try_into().unwrap()) as usize;
+    let start = n - 8 - len;
+    let mut meta = FileMetaData::decode(&bytes[start..n - 8]).unwrap();
+    for rg in &mut meta.row_groups {
+        for c in &mut rg.columns {
+            let s = c.meta_data.as_mut().unwrap().statistics.as_mut().unwrap();
+            s.min = s.min_value.take();
+            s.max = s.max_value.take();
+        }
+    }
+    let footer = meta.encode();
+    let mut out = bytes[..start].to_vec();
+    out.extend_from_slice(&footer);
+    out.extend_from_slice(&(footer.len() as u32).to_le_bytes());
+    out.extend_from_slice(b"PAR1");
+    let legacy = temp("legacy_footer.parquet");
+    std::fs::write(&legacy, out).unwrap();
+    let got = stats(&[legacy.to_str().unwrap()]);
+    assert_eq!(got["x"]["min"], "-7", "{:?}", got["x"]);
+    assert_eq!(got["x"]["max"], "12", "{:?}", got["x"]);
+    assert!(got["s"]["min"].is_null(), "{:?}", got["s"]);
+    assert!(got["s"]["max"].is_null(), "{:?}", got["s"]);
+}
