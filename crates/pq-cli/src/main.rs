@@ -27,18 +27,18 @@
 //! temporary file of `convert` on SIGINT, SIGTERM and SIGHUP: it hands the
 //! signal's number to an ordinary thread, where removing a file is safe and
 //! the exit status can be 128 + that number; `ctrlc` tells its handler
-//! nothing of which signal came) and `libc` (asking whether the process that
+//! nothing of which signal came), `libc` (asking whether the process that
 //! left a temporary file still runs; `signal-hook` depends on it already),
-//! `chrono` (statistics shown as dates and ISO 8601 timestamps; arrow
-//! depends on it already, so it adds nothing to the build) and `base64`
-//! (decoding the `ARROW:schema` entry of `meta`; arrow-rs's writer already
-//! depends on it), `unicode-width` (the terminal columns a character
-//! takes, so table borders line up around CJK text and emoji; indicatif
-//! already depends on it), `arrow-row` (`stats --exact`: any column's
-//! values as bytes that order as a sort does, for min, max and distinct
-//! counts of every type alike; arrow's sort kernels depend on it) and
-//! `regex` (the `--null` strings of CSV input, as arrow-csv takes them;
-//! arrow-csv depends on it).
+//! `chrono` (statistics shown as dates and ISO 8601 timestamps, and CSV's
+//! `--timestamp-format`; arrow depends on it already), `base64` (decoding
+//! the `ARROW:schema` entry of `meta`; arrow-rs's writer depends on it
+//! already), `unicode-width` (the terminal columns a character takes, so
+//! table borders line up around CJK text and emoji; indicatif depends on it
+//! already), `arrow-row` (`stats --exact`: any column's values as bytes
+//! that order as a sort does, for min, max and distinct counts of every
+//! type alike; arrow's sort kernels depend on it) and `regex` (the `--null`
+//! strings of CSV input, in the form arrow-csv takes them; arrow-csv
+//! depends on it).
 //! The arrow-rs `parquet` reader is a dependency of this binary solely for
 //! `pq verify`, which compares pq's reading with it; no library crate
 //! depends on it.
