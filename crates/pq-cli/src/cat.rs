@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use arrow_array::{Array, RecordBatch};
 use arrow_cast::display::{ArrayFormatter, FormatOptions};
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use crate::dataset::{self, Dataset};
 use crate::error::CliError;
@@ -54,11 +55,13 @@ pub struct CatArgs<'a> {
     /// A table shows every row, not only the first and last 5 (`head`,
     /// `tail`: the rows are few by request).
     pub all_rows: bool,
+    /// The width to fit a table to (`--max-width`); 0 means no limit.
+    pub max_width: Option<usize>,
 }
 
 /// Rows shown at each end of a table.
 const ENDS: usize = 5;
-/// Longest cell of a table, in characters.
+/// Longest cell of a table fitted to a width, in terminal columns.
 const MAX_CELL: usize = 32;
 
 /// Prints the rows of the inputs.
@@ -100,12 +103,42 @@ pub fn run(args: &CatArgs<'_>, out: &mut impl Write) -> Result<(), CliError> {
         }
         Format::Table => {
             let ends = if args.all_rows { usize::MAX } else { ENDS };
-            let mut table = Table::new(&schema, ends);
+            let width = table_width(args.max_width);
+            let mut table = Table::new(&schema, ends, width.map(|_| MAX_CELL));
             for batch in batches {
                 let batch = displayable(path, batch?)?;
                 table.push(path, &batch)?;
             }
-            table.print(terminal_width(), out)?;
+            table.print(width.unwrap_or(usize::MAX), out)?;
+        }
+    }
+    Ok(())
+}
+
+/// Prints one batch (a few rows a command computed, not read from a file)
+/// in `format`: every row of a table, fitted as `cat` fits its tables.
+pub fn write_batch(
+    path: &Path,
+    batch: &RecordBatch,
+    format: Format,
+    max_width: Option<usize>,
+    out: &mut impl Write,
+) -> Result<(), CliError> {
+    match format {
+        Format::Jsonl => {
+            let mut writer = json_writer(out);
+            writer.write(batch).map_err(|e| read::arrow_err(path, e))?;
+            writer.finish().map_err(|e| read::arrow_err(path, e))?;
+        }
+        Format::Csv => {
+            write_csv_header(&batch.schema(), out)?;
+            write_csv(path, batch, out)?;
+        }
+        Format::Table => {
+            let width = table_width(max_width);
+            let mut table = Table::new(&batch.schema(), usize::MAX, width.map(|_| MAX_CELL));
+            table.push(path, batch)?;
+            table.print(width.unwrap_or(usize::MAX), out)?;
         }
     }
     Ok(())
@@ -167,31 +200,34 @@ pub fn displayable(path: &Path, batch: RecordBatch) -> Result<RecordBatch, CliEr
         .map_err(|e| CliError::file(path, e))
 }
 
-/// The width to fit a table to: `COLUMNS`, else 100.
-fn terminal_width() -> usize {
+/// The width to fit a table to: `--max-width`, else `COLUMNS`, else the
+/// terminal's; `None` (no limit) when the output is not a terminal, so a
+/// table written to a file or a pipe keeps every column and whole values.
+fn table_width(max_width: Option<usize>) -> Option<usize> {
+    if let Some(w) = max_width {
+        return (w > 0).then_some(w);
+    }
     if let Some(w) = std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.trim().parse::<usize>().ok())
         .filter(|w| *w > 0)
     {
-        return w;
+        return Some(w);
     }
-    if std::io::stdout().is_terminal() {
-        // Without a terminal-size dependency, ask the shell's usual source.
-        if let Some(w) = std::process::Command::new("stty")
-            .arg("size")
-            .stdin(std::process::Stdio::inherit())
-            .stderr(std::process::Stdio::null())
-            .output()
-            .ok()
-            .and_then(|o| String::from_utf8(o.stdout).ok())
-            .and_then(|s| s.split_whitespace().nth(1).and_then(|w| w.parse().ok()))
-            .filter(|w: &usize| *w > 0)
-        {
-            return w;
-        }
+    if !std::io::stdout().is_terminal() {
+        return None;
     }
-    100
+    // Without a terminal-size dependency, ask the shell's usual source.
+    let asked = std::process::Command::new("stty")
+        .arg("size")
+        .stdin(std::process::Stdio::inherit())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.split_whitespace().nth(1).and_then(|w| w.parse().ok()))
+        .filter(|w: &usize| *w > 0);
+    Some(asked.unwrap_or(100))
 }
 
 fn format_options() -> FormatOptions<'static> {
@@ -207,10 +243,12 @@ struct Table {
     rows: usize,
     /// Rows kept at each end.
     ends: usize,
+    /// Longest cell, in terminal columns; `None` keeps whole values.
+    max_cell: Option<usize>,
 }
 
 impl Table {
-    fn new(schema: &Schema, ends: usize) -> Self {
+    fn new(schema: &Schema, ends: usize, max_cell: Option<usize>) -> Self {
         Table {
             names: schema.fields().iter().map(|f| f.name().clone()).collect(),
             types: schema
@@ -222,6 +260,7 @@ impl Table {
             tail: VecDeque::new(),
             rows: 0,
             ends,
+            max_cell,
         }
     }
 
@@ -237,7 +276,7 @@ impl Table {
         let row_text = |row: usize| -> Vec<String> {
             formatters
                 .iter()
-                .map(|f| cell(&f.value(row).to_string()))
+                .map(|f| cell(&f.value(row).to_string(), self.max_cell))
                 .collect()
         };
         let n = batch.num_rows();
@@ -351,28 +390,42 @@ impl Table {
     }
 }
 
+/// Terminal columns `s` takes: 2 for CJK and most emoji, 0 for combining
+/// marks, so borders line up whatever the script.
 fn chars(s: &str) -> usize {
-    s.chars().count()
+    UnicodeWidthStr::width(s)
 }
 
-/// A value as one table cell: control characters escaped, long text cut.
-fn cell(s: &str) -> String {
-    let escaped: String = s
-        .chars()
-        .flat_map(|c| match c {
-            '\n' => vec!['\\', 'n'],
-            '\r' => vec!['\\', 'r'],
-            '\t' => vec!['\\', 't'],
-            c if c.is_control() => vec!['?'],
-            c => vec![c],
-        })
-        .collect();
-    if chars(&escaped) > MAX_CELL {
-        let mut cut: String = escaped.chars().take(MAX_CELL - 1).collect();
-        cut.push('…');
-        cut
-    } else {
-        escaped
+/// A value as one table cell: control characters escaped, text wider than
+/// `max` terminal columns cut.
+fn cell(s: &str, max: Option<usize>) -> String {
+    let mut escaped = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '\n' => escaped.push_str("\\n"),
+            '\r' => escaped.push_str("\\r"),
+            '\t' => escaped.push_str("\\t"),
+            c if c.is_control() => escaped.push('?'),
+            c => escaped.push(c),
+        }
+    }
+    match max {
+        Some(max) if chars(&escaped) > max => {
+            // Keep what fits in max - 1 columns, then the ellipsis.
+            let mut cut = String::new();
+            let mut used = 0;
+            for c in escaped.chars() {
+                let w = UnicodeWidthChar::width(c).unwrap_or(0);
+                if used + w > max - 1 {
+                    break;
+                }
+                used += w;
+                cut.push(c);
+            }
+            cut.push('…');
+            cut
+        }
+        _ => escaped,
     }
 }
 

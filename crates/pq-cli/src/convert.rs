@@ -9,12 +9,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use arrow_array::RecordBatch;
-use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
+use arrow_schema::{DataType, Schema, SchemaRef};
 use pq_arrow::write::{Codec, ColumnOptions, DataPageVersion, Encoding, is_preview_encoding};
 use pq_arrow::{ParquetWriter, WriterOptions};
 
 use crate::cat;
-use crate::csv_error;
+use crate::csv_in;
 use crate::dataset::{self, Dataset};
 use crate::dest::{self, Destination, Target};
 use crate::error::CliError;
@@ -66,6 +66,8 @@ pub struct ConvertArgs {
     /// `--allow-preview-encodings`: lets `--encodings` name a Preview
     /// encoding (ALP), which some readers cannot read.
     pub allow_preview_encodings: bool,
+    /// The CSV dialect and reading options.
+    pub csv: csv_in::CsvArgs,
 }
 
 /// Output formats: by extension, or `--to`.
@@ -111,25 +113,6 @@ fn encoding(name: &str) -> Result<Encoding, CliError> {
             return Err(CliError::Usage(format!(
                 "unknown encoding '{other}'; encodings are: plain, rle, delta_binary_packed, \
                  delta_length_byte_array, delta_byte_array, byte_stream_split, alp"
-            )));
-        }
-    })
-}
-
-fn dtype(name: &str) -> Result<DataType, CliError> {
-    Ok(match name.to_ascii_lowercase().as_str() {
-        "boolean" | "bool" => DataType::Boolean,
-        "int32" => DataType::Int32,
-        "int64" => DataType::Int64,
-        "float" => DataType::Float32,
-        "double" => DataType::Float64,
-        "string" => DataType::Utf8,
-        "date" => DataType::Date32,
-        "timestamp" => DataType::Timestamp(TimeUnit::Microsecond, None),
-        other => {
-            return Err(CliError::Usage(format!(
-                "unknown type '{other}'; types are: boolean, int32, int64, float, double, \
-                 string, date, timestamp"
             )));
         }
     })
@@ -379,7 +362,7 @@ pub fn run(paths: &[PathBuf], to: Option<Kind>, args: &ConvertArgs) -> Result<()
         .iter()
         .map(|d| {
             let (col, ty) = split_pair("--dtypes", d)?;
-            Ok((col.to_string(), dtype(ty)?))
+            Ok((col.to_string(), csv_in::dtype(ty)?))
         })
         .collect::<Result<Vec<_>, CliError>>()?;
 
@@ -409,14 +392,16 @@ pub fn run(paths: &[PathBuf], to: Option<Kind>, args: &ConvertArgs) -> Result<()
     if csv_in && out_kind != Kind::Parquet {
         return Err(CliError::output(output, "CSV input converts only to .parquet").usage());
     }
-    if !csv_in && !args.dtypes.is_empty() {
-        return Err(CliError::Usage("--dtypes applies only to CSV input".into()));
+    if !csv_in && (!args.dtypes.is_empty() || args.csv.any()) {
+        return Err(CliError::Usage(
+            "--dtypes and the CSV options apply only to CSV input".into(),
+        ));
     }
     if !csv_in {
         return convert_table(sources, Some(data), output, out_kind, options, args);
     }
     let len = data.len();
-    let (schema, batches) = csv_reader(input, data, &dtypes)?;
+    let (schema, batches) = csv_in::reader(input, data, &dtypes, &args.csv)?;
     let batches = batches.map(|b| b.map_err(|e| CliError::file(input, e)));
     write(
         schema,
@@ -439,8 +424,10 @@ fn convert_table(
     options: WriterOptions,
     args: &ConvertArgs,
 ) -> Result<(), CliError> {
-    if !args.dtypes.is_empty() {
-        return Err(CliError::Usage("--dtypes applies only to CSV input".into()));
+    if !args.dtypes.is_empty() || args.csv.any() {
+        return Err(CliError::Usage(
+            "--dtypes and the CSV options apply only to CSV input".into(),
+        ));
     }
     let table = Dataset::open_with(
         sources,
@@ -498,53 +485,4 @@ fn write(
     dest.commit(target)?;
     progress.done();
     Ok(())
-}
-
-type Batches = Box<dyn Iterator<Item = Result<RecordBatch, String>>>;
-
-/// A CSV reader with types inferred over the whole input, except those
-/// `--dtypes` gives.
-fn csv_reader(
-    path: &Path,
-    mut data: Input,
-    dtypes: &[(String, DataType)],
-) -> Result<(SchemaRef, Batches), CliError> {
-    let format = arrow_csv::reader::Format::default().with_header(true);
-    let (inferred, _) = format
-        .infer_schema(&mut data, None)
-        .map_err(|e| CliError::file(path, csv_error::message(&e, &[])))?;
-    if inferred.fields().is_empty() {
-        return Err(CliError::file(
-            path,
-            "has no header line naming its columns: nothing to convert",
-        ));
-    }
-    let mut fields: Vec<Field> = inferred
-        .fields()
-        .iter()
-        .map(|f| f.as_ref().clone())
-        .collect();
-    for (col, ty) in dtypes {
-        let Some(f) = fields.iter_mut().find(|f| f.name() == col) else {
-            let names: Vec<&str> = fields.iter().map(|f| f.name().as_str()).collect();
-            return Err(CliError::file(
-                path,
-                format!("no column '{col}'; columns are: {}", names.join(", ")),
-            ));
-        };
-        *f = f.clone().with_data_type(ty.clone());
-    }
-    let schema = Arc::new(Schema::new(fields));
-    data.seek(SeekFrom::Start(0))
-        .map_err(|e| CliError::file(path, e))?;
-    let reader = arrow_csv::ReaderBuilder::new(schema.clone())
-        .with_header(true)
-        .with_batch_size(8192)
-        .build(data)
-        .map_err(|e| CliError::file(path, e))?;
-    let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
-    Ok((
-        schema,
-        Box::new(reader.map(move |b| b.map_err(|e| csv_error::message(&e, &names)))),
-    ))
 }

@@ -8,9 +8,42 @@
 
 use arrow_schema::ArrowError;
 
+/// How the lines of the file relate to the records the reader counts.
+#[derive(Debug, Clone, Copy)]
+pub struct Numbering {
+    /// Whether the first record read is a header.
+    pub header: bool,
+    /// Lines skipped before the reader's first one (`--skip-rows`).
+    pub skipped: usize,
+}
+
+impl Default for Numbering {
+    fn default() -> Self {
+        Numbering {
+            header: true,
+            skipped: 0,
+        }
+    }
+}
+
+/// A value that does not parse as its column's type: the column's index
+/// and the value, from arrow-csv's message.
+pub fn bad_value(e: &ArrowError) -> Option<(usize, String)> {
+    let ArrowError::ParseError(text) = e else {
+        return None;
+    };
+    let rest = text.strip_prefix("Error while parsing value '")?;
+    let value = rest.split("' as type '").next()?.to_string();
+    Some((number_after(rest, "for column ")?, value))
+}
+
 /// What is wrong with a CSV input, for [`crate::error::CliError::file`] to
 /// prefix with the file's name. `columns` are the header's names.
-pub fn message(e: &ArrowError, columns: &[String]) -> String {
+pub fn message(e: &ArrowError, columns: &[String], n: Numbering) -> String {
+    // Lines the reader does not see: skipped ones, and for arrow's own
+    // count of data records, the header.
+    let skipped = n.skipped;
+    let data_line = |line: usize| line + skipped + usize::from(n.header);
     let text = match e {
         ArrowError::CsvError(m) | ArrowError::ParseError(m) => m.as_str(),
         other => return other.to_string(),
@@ -29,7 +62,7 @@ pub fn message(e: &ArrowError, columns: &[String]) -> String {
             number_after(text, "at line "),
         )
     {
-        return fields(line, &found.to_string(), expected);
+        return fields(line + skipped, &found.to_string(), expected, n.header);
     }
     // arrow's own record reader counts lines from 1 at the header, too.
     if text.starts_with("incorrect number of fields")
@@ -39,12 +72,12 @@ pub fn message(e: &ArrowError, columns: &[String]) -> String {
         )
     {
         let found = text.split(" got ").nth(1).unwrap_or("?");
-        return fields(line, found, expected);
+        return fields(line + skipped, found, expected, n.header);
     }
     if text.contains("UTF-8")
         && let Some(line) = number_after(text, "at line ").or(number_after(text, "for line "))
     {
-        return format!("line {line} is not valid UTF-8 text");
+        return format!("line {} is not valid UTF-8 text", line + skipped);
     }
     // arrow's value parsers count data rows from 1: the file's line is one
     // more, for the header.
@@ -55,7 +88,7 @@ pub fn message(e: &ArrowError, columns: &[String]) -> String {
         if let Some(line) = number_after(rest, "at line ") {
             return format!(
                 "line {}, column {}: '{value}' is not a valid {}",
-                line + 1,
+                data_line(line),
                 column(col),
                 type_name(ty)
             );
@@ -67,14 +100,19 @@ pub fn message(e: &ArrowError, columns: &[String]) -> String {
             (number_after(rest, "at line "), rest.split_once(": "))
         {
             let why = why.strip_prefix("Parser error: ").unwrap_or(why);
-            return format!("line {}, column {}: {why}", line + 1, column(col));
+            return format!("line {}, column {}: {why}", data_line(line), column(col));
         }
     }
     format!("CSV: {text}")
 }
 
-fn fields(line: usize, found: &str, expected: usize) -> String {
-    format!("line {line} has {found} fields, the header has {expected}")
+fn fields(line: usize, found: &str, expected: usize, header: bool) -> String {
+    let first = if header {
+        "the header"
+    } else {
+        "the first line"
+    };
+    format!("line {line} has {found} fields, {first} has {expected}")
 }
 
 /// The number that follows `key` in `text`.
@@ -94,8 +132,9 @@ fn between<'a>(text: &'a str, start: &str, end: &str) -> Option<&'a str> {
 fn type_name(arrow: &str) -> String {
     match arrow {
         "Boolean" => "boolean".into(),
-        "Int32" => "int32".into(),
-        "Int64" => "int64".into(),
+        "Int8" | "Int16" | "Int32" | "Int64" | "UInt8" | "UInt16" | "UInt32" | "UInt64" => {
+            arrow.to_lowercase()
+        }
         "Float32" => "float".into(),
         "Float64" => "double".into(),
         "Date32" => "date".into(),
@@ -120,7 +159,7 @@ mod tests {
                 .into(),
         );
         assert_eq!(
-            message(&e, &names()),
+            message(&e, &names(), Numbering::default()),
             "line 3 has 2 fields, the header has 3"
         );
         let e = ArrowError::ParseError(
@@ -129,10 +168,22 @@ mod tests {
                 .into(),
         );
         assert_eq!(
-            message(&e, &names()),
+            message(&e, &names(), Numbering::default()),
             "line 2, column 'id': 'zz' is not a valid int64"
         );
+        let skipping = Numbering {
+            header: false,
+            skipped: 4,
+        };
+        assert_eq!(
+            message(&e, &names(), skipping),
+            "line 5, column 'id': 'zz' is not a valid int64"
+        );
+        assert_eq!(bad_value(&e), Some((0, "zz".to_string())));
         let e = ArrowError::CsvError("something new".into());
-        assert_eq!(message(&e, &names()), "CSV: something new");
+        assert_eq!(
+            message(&e, &names(), Numbering::default()),
+            "CSV: something new"
+        );
     }
 }

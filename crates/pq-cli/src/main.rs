@@ -27,8 +27,18 @@
 //! temporary file of `convert` on SIGINT, SIGTERM and SIGHUP: it hands the
 //! signal's number to an ordinary thread, where removing a file is safe and
 //! the exit status can be 128 + that number; `ctrlc` tells its handler
-//! nothing of which signal came) and `libc` (asking whether the process that
-//! left a temporary file still runs; `signal-hook` depends on it already).
+//! nothing of which signal came), `libc` (asking whether the process that
+//! left a temporary file still runs; `signal-hook` depends on it already),
+//! `chrono` (statistics shown as dates and ISO 8601 timestamps, and CSV's
+//! `--timestamp-format`; arrow depends on it already), `base64` (decoding
+//! the `ARROW:schema` entry of `meta`; arrow-rs's writer depends on it
+//! already), `unicode-width` (the terminal columns a character takes, so
+//! table borders line up around CJK text and emoji; indicatif depends on it
+//! already), `arrow-row` (`stats --exact`: any column's values as bytes
+//! that order as a sort does, for min, max and distinct counts of every
+//! type alike; arrow's sort kernels depend on it) and `regex` (the `--null`
+//! strings of CSV input, in the form arrow-csv takes them; arrow-csv
+//! depends on it).
 //! The arrow-rs `parquet` reader is a dependency of this binary solely for
 //! `pq verify`, which compares pq's reading with it; no library crate
 //! depends on it.
@@ -42,10 +52,12 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
+mod arrow_hint;
 mod cat;
 mod convert;
 mod count;
 mod csv_error;
+mod csv_in;
 mod dataset;
 mod ddl;
 mod dest;
@@ -63,6 +75,7 @@ mod schema;
 mod schema_json;
 mod signals;
 mod sources;
+mod stats;
 mod values;
 mod verify;
 
@@ -94,8 +107,10 @@ enum Command {
         /// The command whose page to print (pq-COMMAND(1)).
         command: Option<String>,
     },
-    /// File metadata: version, rows, writer, key-value metadata, and every
-    /// row group and column chunk with encodings, codec, sizes and statistics.
+    /// File metadata: a summary (rows, row groups, columns, sizes, codecs,
+    /// writer), key-value metadata (the ARROW:schema entry decoded), then
+    /// every row group and column chunk with encodings, codec, sizes and
+    /// statistics in the column's logical type.
     ///
     /// Example: pq meta data/sample.parquet --json
     Meta {
@@ -162,6 +177,11 @@ enum Command {
         /// from a file is null in its rows.
         #[arg(long)]
         union_by_name: bool,
+        /// Fit a table to this many terminal columns (0: no limit). By
+        /// default the terminal's width (or COLUMNS); no limit when the
+        /// output is not a terminal.
+        #[arg(long, value_name = "N")]
+        max_width: Option<usize>,
     },
     /// The first rows (default 10) of the files, read no further.
     ///
@@ -183,6 +203,11 @@ enum Command {
         /// Merge files whose schemas differ by column name.
         #[arg(long)]
         union_by_name: bool,
+        /// Fit a table to this many terminal columns (0: no limit). By
+        /// default the terminal's width (or COLUMNS); no limit when the
+        /// output is not a terminal.
+        #[arg(long, value_name = "N")]
+        max_width: Option<usize>,
     },
     /// The last rows (default 10) of the files: only the row groups that
     /// hold them are read.
@@ -205,6 +230,11 @@ enum Command {
         /// Merge files whose schemas differ by column name.
         #[arg(long)]
         union_by_name: bool,
+        /// Fit a table to this many terminal columns (0: no limit). By
+        /// default the terminal's width (or COLUMNS); no limit when the
+        /// output is not a terminal.
+        #[arg(long, value_name = "N")]
+        max_width: Option<usize>,
     },
     /// The number of rows of the files, from their footers alone.
     ///
@@ -217,6 +247,31 @@ enum Command {
         /// Each file's count too, then the total.
         #[arg(long)]
         per_file: bool,
+    },
+    /// One row per column: type, values, nulls, min, max, distinct count,
+    /// compressed and uncompressed bytes, ratio and encodings. From the
+    /// footers (instant) unless --exact reads the data.
+    ///
+    /// Example: pq stats 'data/*.parquet' --exact --format csv
+    Stats {
+        /// Parquet files, quoted globs ('data/*.parquet') or directories;
+        /// `-` (or a pipe) is read from standard input.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Read the data: one row per top-level column, values, nulls, min
+        /// and max counted, distinct values exact up to 100000, estimated
+        /// by HyperLogLog beyond (the distinct_by column says which).
+        #[arg(long)]
+        exact: bool,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: cat::Format,
+        /// Fit a table to this many terminal columns (0: no limit).
+        #[arg(long, value_name = "N")]
+        max_width: Option<usize>,
+        /// With --exact, merge files whose schemas differ by column name.
+        #[arg(long)]
+        union_by_name: bool,
     },
     /// Decodes every value of every (selected) column without printing, and
     /// reports rows, bytes decoded, seconds and throughput.
@@ -303,10 +358,16 @@ enum Command {
         /// Most rows in a row group.
         #[arg(long)]
         rows_per_group: Option<usize>,
-        /// COLUMN=TYPE (repeatable) for CSV input: boolean, int32, int64,
-        /// float, double, string, date, timestamp.
+        /// COLUMN=TYPE (repeatable) for CSV input: boolean, int8, int16,
+        /// int32, int64, uint8, uint16, uint32, uint64, float, double,
+        /// decimal(P,S), string, binary, date, time, timestamp (us, no
+        /// zone), timestamp(UNIT) or timestamp(UNIT, ZONE): UNIT s, ms, us
+        /// or ns, ZONE UTC or an offset (+02:00); an offset in a value is
+        /// kept as the instant.
         #[arg(long)]
         dtypes: Vec<String>,
+        #[command(flatten)]
+        csv: csv_in::CsvArgs,
     },
 }
 
@@ -358,6 +419,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             limit,
             format,
             union_by_name,
+            max_width,
         } => cat::run(
             &cat::CatArgs {
                 paths: &files,
@@ -366,6 +428,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 rows: cat::Rows::Range { offset, limit },
                 format,
                 all_rows: false,
+                max_width,
             },
             &mut out,
         )?,
@@ -375,6 +438,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             columns,
             format,
             union_by_name,
+            max_width,
         } => cat::run(
             &cat::CatArgs {
                 paths: &files,
@@ -386,6 +450,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 },
                 format,
                 all_rows: true,
+                max_width,
             },
             &mut out,
         )?,
@@ -395,6 +460,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             columns,
             format,
             union_by_name,
+            max_width,
         } => cat::run(
             &cat::CatArgs {
                 paths: &files,
@@ -403,12 +469,29 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 rows: cat::Rows::Last(rows),
                 format,
                 all_rows: true,
+                max_width,
             },
             &mut out,
         )?,
         Command::Count { files, per_file } => {
             count::run(&sources::expand(&files)?, per_file, &mut out)?
         }
+        Command::Stats {
+            files,
+            exact,
+            format,
+            max_width,
+            union_by_name,
+        } => stats::run(
+            &stats::StatsArgs {
+                paths: &files,
+                exact,
+                format,
+                max_width,
+                union_by_name,
+            },
+            &mut out,
+        )?,
         Command::Scan {
             files,
             columns,
@@ -439,6 +522,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             rows_per_page,
             rows_per_group,
             dtypes,
+            csv,
         } => convert::run(
             &paths,
             to,
@@ -458,6 +542,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 rows_per_group,
                 dtypes,
                 allow_preview_encodings,
+                csv,
             },
         )?,
     }

@@ -10,6 +10,7 @@ use std::path::Path;
 
 use pq_format::{ColumnChunk, ColumnDescriptor, ColumnMetaData, ParquetMetaData, Statistics};
 
+use crate::arrow_hint;
 use crate::error::CliError;
 use crate::input;
 use crate::json::JsonWriter;
@@ -76,12 +77,20 @@ fn json_document<W: Write>(
     w.field_num("num_rows", Some(f.num_rows))?;
     w.field_str("created_by", f.created_by.as_deref())?;
     w.field_num("num_columns", Some(meta.schema.num_columns()))?;
+    w.field_num("num_row_groups", Some(f.row_groups.len()))?;
     w.key("key_value_metadata")?;
     w.begin_array()?;
     for kv in f.key_value_metadata.iter().flatten() {
         w.begin_object()?;
         w.field_str("key", Some(&kv.key))?;
         w.field_str("value", kv.value.as_deref())?;
+        // The raw value stays for programs; the schema it holds is added.
+        if let (arrow_hint::KEY, Some(v)) = (kv.key.as_str(), kv.value.as_deref()) {
+            match arrow_hint::decode(v) {
+                Ok(schema) => w.field_str("arrow_schema", Some(&arrow_hint::text(&schema)))?,
+                Err(e) => w.field_str("arrow_schema_error", Some(&e))?,
+            }
+        }
         w.end_object()?;
     }
     w.end_array()?;
@@ -155,6 +164,38 @@ fn chunk_json<W: Write>(
     w.end_object()
 }
 
+/// The whole file's sizes and codecs, from its column chunks.
+struct Totals {
+    compressed: i64,
+    uncompressed: i64,
+    /// Every codec used, in order of first use.
+    codecs: Vec<String>,
+}
+
+fn totals(meta: &ParquetMetaData) -> Totals {
+    let mut t = Totals {
+        compressed: 0,
+        uncompressed: 0,
+        codecs: Vec::new(),
+    };
+    for m in meta
+        .file
+        .row_groups
+        .iter()
+        .flat_map(|rg| &rg.columns)
+        .filter_map(|c| c.meta_data.as_ref())
+    {
+        // A hostile footer's sizes must not overflow the sum.
+        t.compressed = t.compressed.saturating_add(m.total_compressed_size);
+        t.uncompressed = t.uncompressed.saturating_add(m.total_uncompressed_size);
+        let codec = name(m.codec);
+        if !t.codecs.contains(&codec) {
+            t.codecs.push(codec);
+        }
+    }
+    t
+}
+
 /// An optional value as text: `-` when absent.
 fn or_dash(v: Option<impl Display>) -> String {
     v.map_or_else(|| "-".to_string(), |v| v.to_string())
@@ -162,15 +203,52 @@ fn or_dash(v: Option<impl Display>) -> String {
 
 fn write_text(meta: &ParquetMetaData, out: &mut impl Write) -> io::Result<()> {
     let f = &meta.file;
-    writeln!(out, "version: {}", f.version)?;
+    // The summary a person wants first; the row groups follow.
+    let t = totals(meta);
     writeln!(out, "rows: {}", f.num_rows)?;
-    writeln!(out, "created by: {}", or_dash(f.created_by.as_deref()))?;
+    writeln!(out, "row groups: {}", f.row_groups.len())?;
     writeln!(out, "columns: {}", meta.schema.num_columns())?;
+    let ratio = if t.compressed > 0 {
+        format!(
+            " (ratio {:.2})",
+            t.uncompressed as f64 / t.compressed as f64
+        )
+    } else {
+        String::new()
+    };
+    writeln!(
+        out,
+        "size: {} bytes compressed, {} uncompressed{ratio}",
+        t.compressed, t.uncompressed
+    )?;
+    writeln!(
+        out,
+        "codecs: {}",
+        if t.codecs.is_empty() {
+            "-".to_string()
+        } else {
+            t.codecs.join(", ")
+        }
+    )?;
+    writeln!(out, "created by: {}", or_dash(f.created_by.as_deref()))?;
+    writeln!(out, "version: {}", f.version)?;
     if let Some(kvs) = f.key_value_metadata.as_deref().filter(|k| !k.is_empty()) {
         writeln!(out, "key-value metadata:")?;
         for kv in kvs {
             let value = kv.value.as_deref().unwrap_or("-");
-            // Long values (the ARROW:schema hint) are shortened in text.
+            if kv.key == arrow_hint::KEY {
+                match arrow_hint::decode(value) {
+                    Ok(schema) => {
+                        writeln!(out, "  {}: (Arrow schema, {} bytes)", kv.key, value.len())?;
+                        for line in arrow_hint::field_lines(&schema) {
+                            writeln!(out, "    {line}")?;
+                        }
+                        continue;
+                    }
+                    Err(e) => writeln!(out, "  {}: {e}", kv.key)?,
+                }
+            }
+            // Long values are shortened in text.
             if value.chars().count() > 80 {
                 let cut: String = value.chars().take(77).collect();
                 writeln!(out, "  {}: {cut}... ({} bytes)", kv.key, value.len())?;

@@ -517,7 +517,7 @@ fn convert_unwritable_output() {
 #[test]
 fn help_has_examples() {
     for cmd in [
-        "cat", "scan", "verify", "convert", "meta", "schema", "pages",
+        "cat", "scan", "verify", "convert", "meta", "schema", "pages", "stats",
     ] {
         let out = ok(&[cmd, "--help"]);
         assert!(out.contains("Example: pq "), "{cmd}: {out}");
