@@ -441,9 +441,10 @@ pub fn reader(
         .map_err(|e| CliError::file(path, e))?;
     *error.borrow_mut() = None;
     let checked = QuoteCheck::new(data, dialect, args.skip_rows, error.clone());
+    let rows = batch_rows(read_schema.fields().len());
     let mut builder = arrow_csv::ReaderBuilder::new(read_schema)
         .with_format(format)
-        .with_batch_size(8192);
+        .with_batch_size(rows);
     if let Some(r) = null_regex {
         builder = builder.with_null_regex(r);
     }
@@ -484,6 +485,16 @@ pub fn reader(
     Ok((schema, Box::new(batches)))
 }
 
+/// Rows per CSV batch: 8192, fewer for wide files. The CSV reader sets aside
+/// offsets and data for a whole batch of every column before it reads a
+/// record (about 16 bytes a cell), so a fixed row count made a 3-row file of
+/// 10,000 columns cost 1.3 GB; a budget of cells keeps a batch's buffers to
+/// a few MB however many columns there are.
+fn batch_rows(columns: usize) -> usize {
+    const CELLS: usize = 8192 * 32;
+    (CELLS / columns.max(1)).clamp(1, 8192)
+}
+
 /// Inferred timestamp columns whose sampled values carry an offset (`Z`,
 /// `+02:00`) become zoned (UTC): the CSV reader would otherwise turn each
 /// into UTC wall time in a zoneless column, and the instant would read as
@@ -513,8 +524,10 @@ fn zone_offsets(
             .collect::<Vec<_>>(),
     );
     let checked = QuoteCheck::new(&mut *data, dialect, args.skip_rows, Rc::default());
+    let rows = batch_rows(text.fields().len());
     let reader = arrow_csv::ReaderBuilder::new(Arc::new(text))
         .with_format(format)
+        .with_batch_size(rows)
         .with_bounds(0, args.infer_rows.max(1))
         .build(checked)?;
     let mut zoned = vec![false; fields.len()];

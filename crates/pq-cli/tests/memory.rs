@@ -120,3 +120,46 @@ fn meta_memory_is_bounded_by_the_footer() {
         );
     }
 }
+
+/// A CSV of `rows` rows and `columns` integer columns.
+fn wide_csv(path: &Path, columns: usize, rows: usize) {
+    let mut text = (0..columns)
+        .map(|c| format!("c{c}"))
+        .collect::<Vec<_>>()
+        .join(",");
+    text.push('\n');
+    for r in 0..rows {
+        let row: Vec<String> = (0..columns)
+            .map(|c| (r * columns + c).to_string())
+            .collect();
+        text.push_str(&row.join(","));
+        text.push('\n');
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn wide_csv_conversion_memory_grows_with_the_data() {
+    // Every column costs the CSV reader and the writer something before the
+    // first row; it must be the size of the data, not of a full batch. At
+    // 10,000 columns a fixed 8192-row batch cost 1.3 GB.
+    let d = dir("wide-csv");
+    let narrow = d.join("narrow.csv");
+    wide_csv(&narrow, 10, 3);
+    let wide = d.join("wide.csv");
+    const COLUMNS: usize = 10_000;
+    wide_csv(&wide, COLUMNS, 3);
+    let out = d.join("out.parquet");
+    let log = d.join("log");
+    let base = peak_rss(&["convert", s(&narrow), s(&out)], &log);
+    let peak = peak_rss(&["convert", s(&wide), s(&out)], &log);
+    let extra = peak.saturating_sub(base);
+    println!("10 columns: {base} bytes; {COLUMNS} columns: {peak} bytes");
+    assert!(
+        extra < 16 * 1024 * COLUMNS as u64,
+        "{extra} bytes more for {COLUMNS} columns of 3 rows than for 10 columns"
+    );
+    let back = pq_arrow::read_parquet(&out).unwrap();
+    assert_eq!(back.iter().map(|b| b.num_rows()).sum::<usize>(), 3);
+    assert_eq!(back[0].num_columns(), COLUMNS);
+}
