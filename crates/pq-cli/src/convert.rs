@@ -152,7 +152,7 @@ impl ConvertArgs {
             let (col, enc) = split_pair("--encodings", e)?;
             let enc = encoding(enc)?;
             if is_preview_encoding(enc) && !self.allow_preview_encodings {
-                return Err(CliError::Message(format!(
+                return Err(CliError::Usage(format!(
                     "--encodings {e}: {enc} for column '{col}' is a Preview encoding that \
                      pyarrow 26 and DuckDB 2.0 cannot read; add --allow-preview-encodings \
                      to write it"

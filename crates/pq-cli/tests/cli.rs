@@ -474,7 +474,7 @@ fn convert_preview_encoding_needs_its_flag() {
         "--encodings",
         "x=alp",
     ];
-    let err = fails(&args, 1);
+    let err = fails(&args, 2);
     assert!(err.contains("'x'"), "{err}");
     assert!(err.contains("--allow-preview-encodings"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
