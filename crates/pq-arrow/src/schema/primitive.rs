@@ -108,13 +108,19 @@ fn from_parquet(node: &ParquetNode, at: &Location) -> Result<DataType> {
         precision: *precision,
         type_length: *type_length,
     };
+    // No converted type annotates these: one that claims to (a string, an
+    // interval) says the column is not what the physical type alone reads.
+    let plain = |physical: &str, t: DataType| match (info.logical, info.converted) {
+        (None, c) if c != CONVERTED_NONE => Err(bad(at, physical, &info)),
+        _ => Ok(t),
+    };
     match *physical {
-        Type::BOOLEAN => Ok(DataType::Boolean),
+        Type::BOOLEAN => plain("BOOLEAN", DataType::Boolean),
         Type::INT32 => from_int32(&info, at),
         Type::INT64 => from_int64(&info, at),
-        Type::INT96 => Ok(DataType::Timestamp(TimeUnit::Nanosecond, None)),
-        Type::FLOAT => Ok(DataType::Float32),
-        Type::DOUBLE => Ok(DataType::Float64),
+        Type::INT96 => plain("INT96", DataType::Timestamp(TimeUnit::Nanosecond, None)),
+        Type::FLOAT => plain("FLOAT", DataType::Float32),
+        Type::DOUBLE => plain("DOUBLE", DataType::Float64),
         Type::BYTE_ARRAY => from_byte_array(&info, at),
         Type::FIXED_LEN_BYTE_ARRAY => from_fixed(&info, at),
         other => Err(schema_err(at, format!("unknown physical type {}", other.0))),
@@ -334,6 +340,7 @@ fn from_fixed(info: &Info<'_>, at: &Location) -> Result<DataType> {
                 ))
             }
         }
+        (None, c) if c != CONVERTED_NONE => Err(bad(at, "FIXED_LEN_BYTE_ARRAY", info)),
         _ => Ok(DataType::FixedSizeBinary(info.type_length)),
     }
 }
