@@ -1,8 +1,9 @@
 //! Hand-built corruptions of the schema's annotations that would read
 //! values wrongly if ignored: converted types outside the closed
-//! ConvertedType enum, and decimal precisions and scales that the physical
-//! type cannot hold or that disagree between the logical type and the
-//! schema element. Each must be one line of error, never rows.
+//! ConvertedType enum or unfit for the physical type, and decimal
+//! precisions and scales that the physical type cannot hold or that
+//! disagree between the logical type and the schema element. Each must be
+//! one line of error, never rows.
 //!
 //! Each file is written by pq-arrow's writer in memory and its footer
 //! edited through pq-format, so the test does not depend on where the
@@ -12,7 +13,10 @@
 
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, Decimal128Array, MapArray, RecordBatch, StringArray};
+use arrow_array::{
+    ArrayRef, BooleanArray, Decimal128Array, FixedSizeBinaryArray, Float64Array, MapArray,
+    RecordBatch, StringArray,
+};
 use arrow_schema::{Field, Schema};
 use bytes::Bytes;
 use pq_arrow::write::{ParquetWriter, WriterOptions};
@@ -195,4 +199,35 @@ fn a_decimal_logical_type_that_disagrees_with_its_element_is_an_error() {
         leaf(m).scale = None;
     });
     assert_eq!(read(edited), Ok(3));
+}
+
+#[test]
+fn converted_types_that_cannot_annotate_the_physical_type_are_errors() {
+    let fixed: ArrayRef =
+        Arc::new(FixedSizeBinaryArray::try_from_iter([[1u8; 12], [2; 12]].into_iter()).unwrap());
+    let double: ArrayRef = Arc::new(Float64Array::from(vec![1.5, 2.5]));
+    let boolean: ArrayRef = Arc::new(BooleanArray::from(vec![true, false]));
+    let cases = [
+        (fixed, "FIXED_LEN_BYTE_ARRAY"),
+        (double, "DOUBLE"),
+        (boolean, "BOOLEAN"),
+    ];
+    for (array, physical) in cases {
+        let file = write("c", array);
+        assert_eq!(read(file.clone()), Ok(2), "the unedited {physical} reads");
+        for converted in [ConvertedType::UTF8, ConvertedType::DATE, ConvertedType::MAP] {
+            let edited = with_footer(&file, |m| {
+                m.schema[1].logical_type = None;
+                m.schema[1].converted_type = Some(converted);
+            });
+            expect_error(
+                edited,
+                &[
+                    "column c",
+                    &format!("unable to convert Parquet {physical}"),
+                    &format!("converted type {}", converted.0),
+                ],
+            );
+        }
+    }
 }
