@@ -22,7 +22,9 @@ use crate::convert::{check_utf8, to_arrow, wants_large_offsets};
 use crate::error::{Error, Location, Result, data_err, enc_err};
 use crate::pool::Pool;
 use crate::schema::LeafColumn;
-use values::{Dense, Offsets, decode_plain, decode_values, extend_range, gather_dense, take_plain};
+use values::{
+    Dense, Offsets, decode_plain, decode_values, extend_range, gather_dense, plain_len, take_plain,
+};
 
 /// The decoded content of one batch of a leaf column.
 #[derive(Debug)]
@@ -403,10 +405,27 @@ impl LeafReader {
             PageValues::None
         } else {
             match p.encoding {
-                Encoding::PLAIN => PageValues::Plain {
-                    data: p.values,
-                    pos: 0,
-                },
+                Encoding::PLAIN => {
+                    // PLAIN values of a fixed width fill the page exactly:
+                    // bytes over or short mean the levels or the encoding
+                    // are not what the writer wrote (a required column
+                    // read from an optional one's page, say).
+                    if let Some(want) = plain_len(&self.template, non_null)
+                        && want != p.values.len()
+                    {
+                        return Err(data_err(
+                            &at,
+                            format!(
+                                "{non_null} PLAIN values take {want} bytes, the page holds {}",
+                                p.values.len()
+                            ),
+                        ));
+                    }
+                    PageValues::Plain {
+                        data: p.values,
+                        pos: 0,
+                    }
+                }
                 Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY => {
                     if self.dict.is_none() {
                         return Err(data_err(
