@@ -3,7 +3,7 @@
 //! page, levels that leave runs over, dictionary index runs past the
 //! page's values, negative counts in the metadata, and the headers other
 //! readers decode (DELTA with a huge block size or total) that pq must
-//! decode too.
+//! decode too, and PLAIN values that do not fill their page exactly.
 //!
 //! Each file is written by pq-arrow's writer in memory; the bytes to change
 //! are found from the footer and the page header, so the test does not
@@ -392,5 +392,38 @@ fn a_row_group_of_no_rows_with_values_is_an_error() {
             "row group 0",
             "the row group declares 0 rows but the column chunk holds 5000 values",
         ],
+    );
+}
+
+#[test]
+fn plain_values_that_do_not_fill_the_page_exactly_are_an_error() {
+    // An optional column without nulls, its schema edited to required: the
+    // page's definition levels (a length and one run, 7 bytes) are then
+    // read as values, shifting every value by 7 bytes.
+    let file = write(column(|_| false), plain(DataPageVersion::V1));
+    let edited = with_footer(&file, |m| {
+        m.schema[1].repetition_type = Some(pq_format::FieldRepetitionType::REQUIRED);
+    });
+    expect_error(
+        edited,
+        &[
+            "column x",
+            "row group 0",
+            "5000 PLAIN values take 20000 bytes, the page holds 20007",
+        ],
+    );
+    // The same for a fixed-length byte array of 6 bytes.
+    let fixed: ArrayRef = Arc::new(
+        arrow_array::FixedSizeBinaryArray::try_from_iter((0..100u32).map(|i| [i as u8; 6]))
+            .unwrap(),
+    );
+    let file = write(fixed, plain(DataPageVersion::V1));
+    assert_eq!(read(file.clone()).unwrap().num_rows(), 100);
+    let edited = with_footer(&file, |m| {
+        m.schema[1].repetition_type = Some(pq_format::FieldRepetitionType::REQUIRED);
+    });
+    expect_error(
+        edited,
+        &["100 PLAIN values take 600 bytes, the page holds 607"],
     );
 }
