@@ -725,7 +725,15 @@ impl ParquetRecordBatchReader {
             let bytes = self.read_range(range.start, range.end, &at)?;
             let ctx = ChunkContext {
                 codec,
-                num_values: u64::try_from(cmd.num_values).unwrap_or(0),
+                // A column that is not repeated holds one level per row, so
+                // its values are the row group's rows. The chunk's own
+                // `num_values` is a copy other readers ignore: a wrong copy
+                // must not fail pages that agree with the row group.
+                num_values: if leaf.max_rep_level == 0 {
+                    num_rows as u64
+                } else {
+                    u64::try_from(cmd.num_values).unwrap_or(0)
+                },
                 max_def_level: leaf.max_def_level,
                 max_rep_level: leaf.max_rep_level,
                 file_offset: range.start,

@@ -341,11 +341,30 @@ impl LeafReader {
         self
     }
 
+    /// An error of the page reader. A column that is not repeated is read to
+    /// the row group's rows (see where its `ChunkContext` is built), so a
+    /// count of values that differs is one of rows, and says so.
+    fn pages_err(&self, e: pq_page::Error) -> Error {
+        match e.kind {
+            pq_page::ErrorKind::ValueCount { expected, found } if self.max_rep == 0 => {
+                let more = if found > expected { "at least " } else { "" };
+                data_err(
+                    &self.at,
+                    format!(
+                        "the row group declares {expected} rows but the column chunk's pages \
+                         hold {more}{found} values"
+                    ),
+                )
+            }
+            _ => page_err(e, &self.at),
+        }
+    }
+
     /// Opens the next data page (decoding a dictionary page on the way);
     /// false after the last page.
     fn next_data_page(&mut self) -> Result<bool> {
         loop {
-            let Some(page) = self.pages.next_page().map_err(|e| page_err(e, &self.at))? else {
+            let Some(page) = self.pages.next_page().map_err(|e| self.pages_err(e))? else {
                 return Ok(false);
             };
             match page {
@@ -674,7 +693,7 @@ impl LeafReader {
             ));
         }
         self.page = None;
-        while let Some(page) = self.pages.next_page().map_err(|e| page_err(e, &self.at))? {
+        while let Some(page) = self.pages.next_page().map_err(|e| self.pages_err(e))? {
             if let Page::Data(p) = page
                 && p.num_values > 0
             {
