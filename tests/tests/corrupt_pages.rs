@@ -427,3 +427,35 @@ fn plain_values_that_do_not_fill_the_page_exactly_are_an_error() {
         &["100 PLAIN values take 600 bytes, the page holds 607"],
     );
 }
+
+#[test]
+fn a_wrong_chunk_value_count_is_ignored_when_the_pages_agree_with_the_row_group() {
+    // Several pages, so that a count that stops too early or too late would
+    // show; the value count a column that is not repeated holds is its rows.
+    let options = plain(DataPageVersion::V1).with_data_page_size(4096, 4096);
+    let file = write(column(|i| i % 5 == 0), options);
+    let original = read(file.clone()).unwrap();
+    for wrong in [0, 1, 4999, 5001, i64::from(i32::MAX)] {
+        let edited = with_footer(&file, |m| {
+            m.row_groups[0].columns[0]
+                .meta_data
+                .as_mut()
+                .unwrap()
+                .num_values = wrong;
+        });
+        assert!(arrow_rs_reads(edited.clone()), "arrow-rs reads {wrong}");
+        let got = read(edited).unwrap_or_else(|e| panic!("num_values {wrong}: {e}"));
+        assert_eq!(got, original, "num_values {wrong}");
+    }
+    // The rows still count: a row group claiming more rows than the pages
+    // hold is an error whatever the chunk's count says.
+    let edited = with_footer(&file, |m| {
+        m.row_groups[0].num_rows = 5001;
+        m.row_groups[0].columns[0]
+            .meta_data
+            .as_mut()
+            .unwrap()
+            .num_values = 5001;
+    });
+    expect_error(edited, &["column x", "row group 0", "5001"]);
+}
