@@ -703,6 +703,10 @@ impl ParquetRecordBatchReader {
                 }
                 return Err(data_err(&at, "the column chunk has no metadata"));
             };
+            // The schema's type is the one that decodes, but when the two
+            // copies disagree pq cannot tell which is corrupt: a schema
+            // whose INT32 turned FLOAT would read every value wrongly and
+            // without a word, so the disagreement is an error.
             if cmd.type_ != leaf.physical {
                 return Err(data_err(
                     &at,
