@@ -58,7 +58,7 @@ const EXPECTED: &[(&str, &str, Expect)] = &[
          num_values",
         Expect::Error(&[
             "column flba_field, row group 0, page 0, file offset 4",
-            "not enough values in PLAIN fixed-length byte arrays: expected 100, found 91",
+            "100 PLAIN values take 400 bytes, the page holds 364",
         ]),
     ),
     (

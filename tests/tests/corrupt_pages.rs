@@ -3,7 +3,7 @@
 //! page, levels that leave runs over, dictionary index runs past the
 //! page's values, negative counts in the metadata, and the headers other
 //! readers decode (DELTA with a huge block size or total) that pq must
-//! decode too.
+//! decode too, and PLAIN values that do not fill their page exactly.
 //!
 //! Each file is written by pq-arrow's writer in memory; the bytes to change
 //! are found from the footer and the page header, so the test does not
@@ -251,16 +251,6 @@ fn negative_counts_in_the_metadata_are_errors() {
             "negative num_rows of row group 0 -2147483648",
         ),
         (|m| m.num_rows = -1, "negative FileMetaData.num_rows -1"),
-        (
-            |m| {
-                m.row_groups[0].columns[0]
-                    .meta_data
-                    .as_mut()
-                    .unwrap()
-                    .num_values = -5
-            },
-            "negative num_values of column 0 ('x') in row group 0 -5",
-        ),
     ];
     for (edit, message) in cases {
         expect_error(with_footer(&file, edit), &[message]);
@@ -393,4 +383,69 @@ fn a_row_group_of_no_rows_with_values_is_an_error() {
             "the row group declares 0 rows but the column chunk holds 5000 values",
         ],
     );
+}
+
+#[test]
+fn plain_values_that_do_not_fill_the_page_exactly_are_an_error() {
+    // An optional column without nulls, its schema edited to required: the
+    // page's definition levels (a length and one run, 7 bytes) are then
+    // read as values, shifting every value by 7 bytes.
+    let file = write(column(|_| false), plain(DataPageVersion::V1));
+    let edited = with_footer(&file, |m| {
+        m.schema[1].repetition_type = Some(pq_format::FieldRepetitionType::REQUIRED);
+    });
+    expect_error(
+        edited,
+        &[
+            "column x",
+            "row group 0",
+            "5000 PLAIN values take 20000 bytes, the page holds 20007",
+        ],
+    );
+    // The same for a fixed-length byte array of 6 bytes.
+    let fixed: ArrayRef = Arc::new(
+        arrow_array::FixedSizeBinaryArray::try_from_iter((0..100u32).map(|i| [i as u8; 6]))
+            .unwrap(),
+    );
+    let file = write(fixed, plain(DataPageVersion::V1));
+    assert_eq!(read(file.clone()).unwrap().num_rows(), 100);
+    let edited = with_footer(&file, |m| {
+        m.schema[1].repetition_type = Some(pq_format::FieldRepetitionType::REQUIRED);
+    });
+    expect_error(
+        edited,
+        &["100 PLAIN values take 600 bytes, the page holds 607"],
+    );
+}
+
+#[test]
+fn a_wrong_chunk_value_count_is_ignored_when_the_pages_agree_with_the_row_group() {
+    // Several pages, so that a count that stops too early or too late would
+    // show; the value count a column that is not repeated holds is its rows.
+    let options = plain(DataPageVersion::V1).with_data_page_size(4096, 4096);
+    let file = write(column(|i| i % 5 == 0), options);
+    let original = read(file.clone()).unwrap();
+    for wrong in [-5, 0, 1, 4999, 5001, i64::from(i32::MAX)] {
+        let edited = with_footer(&file, |m| {
+            m.row_groups[0].columns[0]
+                .meta_data
+                .as_mut()
+                .unwrap()
+                .num_values = wrong;
+        });
+        assert!(arrow_rs_reads(edited.clone()), "arrow-rs reads {wrong}");
+        let got = read(edited).unwrap_or_else(|e| panic!("num_values {wrong}: {e}"));
+        assert_eq!(got, original, "num_values {wrong}");
+    }
+    // The rows still count: a row group claiming more rows than the pages
+    // hold is an error whatever the chunk's count says.
+    let edited = with_footer(&file, |m| {
+        m.row_groups[0].num_rows = 5001;
+        m.row_groups[0].columns[0]
+            .meta_data
+            .as_mut()
+            .unwrap()
+            .num_values = 5001;
+    });
+    expect_error(edited, &["column x", "row group 0", "5001"]);
 }

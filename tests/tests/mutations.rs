@@ -15,9 +15,11 @@
 //! returning something other than the original), nor changed data where
 //! arrow-rs reports corruption. The files pq refuses while arrow-rs reads
 //! them identically to the original are counted and their reasons printed.
-//! It runs on request (`--ignored`): by default on a seeded sample of the
-//! mutations, with `PQ_MUTATIONS=N` on at least N (further seeded rounds
-//! of random mutations once the fixed ones are used up).
+//! By default it compares a seeded sample of the mutations (every tenth,
+//! seconds in a debug build), so CI runs it; `PQ_MUTATIONS=N` compares at
+//! least N (every fixed mutation, then further seeded rounds of random
+//! ones). Cases where pq returns data arrow-rs does not fail it, unless
+//! [`ALLOWED`] names them with the reason.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -701,12 +703,49 @@ fn reason(message: &str) -> String {
     out.chars().take(160).collect()
 }
 
+/// (file, mutation, why) of the mutated files where pq may return data
+/// that differs from arrow-rs's, or data where arrow-rs reports an error:
+/// those where arrow-rs is the one that is wrong, or where the mutation
+/// leaves a file no reader can tell from a valid one.
+const ALLOWED: &[(&str, &str, &str)] = &[
+    (
+        "alltypes_plain.parquet",
+        "huge varint #2 at 966",
+        "the bytes land in an INT96 value of the dictionary page, making its \
+         Julian day 2^32 - 1: arrow-rs reads the day as signed, pq as unsigned \
+         as pyarrow does; a value no reader can tell from one written so",
+    ),
+    (
+        "geography-points.parquet",
+        "bit flips #3",
+        "three flips land in PLAIN value bytes (no page checksum), which no \
+         reader can detect; arrow-rs rejects the file only for the fourth, an \
+         unknown encoding in the chunk metadata's lists of encodings, which no \
+         page needs (an encoding a newer writer lists must not fail the file)",
+    ),
+    (
+        "geospatial-with-nan.parquet",
+        "bit flips #5",
+        "as geography-points.parquet (bit flips #3): flips in value bytes no \
+         reader can detect, and one in the chunk metadata's lists of encodings \
+         that arrow-rs alone refuses",
+    ),
+];
+
+/// The reason [`ALLOWED`] gives for `name` (`file (mutation)`), if any.
+fn allowed(name: &str) -> Option<&'static str> {
+    ALLOWED
+        .iter()
+        .find(|(file, what, _)| name == format!("{file} ({what})"))
+        .map(|(_, _, why)| *why)
+}
+
 #[test]
-#[ignore = "a long comparison with arrow-rs: PQ_MUTATIONS=N cargo test --test mutations -- --ignored"]
 fn mutated_files_read_like_arrow_rs() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    // Compare every STRIDE-th mutation by default (a few minutes in a
-    // debug build); `PQ_MUTATIONS=N` compares every one, in rounds, until N.
+    // Compare every STRIDE-th mutation by default (about 20 000, seconds
+    // in a debug build); `PQ_MUTATIONS=N` compares every one, in rounds,
+    // until N.
     const STRIDE: usize = 10;
     let wanted: Option<usize> = std::env::var("PQ_MUTATIONS")
         .ok()
@@ -723,6 +762,7 @@ fn mutated_files_read_like_arrow_rs() {
     let mut verdicts: std::collections::BTreeMap<Verdict, usize> = Default::default();
     let mut over_strict: std::collections::BTreeMap<String, Vec<String>> = Default::default();
     let mut failures: Vec<String> = Vec::new();
+    let mut allowed_seen: Vec<String> = Vec::new();
     let mut unusable = Vec::new();
     let mut seen = 0usize;
     let mut compared = 0usize;
@@ -774,6 +814,9 @@ fn mutated_files_read_like_arrow_rs() {
                     (Verdict::OverStrict, Err(e)) => {
                         over_strict.entry(reason(e)).or_default().push(name);
                     }
+                    (v, _) if v.is_failure() && allowed(&name).is_some() => {
+                        allowed_seen.push(format!("{v:?}: {name}"));
+                    }
                     (v, _) if v.is_failure() => {
                         let theirs = match &theirs {
                             Reference::Read(Err(e)) => format!("arrow-rs: {e}"),
@@ -821,6 +864,12 @@ fn mutated_files_read_like_arrow_rs() {
     );
     for (r, files) in reasons {
         eprintln!("  {:>5}  {r}\n         e.g. {}", files.len(), files[0]);
+    }
+    for f in &allowed_seen {
+        eprintln!(
+            "allowed: {f}: {}",
+            allowed(f.split_once(": ").unwrap().1).unwrap()
+        );
     }
     for f in &failures {
         eprintln!("{f}");

@@ -703,6 +703,10 @@ impl ParquetRecordBatchReader {
                 }
                 return Err(data_err(&at, "the column chunk has no metadata"));
             };
+            // The schema's type is the one that decodes, but when the two
+            // copies disagree pq cannot tell which is corrupt: a schema
+            // whose INT32 turned FLOAT would read every value wrongly and
+            // without a word, so the disagreement is an error.
             if cmd.type_ != leaf.physical {
                 return Err(data_err(
                     &at,
@@ -725,7 +729,15 @@ impl ParquetRecordBatchReader {
             let bytes = self.read_range(range.start, range.end, &at)?;
             let ctx = ChunkContext {
                 codec,
-                num_values: u64::try_from(cmd.num_values).unwrap_or(0),
+                // A column that is not repeated holds one level per row, so
+                // its values are the row group's rows. The chunk's own
+                // `num_values` is a copy other readers ignore: a wrong copy
+                // must not fail pages that agree with the row group.
+                num_values: if leaf.max_rep_level == 0 {
+                    num_rows as u64
+                } else {
+                    u64::try_from(cmd.num_values).unwrap_or(0)
+                },
                 max_def_level: leaf.max_def_level,
                 max_rep_level: leaf.max_rep_level,
                 file_offset: range.start,

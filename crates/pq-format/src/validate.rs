@@ -8,14 +8,16 @@ use crate::error::{FormatError, Result};
 use crate::{ColumnMetaData, FileMetaData};
 
 /// Checks that no count, size or offset a reader uses is negative: the
-/// file's and each row group's `num_rows`, each row group's
-/// `total_byte_size`, and each column chunk's `num_values`, sizes and page
-/// offsets. The error names the field, the row group and the column.
+/// file's and each row group's `num_rows`, and each column chunk's sizes
+/// and page offsets. The error names the field, the row group and the
+/// column.
 ///
-/// Optional fields no reader needs to read a file (`RowGroup.file_offset`
-/// and `total_compressed_size`, the index page, bloom filter and page
-/// index offsets) are left alone, as other readers leave them: a reader
-/// can ignore them, so they are no reason to refuse the data.
+/// Fields no reader needs to read a file (`RowGroup.file_offset`,
+/// `total_byte_size` and `total_compressed_size`, a chunk's `num_values`,
+/// which the pages and the row count say again, the index page, bloom
+/// filter and page index offsets) are left alone, as other readers leave
+/// them: a reader can ignore them, so they are no reason to refuse the
+/// data.
 ///
 /// ```
 /// let mut md = pq_format::FileMetaData::default();
@@ -27,9 +29,6 @@ pub fn check_counts(md: &FileMetaData) -> Result<()> {
     non_negative(md.num_rows, || "FileMetaData.num_rows".into())?;
     for (i, rg) in md.row_groups.iter().enumerate() {
         non_negative(rg.num_rows, || format!("num_rows of row group {i}"))?;
-        non_negative(rg.total_byte_size, || {
-            format!("total_byte_size of row group {i}")
-        })?;
         for (c, chunk) in rg.columns.iter().enumerate() {
             if let Some(cmd) = &chunk.meta_data {
                 check_column(cmd, i, c)?;
@@ -46,7 +45,6 @@ fn check_column(cmd: &ColumnMetaData, rg: usize, column: usize) -> Result<()> {
             cmd.path_in_schema.join(".")
         )
     };
-    non_negative(cmd.num_values, || name("num_values"))?;
     non_negative(cmd.total_uncompressed_size, || {
         name("total_uncompressed_size")
     })?;

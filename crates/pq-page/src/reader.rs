@@ -267,6 +267,15 @@ impl PageReader {
                 )),
             )
         })?;
+        // In a chunk stored uncompressed the body is the page, framed by
+        // `compressed_page_size`; `uncompressed_page_size` is then a copy
+        // other readers ignore, and a wrong copy must not fail a page that
+        // frames correctly. (A negative one is still refused above.)
+        let uncompressed = if self.ctx.codec == Codec::Uncompressed {
+            compressed
+        } else {
+            uncompressed
+        };
         self.uncompressed_seen = self
             .uncompressed_seen
             .saturating_add(header_len as u64)

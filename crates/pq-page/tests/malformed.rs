@@ -540,3 +540,21 @@ fn level_runs_must_fit_the_page() {
         "{err}"
     );
 }
+
+#[test]
+fn a_wrong_uncompressed_size_is_ignored_in_an_uncompressed_chunk() {
+    // The body is the page: compressed_page_size frames it, and the
+    // uncompressed size, a copy other readers ignore, cannot change it.
+    let body: Vec<u8> = (0..3i32).flat_map(|v| v.to_le_bytes()).collect();
+    for wrong in [0, 11, 13, i32::MAX] {
+        let mut h = v1_header(3, body.len());
+        h.uncompressed_page_size = wrong;
+        let mut chunk = page(&h, &body);
+        chunk.extend(required_page(2));
+        let pages = read_all(chunk, ctx(5, 0), &PageOptions::default())
+            .unwrap_or_else(|e| panic!("uncompressed_page_size {wrong}: {e}"));
+        assert_eq!(pages.len(), 2);
+        let Page::Data(p) = &pages[0] else { panic!() };
+        assert_eq!(&p.values[..], &body[..], "uncompressed_page_size {wrong}");
+    }
+}

@@ -22,7 +22,9 @@ use crate::convert::{check_utf8, to_arrow, wants_large_offsets};
 use crate::error::{Error, Location, Result, data_err, enc_err};
 use crate::pool::Pool;
 use crate::schema::LeafColumn;
-use values::{Dense, Offsets, decode_plain, decode_values, extend_range, gather_dense, take_plain};
+use values::{
+    Dense, Offsets, decode_plain, decode_values, extend_range, gather_dense, plain_len, take_plain,
+};
 
 /// The decoded content of one batch of a leaf column.
 #[derive(Debug)]
@@ -339,11 +341,30 @@ impl LeafReader {
         self
     }
 
+    /// An error of the page reader. A column that is not repeated is read to
+    /// the row group's rows (see where its `ChunkContext` is built), so a
+    /// count of values that differs is one of rows, and says so.
+    fn pages_err(&self, e: pq_page::Error) -> Error {
+        match e.kind {
+            pq_page::ErrorKind::ValueCount { expected, found } if self.max_rep == 0 => {
+                let more = if found > expected { "at least " } else { "" };
+                data_err(
+                    &self.at,
+                    format!(
+                        "the row group declares {expected} rows but the column chunk's pages \
+                         hold {more}{found} values"
+                    ),
+                )
+            }
+            _ => page_err(e, &self.at),
+        }
+    }
+
     /// Opens the next data page (decoding a dictionary page on the way);
     /// false after the last page.
     fn next_data_page(&mut self) -> Result<bool> {
         loop {
-            let Some(page) = self.pages.next_page().map_err(|e| page_err(e, &self.at))? else {
+            let Some(page) = self.pages.next_page().map_err(|e| self.pages_err(e))? else {
                 return Ok(false);
             };
             match page {
@@ -403,10 +424,27 @@ impl LeafReader {
             PageValues::None
         } else {
             match p.encoding {
-                Encoding::PLAIN => PageValues::Plain {
-                    data: p.values,
-                    pos: 0,
-                },
+                Encoding::PLAIN => {
+                    // PLAIN values of a fixed width fill the page exactly:
+                    // bytes over or short mean the levels or the encoding
+                    // are not what the writer wrote (a required column
+                    // read from an optional one's page, say).
+                    if let Some(want) = plain_len(&self.template, non_null)
+                        && want != p.values.len()
+                    {
+                        return Err(data_err(
+                            &at,
+                            format!(
+                                "{non_null} PLAIN values take {want} bytes, the page holds {}",
+                                p.values.len()
+                            ),
+                        ));
+                    }
+                    PageValues::Plain {
+                        data: p.values,
+                        pos: 0,
+                    }
+                }
                 Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY => {
                     if self.dict.is_none() {
                         return Err(data_err(
@@ -655,7 +693,7 @@ impl LeafReader {
             ));
         }
         self.page = None;
-        while let Some(page) = self.pages.next_page().map_err(|e| page_err(e, &self.at))? {
+        while let Some(page) = self.pages.next_page().map_err(|e| self.pages_err(e))? {
             if let Page::Data(p) = page
                 && p.num_values > 0
             {

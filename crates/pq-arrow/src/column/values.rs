@@ -424,6 +424,20 @@ pub(crate) fn gather_dense(
     }
 }
 
+/// The bytes `n` PLAIN values of `kind`'s type take, for every type whose
+/// width says so (all but byte arrays).
+pub(crate) fn plain_len(kind: &Dense, n: usize) -> Option<usize> {
+    let width = match kind {
+        Dense::Bool(_) => return Some(n.div_ceil(8)),
+        Dense::Bytes { .. } => return None,
+        Dense::I32(_) | Dense::F32(_) => 4,
+        Dense::I64(_) | Dense::F64(_) => 8,
+        Dense::I96(_) => 12,
+        Dense::Fixed { width, .. } => *width,
+    };
+    Some(n.saturating_mul(width))
+}
+
 /// Takes `n` PLAIN values from `data` at `*pos` (a byte position; a bit
 /// position for booleans) and advances it.
 pub(crate) fn take_plain(

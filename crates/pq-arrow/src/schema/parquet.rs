@@ -251,6 +251,12 @@ fn build_node(
         Repetition::Repeated => (def + 1, rep + 1),
     };
     let converted = match (e.converted_type, &e.logical_type) {
+        // ConvertedType is closed (LogicalType took over its growth), so a
+        // value outside it comes from no writer: reading the field without
+        // it would return, say, a map as a plain struct.
+        (Some(c), _) if !ConvertedType::KNOWN.contains(&c) => {
+            return Err(schema_err(&at, format!("unknown converted type {}", c.0)));
+        }
         (Some(c), _) => c,
         (None, Some(l)) => converted_from_logical(l),
         (None, None) => CONVERTED_NONE,

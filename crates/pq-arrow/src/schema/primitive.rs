@@ -1,7 +1,9 @@
 //! The Arrow type of a primitive Parquet column, from its physical type,
 //! logical and converted annotations, and the `ARROW:schema` hint.
 
-use arrow_schema::{DECIMAL128_MAX_PRECISION, DataType, IntervalUnit, TimeUnit};
+use arrow_schema::{
+    DECIMAL128_MAX_PRECISION, DECIMAL256_MAX_PRECISION, DataType, IntervalUnit, TimeUnit,
+};
 use pq_format::{ConvertedType, LogicalType, TimeUnit as PqTimeUnit, Type};
 
 use super::parquet::{CONVERTED_NONE, NodeKind, ParquetNode};
@@ -83,6 +85,22 @@ fn from_parquet(node: &ParquetNode, at: &Location) -> Result<DataType> {
     if let Some(LogicalType::Unknown(_)) = &node.logical {
         return Ok(DataType::Null);
     }
+    if let Some(LogicalType::Decimal(d)) = &node.logical {
+        // The spec has writers repeat the DECIMAL logical type's precision
+        // and scale in the schema element; when the two disagree one of
+        // them is corrupt, and either would read the values wrongly.
+        let differs = |given: i32, logical: i32| given != -1 && given != logical;
+        if differs(*precision, d.precision) || differs(*scale, d.scale) {
+            return Err(schema_err(
+                at,
+                format!(
+                    "the DECIMAL logical type's precision {} and scale {} differ from the \
+                     schema element's {precision} and {scale}",
+                    d.precision, d.scale
+                ),
+            ));
+        }
+    }
     let info = Info {
         logical: node.logical.as_ref(),
         converted: node.converted,
@@ -90,29 +108,60 @@ fn from_parquet(node: &ParquetNode, at: &Location) -> Result<DataType> {
         precision: *precision,
         type_length: *type_length,
     };
+    // No converted type annotates these: one that claims to (a string, an
+    // interval) says the column is not what the physical type alone reads.
+    let plain = |physical: &str, t: DataType| match (info.logical, info.converted) {
+        (None, c) if c != CONVERTED_NONE => Err(bad(at, physical, &info)),
+        _ => Ok(t),
+    };
     match *physical {
-        Type::BOOLEAN => Ok(DataType::Boolean),
+        Type::BOOLEAN => plain("BOOLEAN", DataType::Boolean),
         Type::INT32 => from_int32(&info, at),
         Type::INT64 => from_int64(&info, at),
-        Type::INT96 => Ok(DataType::Timestamp(TimeUnit::Nanosecond, None)),
-        Type::FLOAT => Ok(DataType::Float32),
-        Type::DOUBLE => Ok(DataType::Float64),
+        Type::INT96 => plain("INT96", DataType::Timestamp(TimeUnit::Nanosecond, None)),
+        Type::FLOAT => plain("FLOAT", DataType::Float32),
+        Type::DOUBLE => plain("DOUBLE", DataType::Float64),
         Type::BYTE_ARRAY => from_byte_array(&info, at),
         Type::FIXED_LEN_BYTE_ARRAY => from_fixed(&info, at),
         other => Err(schema_err(at, format!("unknown physical type {}", other.0))),
     }
 }
 
-fn decimal(scale: i32, precision: i32, wide: bool, at: &Location) -> Result<DataType> {
-    let s: i8 = scale
-        .try_into()
-        .map_err(|_| schema_err(at, format!("invalid decimal scale {scale}")))?;
-    let p: u8 = precision
-        .try_into()
-        .map_err(|_| schema_err(at, format!("invalid decimal precision {precision}")))?;
-    if scale < 0 {
-        return Err(schema_err(at, format!("scale cannot be negative: {scale}")));
+/// The most digits a decimal stored as `physical` (of `type_length` bytes
+/// when fixed) can hold, as the spec bounds it: INT32 9, INT64 18, `n`
+/// fixed bytes `floor(log10(2^(8n-1) - 1))`; BYTE_ARRAY is unbounded in
+/// the spec, and bounded here by the widest Arrow decimal.
+fn max_decimal_precision(physical: Type, type_length: i32) -> i32 {
+    match physical {
+        Type::INT32 => 9,
+        Type::INT64 => 18,
+        Type::FIXED_LEN_BYTE_ARRAY => {
+            // `type_length` is 1..=32 here (`check_decimal_length`).
+            let bits = 8 * type_length.clamp(1, 32) - 1;
+            (f64::from(bits) * std::f64::consts::LOG10_2).floor() as i32
+        }
+        _ => i32::from(DECIMAL256_MAX_PRECISION),
     }
+}
+
+/// The Arrow decimal type of a DECIMAL column; a precision or scale the
+/// physical type cannot hold is an error, never a decimal read with the
+/// wrong point or digits.
+fn decimal(scale: i32, precision: i32, max: i32, wide: bool, at: &Location) -> Result<DataType> {
+    if !(1..=max).contains(&precision) {
+        return Err(schema_err(
+            at,
+            format!("invalid decimal precision {precision} (this type holds 1 to {max} digits)"),
+        ));
+    }
+    if !(0..=precision).contains(&scale) {
+        return Err(schema_err(
+            at,
+            format!("invalid decimal scale {scale} (must be 0 to the precision {precision})"),
+        ));
+    }
+    // Both fit: `max` is at most 76.
+    let (p, s) = (precision as u8, scale as i8);
     Ok(if wide {
         DataType::Decimal256(p, s)
     } else {
@@ -152,7 +201,7 @@ fn from_int32(info: &Info<'_>, at: &Location) -> Result<DataType> {
             (32, false) => Ok(DataType::UInt32),
             _ => Err(bad(at, "INT32", info)),
         },
-        (Some(LogicalType::Decimal(d)), _) => decimal(d.scale, d.precision, false, at),
+        (Some(LogicalType::Decimal(d)), _) => decimal(d.scale, d.precision, 9, false, at),
         (Some(LogicalType::Date(_)), _) => Ok(DataType::Date32),
         (Some(LogicalType::Time(t)), _) => match time_unit(&t.unit) {
             Some(TimeUnit::Millisecond) => Ok(DataType::Time32(TimeUnit::Millisecond)),
@@ -166,7 +215,7 @@ fn from_int32(info: &Info<'_>, at: &Location) -> Result<DataType> {
         (None, C::INT_32) => Ok(DataType::Int32),
         (None, C::DATE) => Ok(DataType::Date32),
         (None, C::TIME_MILLIS) => Ok(DataType::Time32(TimeUnit::Millisecond)),
-        (None, C::DECIMAL) => decimal(info.scale, info.precision, false, at),
+        (None, C::DECIMAL) => decimal(info.scale, info.precision, 9, false, at),
         _ => Err(bad(at, "INT32", info)),
     }
 }
@@ -207,8 +256,8 @@ fn from_int64(info: &Info<'_>, at: &Location) -> Result<DataType> {
             TimeUnit::Microsecond,
             Some("UTC".into()),
         )),
-        (Some(LogicalType::Decimal(d)), _) => decimal(d.scale, d.precision, false, at),
-        (None, C::DECIMAL) => decimal(info.scale, info.precision, false, at),
+        (Some(LogicalType::Decimal(d)), _) => decimal(d.scale, d.precision, 18, false, at),
+        (None, C::DECIMAL) => decimal(info.scale, info.precision, 18, false, at),
         _ => Err(bad(at, "INT64", info)),
     }
 }
@@ -231,12 +280,14 @@ fn from_byte_array(info: &Info<'_>, at: &Location) -> Result<DataType> {
         (Some(LogicalType::Decimal(d)), _) => decimal(
             d.scale,
             d.precision,
+            max_decimal_precision(Type::BYTE_ARRAY, 0),
             d.precision > DECIMAL128_MAX_PRECISION as i32,
             at,
         ),
         (None, C::DECIMAL) => decimal(
             info.scale,
             info.precision,
+            max_decimal_precision(Type::BYTE_ARRAY, 0),
             info.precision > DECIMAL128_MAX_PRECISION as i32,
             at,
         ),
@@ -259,11 +310,13 @@ fn from_fixed(info: &Info<'_>, at: &Location) -> Result<DataType> {
     match (info.logical, info.converted) {
         (Some(LogicalType::Decimal(d)), _) => {
             check_decimal_length(info.type_length, at)?;
-            decimal(d.scale, d.precision, info.type_length > 16, at)
+            let max = max_decimal_precision(Type::FIXED_LEN_BYTE_ARRAY, info.type_length);
+            decimal(d.scale, d.precision, max, info.type_length > 16, at)
         }
         (None, C::DECIMAL) => {
             check_decimal_length(info.type_length, at)?;
-            decimal(info.scale, info.precision, info.type_length > 16, at)
+            let max = max_decimal_precision(Type::FIXED_LEN_BYTE_ARRAY, info.type_length);
+            decimal(info.scale, info.precision, max, info.type_length > 16, at)
         }
         (None, C::INTERVAL) => {
             if info.type_length != 12 {
@@ -287,6 +340,7 @@ fn from_fixed(info: &Info<'_>, at: &Location) -> Result<DataType> {
                 ))
             }
         }
+        (None, c) if c != CONVERTED_NONE => Err(bad(at, "FIXED_LEN_BYTE_ARRAY", info)),
         _ => Ok(DataType::FixedSizeBinary(info.type_length)),
     }
 }
