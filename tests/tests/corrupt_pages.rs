@@ -34,6 +34,8 @@ fn write(array: ArrayRef, options: WriterOptions) -> Bytes {
         true,
     )]));
     let batch = RecordBatch::try_new(schema.clone(), vec![array]).unwrap();
+    // Bytes are planted in the pages' bodies, so they are written as they are.
+    let options = options.with_compression(pq_arrow::write::Codec::Uncompressed, None);
     let mut w = ParquetWriter::try_new(Vec::new(), schema, options).unwrap();
     w.write(&batch).unwrap();
     let (bytes, _) = w.close_into_inner().unwrap();
