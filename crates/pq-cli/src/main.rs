@@ -50,7 +50,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{Args, CommandFactory, Parser, Subcommand};
 
 mod arrow_hint;
 mod cat;
@@ -187,54 +187,16 @@ enum Command {
     ///
     /// Example: pq head data/sample.parquet -n 3 --format jsonl
     Head {
-        /// Parquet files, quoted globs ('data/*.parquet') or directories;
-        /// `-` (or a pipe) is read from standard input.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// How many rows.
-        #[arg(short = 'n', long = "lines", default_value_t = 10)]
-        rows: usize,
-        /// Only these columns: names or dotted paths, comma separated.
-        #[arg(long)]
-        columns: Vec<String>,
-        /// Output format.
-        #[arg(long, value_enum, default_value = "table")]
-        format: cat::Format,
-        /// Merge files whose schemas differ by column name.
-        #[arg(long)]
-        union_by_name: bool,
-        /// Fit a table to this many terminal columns (0: no limit). By
-        /// default the terminal's width (or COLUMNS); no limit when the
-        /// output is not a terminal.
-        #[arg(long, value_name = "N")]
-        max_width: Option<usize>,
+        #[command(flatten)]
+        args: EndsArgs,
     },
     /// The last rows (default 10) of the files: only the row groups that
     /// hold them are read.
     ///
     /// Example: pq tail data/many_pages.parquet -n 3
     Tail {
-        /// Parquet files, quoted globs ('data/*.parquet') or directories;
-        /// `-` (or a pipe) is read from standard input.
-        #[arg(required = true)]
-        files: Vec<PathBuf>,
-        /// How many rows.
-        #[arg(short = 'n', long = "lines", default_value_t = 10)]
-        rows: usize,
-        /// Only these columns: names or dotted paths, comma separated.
-        #[arg(long)]
-        columns: Vec<String>,
-        /// Output format.
-        #[arg(long, value_enum, default_value = "table")]
-        format: cat::Format,
-        /// Merge files whose schemas differ by column name.
-        #[arg(long)]
-        union_by_name: bool,
-        /// Fit a table to this many terminal columns (0: no limit). By
-        /// default the terminal's width (or COLUMNS); no limit when the
-        /// output is not a terminal.
-        #[arg(long, value_name = "N")]
-        max_width: Option<usize>,
+        #[command(flatten)]
+        args: EndsArgs,
     },
     /// The number of rows of the files, from their footers alone.
     ///
@@ -371,6 +333,50 @@ enum Command {
     },
 }
 
+/// The arguments `head` and `tail` share.
+#[derive(Debug, Args)]
+struct EndsArgs {
+    /// Parquet files, quoted globs ('data/*.parquet') or directories;
+    /// `-` (or a pipe) is read from standard input.
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    /// How many rows.
+    #[arg(short = 'n', long = "lines", default_value_t = 10)]
+    rows: usize,
+    /// Only these columns: names or dotted paths, comma separated.
+    #[arg(long)]
+    columns: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: cat::Format,
+    /// Merge files whose schemas differ by column name.
+    #[arg(long)]
+    union_by_name: bool,
+    /// Fit a table to this many terminal columns (0: no limit). By
+    /// default the terminal's width (or COLUMNS); no limit when the
+    /// output is not a terminal.
+    #[arg(long, value_name = "N")]
+    max_width: Option<usize>,
+}
+
+impl EndsArgs {
+    /// Prints `rows` of the files as `cat` does, every row shown.
+    fn run(&self, rows: cat::Rows, out: &mut impl std::io::Write) -> Result<(), CliError> {
+        cat::run(
+            &cat::CatArgs {
+                paths: &self.files,
+                columns: read::split_columns(&self.columns)?,
+                union_by_name: self.union_by_name,
+                rows,
+                format: self.format,
+                all_rows: true,
+                max_width: self.max_width,
+            },
+            out,
+        )
+    }
+}
+
 fn run(cli: Cli) -> Result<(), CliError> {
     let mut out = output::stdout();
     match cli.command {
@@ -432,47 +438,14 @@ fn run(cli: Cli) -> Result<(), CliError> {
             },
             &mut out,
         )?,
-        Command::Head {
-            files,
-            rows,
-            columns,
-            format,
-            union_by_name,
-            max_width,
-        } => cat::run(
-            &cat::CatArgs {
-                paths: &files,
-                columns: read::split_columns(&columns)?,
-                union_by_name,
-                rows: cat::Rows::Range {
-                    offset: 0,
-                    limit: Some(rows),
-                },
-                format,
-                all_rows: true,
-                max_width,
-            },
-            &mut out,
-        )?,
-        Command::Tail {
-            files,
-            rows,
-            columns,
-            format,
-            union_by_name,
-            max_width,
-        } => cat::run(
-            &cat::CatArgs {
-                paths: &files,
-                columns: read::split_columns(&columns)?,
-                union_by_name,
-                rows: cat::Rows::Last(rows),
-                format,
-                all_rows: true,
-                max_width,
-            },
-            &mut out,
-        )?,
+        Command::Head { args } => {
+            let rows = cat::Rows::Range {
+                offset: 0,
+                limit: Some(args.rows),
+            };
+            args.run(rows, &mut out)?
+        }
+        Command::Tail { args } => args.run(cat::Rows::Last(args.rows), &mut out)?,
         Command::Count { files, per_file } => {
             count::run(&sources::expand(&files)?, per_file, &mut out)?
         }
