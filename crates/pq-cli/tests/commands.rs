@@ -5,28 +5,15 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
-use assert_cmd::Command;
 use parquet::file::reader::FileReader;
+
+mod common;
+use common::{dir, pq, s};
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data");
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(format!("{DATA}/{name}"))
-}
-
-fn pq() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin("pq"))
-}
-
-fn dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pq-commands-test-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 fn ok(args: &[&str]) -> String {

@@ -10,9 +10,12 @@ use std::fs::File;
 use std::io::{Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
+
+mod common;
+use common::{dir, s};
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data");
 
@@ -22,18 +25,6 @@ fn data(name: &str) -> String {
 
 fn pq() -> Command {
     Command::new(assert_cmd::cargo::cargo_bin("pq"))
-}
-
-/// A directory of its own for one test.
-fn dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pq-io-test-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// Runs `pq args` with `stdin` written to its standard input through a pipe.

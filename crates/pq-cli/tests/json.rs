@@ -2,28 +2,15 @@
 //! their key type.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::builder::{Int32Builder, MapBuilder, StringBuilder};
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
-use assert_cmd::Command;
 use serde_json::{Value, json};
 
-fn pq() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin("pq"))
-}
-
-fn dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pq-json-test-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+mod common;
+use common::{dir, pq, s};
 
 fn ok(args: &[&str]) -> String {
     let out = pq().args(args).output().unwrap();

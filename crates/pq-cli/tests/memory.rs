@@ -4,23 +4,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
+
+mod common;
+use common::{dir, s};
 
 fn pq() -> Command {
     Command::new(assert_cmd::cargo::cargo_bin("pq"))
-}
-
-/// A directory of its own for one test.
-fn dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pq-memory-test-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 /// A Parquet file with no row groups whose footer holds `n` key-value

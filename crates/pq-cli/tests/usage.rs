@@ -2,31 +2,15 @@
 //! and `--columns` is taken as given.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use assert_cmd::Command;
+mod common;
+use common::{dir, pq, s};
 
 const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data");
 
 fn data(name: &str) -> String {
     format!("{DATA}/{name}")
-}
-
-fn pq() -> Command {
-    Command::new(assert_cmd::cargo::cargo_bin("pq"))
-}
-
-/// A directory of its own for one test.
-fn dir(test: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("pq-usage-test-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 fn run(args: &[&str]) -> Output {
