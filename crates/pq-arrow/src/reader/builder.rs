@@ -1,0 +1,487 @@
+//! Opening a file and choosing how it is read: [`ParquetReader`].
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_schema::{DataType, SchemaRef};
+use bytes::Bytes;
+use pq_format::{FileMetaData, Limits};
+use pq_page::PageOptions;
+
+use super::ParquetRecordBatchReader;
+use super::projection::{Projection, selected_leaves};
+use super::source::Source;
+use super::workers::Workers;
+use crate::error::{Error, Location, Result};
+use crate::pool::{DEFAULT_POOL_BYTES, Pool};
+use crate::schema::parquet::build_tree;
+use crate::schema::{FieldKind, FieldNode, LeafColumn, ParquetNode, convert};
+
+/// Opens a Parquet file and configures how it is read; [`build`] gives the
+/// iterator of batches.
+///
+/// Only the footer is read when opening; [`build`] then reads, one row
+/// group at a time, just the column chunks of the chosen columns.
+///
+/// ```
+/// # fn main() -> Result<(), pq_arrow::Error> {
+/// use pq_arrow::ParquetReader;
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+/// let reader = ParquetReader::open(path)?;
+/// println!("{}", reader.arrow_schema());
+/// let batches = reader.with_batch_size(1024).build()?;
+/// let mut rows = 0;
+/// for batch in batches {
+///     rows += batch?.num_rows();
+/// }
+/// assert!(rows > 0);
+/// # Ok(())
+/// # }
+/// ```
+///
+/// [`build`]: ParquetReader::build
+#[derive(Debug)]
+pub struct ParquetReader {
+    source: Source,
+    file_len: u64,
+    metadata: Arc<FileMetaData>,
+    root: ParquetNode,
+    leaves: Vec<LeafColumn>,
+    schema: SchemaRef,
+    projection: Projection,
+    row_groups: Option<Vec<usize>>,
+    batch_size: usize,
+    offset: usize,
+    limit: Option<usize>,
+    threads: usize,
+    pool_bytes: usize,
+    skip_arrow_metadata: bool,
+    dictionary: bool,
+    page_options: PageOptions,
+}
+
+fn format_err(source: pq_format::FormatError) -> Error {
+    match source {
+        pq_format::FormatError::Encrypted { detail } => Error::Encrypted {
+            message: detail.to_string(),
+        },
+        source => Error::Format { source },
+    }
+}
+
+impl ParquetReader {
+    /// Opens the file at `path`, reading only its footer.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self> {
+        Self::open_with_limits(path, &Limits::default())
+    }
+
+    /// [`open`](Self::open) with these metadata limits (footer size, Thrift
+    /// nesting, string and list lengths, schema depth), also applied to page
+    /// headers. The limits on pages are set with
+    /// [`with_page_options`](Self::with_page_options).
+    ///
+    /// ```
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+    /// let tiny = pq_arrow::MetadataLimits { max_metadata_size: 16, ..Default::default() };
+    /// let err = pq_arrow::ParquetReader::open_with_limits(path, &tiny).unwrap_err();
+    /// assert!(err.to_string().contains("exceeds the limit of 16 bytes"), "{err}");
+    /// ```
+    pub fn open_with_limits(path: impl AsRef<Path>, limits: &Limits) -> Result<Self> {
+        let path = path.as_ref();
+        let mut f = File::open(path).map_err(|source| Error::Io {
+            at: Box::default(),
+            source,
+        })?;
+        let file_len = f.seek(SeekFrom::End(0)).map_err(|source| Error::Io {
+            at: Box::default(),
+            source,
+        })?;
+        let md = pq_format::read_metadata(&mut f, limits).map_err(format_err)?;
+        Self::new(Source::Path(path.to_path_buf()), file_len, md, limits)
+    }
+
+    /// Reads from any `Read + Seek`: the footer now, the chosen column
+    /// chunks when iterating.
+    pub fn from_reader<R: Read + Seek + Send + 'static>(reader: R) -> Result<Self> {
+        Self::from_reader_with_limits(reader, &Limits::default())
+    }
+
+    /// [`from_reader`](Self::from_reader) with these metadata limits, as
+    /// [`open_with_limits`](Self::open_with_limits).
+    pub fn from_reader_with_limits<R: Read + Seek + Send + 'static>(
+        mut reader: R,
+        limits: &Limits,
+    ) -> Result<Self> {
+        let file_len = reader.seek(SeekFrom::End(0)).map_err(|source| Error::Io {
+            at: Box::default(),
+            source,
+        })?;
+        let md = pq_format::read_metadata(&mut reader, limits).map_err(format_err)?;
+        Self::new(Source::Reader(Box::new(reader)), file_len, md, limits)
+    }
+
+    /// Reads a file held in memory.
+    pub fn from_bytes(bytes: Bytes) -> Result<Self> {
+        Self::from_bytes_with_limits(bytes, &Limits::default())
+    }
+
+    /// [`from_bytes`](Self::from_bytes) with these metadata limits, as
+    /// [`open_with_limits`](Self::open_with_limits).
+    pub fn from_bytes_with_limits(bytes: Bytes, limits: &Limits) -> Result<Self> {
+        let md = pq_format::read_metadata_from_bytes(&bytes, limits).map_err(format_err)?;
+        let len = bytes.len() as u64;
+        Self::new(Source::Bytes(bytes), len, md, limits)
+    }
+
+    fn new(source: Source, file_len: u64, md: FileMetaData, limits: &Limits) -> Result<Self> {
+        pq_format::check_not_encrypted(&md).map_err(format_err)?;
+        pq_format::check_counts(&md).map_err(format_err)?;
+        let depth = schema_depth(&md.schema);
+        if depth > limits.max_schema_depth {
+            return Err(crate::error::schema_err(
+                &Location::default(),
+                format!(
+                    "the schema is nested {depth} deep, more than the limit of {} \
+                     (Limits::max_schema_depth)",
+                    limits.max_schema_depth
+                ),
+            ));
+        }
+        let (root, leaves) = build_tree(&md.schema)?;
+        let kv = md.key_value_metadata.as_deref();
+        // A corrupt ARROW:schema hint fails `build` unless the user skips
+        // it; opening the file still works, so that they can.
+        let converted = convert(&root, kv, &|_| true, false, false)
+            .or_else(|e| convert(&root, kv, &|_| true, true, false).map_err(|_| e))?;
+        Ok(ParquetReader {
+            source,
+            file_len,
+            metadata: Arc::new(md),
+            root,
+            leaves,
+            schema: converted.schema,
+            projection: Projection::All,
+            row_groups: None,
+            batch_size: 8192,
+            offset: 0,
+            limit: None,
+            threads: 1,
+            pool_bytes: DEFAULT_POOL_BYTES,
+            skip_arrow_metadata: false,
+            dictionary: false,
+            page_options: default_page_options().with_format_limits(limits.clone()),
+        })
+    }
+
+    /// The file metadata (the decoded footer).
+    pub fn metadata(&self) -> &FileMetaData {
+        &self.metadata
+    }
+
+    /// The Parquet schema tree (its root group).
+    pub fn parquet_schema(&self) -> &ParquetNode {
+        &self.root
+    }
+
+    /// The leaf columns, in file order, with their paths and levels.
+    pub fn leaf_columns(&self) -> &[LeafColumn] {
+        &self.leaves
+    }
+
+    /// The Arrow schema of the whole file (before projection). When the
+    /// `ARROW:schema` hint does not decode, this is the schema of the
+    /// Parquet types alone, and [`build`](Self::build) fails unless
+    /// [`with_skip_arrow_metadata`](Self::with_skip_arrow_metadata) is set.
+    pub fn arrow_schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// Rows in the file.
+    pub fn num_rows(&self) -> u64 {
+        u64::try_from(self.metadata.num_rows).unwrap_or(0)
+    }
+
+    /// Row groups in the file.
+    pub fn num_row_groups(&self) -> usize {
+        self.metadata.row_groups.len()
+    }
+
+    /// Reads only these columns: top-level field names, or dotted paths of
+    /// nested fields or leaves (`"a.b.c"`; a group selects all its leaves).
+    pub fn with_columns<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.projection =
+            Projection::Names(names.into_iter().map(|s| s.as_ref().to_string()).collect());
+        self
+    }
+
+    /// Reads only these top-level fields, by index in [`arrow_schema`].
+    ///
+    /// [`arrow_schema`]: ParquetReader::arrow_schema
+    pub fn with_column_indices(mut self, indices: impl IntoIterator<Item = usize>) -> Self {
+        self.projection = Projection::Indices(indices.into_iter().collect());
+        self
+    }
+
+    /// Reads only these leaf columns, by index in [`leaf_columns`].
+    ///
+    /// [`leaf_columns`]: ParquetReader::leaf_columns
+    pub fn with_leaf_indices(mut self, indices: impl IntoIterator<Item = usize>) -> Self {
+        self.projection = Projection::Leaves(indices.into_iter().collect());
+        self
+    }
+
+    /// Reads only these row groups, in this order.
+    pub fn with_row_groups(mut self, row_groups: impl IntoIterator<Item = usize>) -> Self {
+        self.row_groups = Some(row_groups.into_iter().collect());
+        self
+    }
+
+    /// Rows per batch (default 8192; at least 1).
+    pub fn with_batch_size(mut self, batch_size: usize) -> Self {
+        self.batch_size = batch_size.max(1);
+        self
+    }
+
+    /// Skips this many rows (of the chosen row groups) first.
+    pub fn with_offset(mut self, offset: usize) -> Self {
+        self.offset = offset;
+        self
+    }
+
+    /// Reads at most this many rows.
+    pub fn with_limit(mut self, limit: usize) -> Self {
+        self.limit = Some(limit);
+        self
+    }
+
+    /// Decodes the column chunks of a row group on up to this many threads
+    /// (default 1: the calling thread only). The batches are the same
+    /// whatever the count.
+    ///
+    /// The work is one batch of one column at a time: every thread,
+    /// the caller's included, takes the earliest batch not yet decoded, so
+    /// the threads stay busy however uneven the columns are. The other
+    /// threads decode up to `4 × threads` batches ahead of the one being
+    /// read, which bounds memory; a column's batches are decoded in order,
+    /// so one column that holds most of a file's work bounds the gain (see
+    /// `BENCHMARKS.md`). The threads live as long as the batch iterator.
+    ///
+    /// With threads or without, the memory of a dropped batch is reused for
+    /// later ones (see [`with_buffer_pool`](Self::with_buffer_pool)): with
+    /// threads this matters most, since memory allocated on one thread and
+    /// freed on another is what the system allocator handles worst.
+    ///
+    /// ```
+    /// use pq_arrow::ParquetReader;
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+    /// let rows = |threads| -> Result<usize, pq_arrow::Error> {
+    ///     ParquetReader::open(path)?
+    ///         .with_threads(threads)
+    ///         .build()?
+    ///         .map(|b| b.map(|b| b.num_rows()))
+    ///         .sum()
+    /// };
+    /// assert_eq!(rows(2)?, rows(1)?);
+    /// # Ok::<(), pq_arrow::Error>(())
+    /// ```
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        self
+    }
+
+    /// How many bytes of dropped batches the reader keeps for later batches
+    /// to decode into (default 64 MiB; 0 keeps none).
+    ///
+    /// A batch's arrays then hold Arrow buffers whose memory goes back to
+    /// the reader when the last array using it is dropped (or is freed, if
+    /// the reader is gone): no large allocation per batch once the first
+    /// few are dropped. Such buffers have their own owner, so
+    /// `Buffer::into_mutable` gives them back unchanged rather than taking
+    /// them over; with 0 every batch allocates plain Arrow buffers.
+    ///
+    /// ```
+    /// use pq_arrow::ParquetReader;
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+    /// let read = |bytes| -> Result<Vec<arrow_array::RecordBatch>, pq_arrow::Error> {
+    ///     ParquetReader::open(path)?.with_buffer_pool(bytes).build()?.collect()
+    /// };
+    /// assert_eq!(read(0)?, read(64 << 20)?);
+    /// # Ok::<(), pq_arrow::Error>(())
+    /// ```
+    pub fn with_buffer_pool(mut self, bytes: usize) -> Self {
+        self.pool_bytes = bytes;
+        self
+    }
+
+    /// Ignores the `ARROW:schema` hint: types come from the Parquet schema
+    /// alone.
+    pub fn with_skip_arrow_metadata(mut self, skip: bool) -> Self {
+        self.skip_arrow_metadata = skip;
+        self
+    }
+
+    /// Reads BYTE_ARRAY columns (strings and binaries) as Arrow
+    /// `Dictionary(Int32, _)` arrays, keeping the indices of
+    /// dictionary-encoded pages instead of gathering values (default off:
+    /// plain arrays, unless the `ARROW:schema` hint asks for a dictionary).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pq_arrow::Error> {
+    /// use arrow_schema::DataType;
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/codec_snappy.parquet");
+    /// let reader = pq_arrow::ParquetReader::open(path)?.with_dictionary(true).build()?;
+    /// let has_dict = reader
+    ///     .schema()
+    ///     .fields()
+    ///     .iter()
+    ///     .any(|f| matches!(f.data_type(), DataType::Dictionary(_, _)));
+    /// for batch in reader {
+    ///     batch?;
+    /// }
+    /// # let _ = has_dict;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_dictionary(mut self, dictionary: bool) -> Self {
+        self.dictionary = dictionary;
+        self
+    }
+
+    /// Verifies page checksums where pages have one (default off).
+    pub fn with_verify_checksums(mut self, verify: bool) -> Self {
+        self.page_options = self.page_options.with_verify_checksums(verify);
+        self
+    }
+
+    /// Sets every option of the page reader at once: checksums and the
+    /// limits on pages (values per page, dictionary size, decompressed page
+    /// and chunk sizes; see [`PageOptions`] for each default and why). This
+    /// replaces what [`with_verify_checksums`](Self::with_verify_checksums)
+    /// set. The reader's own default accepts pages and dictionary pages up
+    /// to the 2 GiB a header can declare, as other readers do, where
+    /// `PageOptions::default()` stops at 1 GiB.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pq_arrow::Error> {
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+    /// let options = pq_arrow::PageOptions::default().with_max_page_values(1);
+    /// let reader = pq_arrow::ParquetReader::open(path)?.with_page_options(options).build()?;
+    /// let err = reader.collect::<Result<Vec<_>, _>>().unwrap_err();
+    /// assert!(err.to_string().contains("max_page_values"), "{err}");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_page_options(mut self, options: PageOptions) -> Self {
+        self.page_options = options;
+        self
+    }
+
+    /// Checks the options and gives the iterator of batches.
+    pub fn build(self) -> Result<ParquetRecordBatchReader> {
+        let selected = selected_leaves(&self.projection, &self.root, &self.leaves)?;
+        let converted = convert(
+            &self.root,
+            self.metadata.key_value_metadata.as_deref(),
+            &|i| selected.contains(&i),
+            self.skip_arrow_metadata,
+            self.dictionary,
+        )?;
+        let n_rg = self.metadata.row_groups.len();
+        let row_groups = match self.row_groups {
+            Some(rgs) => {
+                if let Some(bad) = rgs.iter().find(|&&r| r >= n_rg) {
+                    return Err(Error::Request {
+                        message: format!("row group {bad} does not exist: the file has {n_rg}"),
+                    });
+                }
+                rgs
+            }
+            None => (0..n_rg).collect(),
+        };
+        let mut leaf_types = HashMap::new();
+        if let Some(root) = &converted.root {
+            collect_leaf_types(root, 0, &mut leaf_types);
+        }
+        Ok(ParquetRecordBatchReader {
+            source: self.source,
+            file_len: self.file_len,
+            metadata: self.metadata,
+            leaves: self.leaves,
+            schema: converted.schema,
+            root: converted.root,
+            leaf_types,
+            row_groups,
+            next_rg: 0,
+            current: None,
+            page_buffers: Vec::new(),
+            workers: Workers::new(self.threads - 1),
+            ahead: if self.threads > 1 {
+                4 * self.threads
+            } else {
+                1
+            },
+            pool: Pool::new(self.pool_bytes),
+            batch_size: self.batch_size,
+            to_skip: self.offset,
+            remaining: self.limit,
+            page_options: self.page_options,
+            failed: false,
+        })
+    }
+}
+
+/// The depth of the deepest element of a flat schema list (the root is 0),
+/// as far as the list is a tree; what is not is for `build_tree` to report.
+fn schema_depth(elements: &[pq_format::SchemaElement]) -> usize {
+    // Children still to come of each open group, outermost first.
+    let mut open: Vec<i64> = Vec::new();
+    let mut deepest = 0;
+    for e in elements {
+        while open.last() == Some(&0) {
+            open.pop();
+        }
+        if let Some(left) = open.last_mut() {
+            *left -= 1;
+        }
+        deepest = deepest.max(open.len());
+        let n = e.num_children.unwrap_or(0);
+        if n > 0 {
+            open.push(i64::from(n));
+        }
+    }
+    deepest
+}
+
+/// Page options of the reader: pages and dictionaries up to the 2 GiB a page
+/// header can declare, as other readers accept (real files hold 1 GiB
+/// dictionary pages).
+fn default_page_options() -> PageOptions {
+    PageOptions::default()
+        .with_compress_limits(
+            pq_compress::Limits::default().with_max_uncompressed_size(i32::MAX as usize),
+        )
+        .with_max_dictionary_size(i32::MAX as usize)
+}
+
+/// The Arrow type of every leaf, with the definition level from which its
+/// level entries are slots of its array (`slot_def`: the element level of
+/// its innermost list, 0 outside lists); see [`crate::assemble`].
+fn collect_leaf_types(node: &FieldNode, slot_def: i16, out: &mut HashMap<usize, (DataType, i16)>) {
+    match &node.kind {
+        FieldKind::Leaf { column_index } => {
+            out.insert(*column_index, (node.arrow_type.clone(), slot_def));
+        }
+        FieldKind::Group(c) => {
+            let child_slot_def = crate::assemble::child_slot_def(node, slot_def);
+            c.iter()
+                .for_each(|c| collect_leaf_types(c, child_slot_def, out))
+        }
+    }
+}

@@ -1,0 +1,48 @@
+//! The decoding threads of a batch iterator.
+
+use std::sync::Arc;
+
+use crate::row_group_tasks::RowGroupTasks;
+
+/// Threads that live as long as the batch iterator, so that a row group
+/// does not start threads (nor lose their allocator caches).
+pub(super) struct Workers {
+    jobs: Vec<std::sync::mpsc::Sender<Arc<RowGroupTasks>>>,
+}
+
+impl std::fmt::Debug for Workers {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Workers({})", self.jobs.len())
+    }
+}
+
+impl Workers {
+    /// `n` threads (none when `n` is 0); a thread that cannot start is left
+    /// out: the others and the calling thread do its share.
+    pub(super) fn new(n: usize) -> Self {
+        let mut jobs = Vec::with_capacity(n);
+        for i in 0..n {
+            let (tx, rx) = std::sync::mpsc::channel::<Arc<RowGroupTasks>>();
+            let spawned = std::thread::Builder::new()
+                .name(format!("pq-arrow-decode-{i}"))
+                .spawn(move || {
+                    // Ends when the iterator (the sender) is dropped.
+                    while let Ok(tasks) = rx.recv() {
+                        tasks.work(i + 1);
+                    }
+                });
+            if spawned.is_ok() {
+                jobs.push(tx);
+            }
+        }
+        Workers { jobs }
+    }
+
+    /// Sets every thread on the tasks of a row group.
+    pub(super) fn share(&self, tasks: &Arc<RowGroupTasks>) {
+        for tx in &self.jobs {
+            // A thread that has stopped is left out.
+            let _ = tx.send(Arc::clone(tasks));
+        }
+    }
+}
