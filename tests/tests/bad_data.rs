@@ -99,7 +99,7 @@ fn read(path: &std::path::Path, columns: Option<&[&str]>) -> Result<Vec<RecordBa
         .build()
         .map_err(|e| e.to_string())?
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())
+        .map_err(|e| pq_arrow::Error::from(e).to_string())
 }
 
 fn expect_error(path: &std::path::Path, columns: Option<&[&str]>, pieces: &[&str]) {

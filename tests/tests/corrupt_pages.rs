@@ -81,7 +81,7 @@ fn read(file: Bytes) -> Result<RecordBatch, String> {
     let schema = r.schema();
     let batches = r
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| pq_arrow::Error::from(e).to_string())?;
     Ok(arrow_select::concat::concat_batches(&schema, &batches).unwrap())
 }
 

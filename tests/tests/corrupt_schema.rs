@@ -56,7 +56,9 @@ fn read(file: Bytes) -> Result<usize, String> {
     let r = r.build().map_err(|e| e.to_string())?;
     let mut rows = 0;
     for b in r {
-        rows += b.map_err(|e| e.to_string())?.num_rows();
+        rows += b
+            .map_err(|e| pq_arrow::Error::from(e).to_string())?
+            .num_rows();
     }
     Ok(rows)
 }

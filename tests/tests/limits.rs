@@ -21,7 +21,7 @@ use pq_format::{
 fn read_err(reader: pq_arrow::Result<ParquetReader>) -> String {
     let result = reader
         .and_then(|r| r.build())
-        .and_then(|b| b.collect::<pq_arrow::Result<Vec<_>>>());
+        .and_then(|b| Ok(b.collect::<Result<Vec<_>, _>>()?));
     match result {
         Ok(b) => panic!("read {} batches, expected an error", b.len()),
         Err(e) => e.to_string(),

@@ -565,7 +565,7 @@ fn read_pq(path: &Path, what: &str, data: Bytes) -> Outcome {
             let schema = reader.schema();
             let batches = reader
                 .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| e.to_string())?;
+                .map_err(|e| pq_arrow::Error::from(e).to_string())?;
             arrow_select::concat::concat_batches(&schema, &batches).map_err(|e| e.to_string())
         };
         let _ = tx.send(read());

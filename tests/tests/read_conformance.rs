@@ -111,7 +111,7 @@ fn read_arrow_rs(path: &Path) -> Result<(SchemaRef, Vec<RecordBatch>), String> {
     let schema = r.schema();
     let batches = r
         .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| e.to_string())?;
+        .map_err(|e| pq_arrow::Error::from(e).to_string())?;
     Ok((schema, batches))
 }
 

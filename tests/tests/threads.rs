@@ -48,7 +48,7 @@ fn read(bytes: &Bytes, threads: usize) -> (Vec<RecordBatch>, Option<String>) {
             for b in r {
                 match b {
                     Ok(b) => batches.push(b),
-                    Err(e) => return (batches, Some(e.to_string())),
+                    Err(e) => return (batches, Some(pq_arrow::Error::from(e).to_string())),
                 }
             }
             (batches, None)

@@ -223,3 +223,29 @@ pub(crate) fn enc_err(at: &Location, source: pq_encoding::Error) -> Error {
         source,
     }
 }
+
+/// pq's error as an Arrow error (`ArrowError::ExternalError`), for Arrow
+/// interfaces such as `RecordBatchReader`; it downcasts back to [`Error`].
+impl From<Error> for arrow_schema::ArrowError {
+    fn from(e: Error) -> Self {
+        arrow_schema::ArrowError::ExternalError(Box::new(e))
+    }
+}
+
+/// An Arrow error as pq's: pq's own error comes back out of
+/// `ExternalError`; any other is [`Error::Arrow`] with no location.
+impl From<arrow_schema::ArrowError> for Error {
+    fn from(e: arrow_schema::ArrowError) -> Self {
+        let e = match e {
+            arrow_schema::ArrowError::ExternalError(inner) => match inner.downcast::<Error>() {
+                Ok(pq) => return *pq,
+                Err(other) => arrow_schema::ArrowError::ExternalError(other),
+            },
+            e => e,
+        };
+        Error::Arrow {
+            at: Box::default(),
+            source: Box::new(e),
+        }
+    }
+}

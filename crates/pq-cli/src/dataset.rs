@@ -386,7 +386,7 @@ fn read_file(
     }
     let batches = reader.build().map_err(|e| CliError::file(&path, e))?;
     Ok(Box::new(batches.map(move |b| {
-        let b = b.map_err(|e| CliError::file(&path, e))?;
+        let b = b.map_err(|e| CliError::file(&path, pq_arrow::Error::from(e)))?;
         let n = b.num_rows();
         fit(&path, &schema, &partitions, Some(&b), n)
     })))

@@ -119,7 +119,8 @@ pub fn run(path: &Path, out: &mut impl Write) -> Result<(), CliError> {
         }
     }
 
-    let mut left = Cursor::new(ours);
+    // pq's own error, without the `ArrowError` around it.
+    let mut left = Cursor::new(ours.map(|b| b.map_err(pq_arrow::Error::from)));
     let mut right = Cursor::new(theirs);
     loop {
         let l = left

@@ -4,8 +4,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
-use arrow_schema::{DataType, SchemaRef};
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions, RecordBatchReader};
+use arrow_schema::{ArrowError, DataType, SchemaRef};
 use pq_format::FileMetaData;
 use pq_page::{ChunkContext, PageOptions};
 
@@ -20,6 +20,14 @@ use crate::schema::{FieldKind, FieldNode, LeafColumn};
 
 /// The iterator of batches [`ParquetReader::build`] gives: the column
 /// chunks of one row group at a time, decoded batch by batch.
+///
+/// As arrow-rs's reader of the same name, it is an
+/// `Iterator<Item = Result<RecordBatch, ArrowError>>` and an
+/// `arrow_array::RecordBatchReader`, so it feeds IPC writers or the C
+/// stream interface as it is; [`next_batch`](Self::next_batch) gives the
+/// same batches with pq's [`Error`].
+///
+/// [`ParquetReader::build`]: super::ParquetReader::build
 #[derive(Debug)]
 pub struct ParquetRecordBatchReader {
     pub(super) source: Source,
@@ -259,7 +267,19 @@ impl ParquetRecordBatchReader {
         Ok(())
     }
 
-    fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+    /// The next batch, with pq's own [`Error`] (the iterator gives the
+    /// same batches with the error inside an `ArrowError`); `Ok(None)` once
+    /// every chosen row is read. After an error there are no more batches.
+    pub fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        if self.failed {
+            return Ok(None);
+        }
+        let batch = self.read_next();
+        self.failed = batch.is_err();
+        batch
+    }
+
+    fn read_next(&mut self) -> Result<Option<RecordBatch>> {
         loop {
             if self.remaining == Some(0) {
                 return Ok(None);
@@ -332,19 +352,21 @@ impl Drop for ParquetRecordBatchReader {
     }
 }
 
+/// The batches as arrow-rs readers give them: pq's [`Error`] is inside
+/// `ArrowError::ExternalError`, from which it downcasts back (or converts
+/// back with `pq_arrow::Error::from`).
 impl Iterator for ParquetRecordBatchReader {
-    type Item = Result<RecordBatch>;
+    type Item = Result<RecordBatch, ArrowError>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        if self.failed {
-            return None;
-        }
-        match self.next_batch() {
-            Ok(b) => b.map(Ok),
-            Err(e) => {
-                self.failed = true;
-                Some(Err(e))
-            }
-        }
+        self.next_batch().map_err(ArrowError::from).transpose()
+    }
+}
+
+/// So that the batches feed whatever takes a `RecordBatchReader`: Arrow
+/// IPC writers, the C stream interface.
+impl RecordBatchReader for ParquetRecordBatchReader {
+    fn schema(&self) -> SchemaRef {
+        self.schema.clone()
     }
 }

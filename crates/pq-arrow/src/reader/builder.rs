@@ -286,7 +286,8 @@ impl ParquetReader {
     ///         .with_threads(threads)
     ///         .build()?
     ///         .map(|b| b.map(|b| b.num_rows()))
-    ///         .sum()
+    ///         .sum::<Result<usize, _>>()
+    ///         .map_err(pq_arrow::Error::from)
     /// };
     /// assert_eq!(rows(2)?, rows(1)?);
     /// # Ok::<(), pq_arrow::Error>(())
@@ -310,7 +311,8 @@ impl ParquetReader {
     /// use pq_arrow::ParquetReader;
     /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
     /// let read = |bytes| -> Result<Vec<arrow_array::RecordBatch>, pq_arrow::Error> {
-    ///     ParquetReader::open(path)?.with_buffer_pool(bytes).build()?.collect()
+    ///     let batches = ParquetReader::open(path)?.with_buffer_pool(bytes).build()?;
+    ///     Ok(batches.collect::<Result<_, _>>()?)
     /// };
     /// assert_eq!(read(0)?, read(64 << 20)?);
     /// # Ok::<(), pq_arrow::Error>(())

@@ -31,5 +31,10 @@ pub use source::ReadSeek;
 /// # Ok::<(), pq_arrow::Error>(())
 /// ```
 pub fn read_parquet(path: impl AsRef<Path>) -> Result<Vec<RecordBatch>> {
-    ParquetReader::open(path)?.build()?.collect()
+    let mut reader = ParquetReader::open(path)?.build()?;
+    let mut batches = Vec::new();
+    while let Some(batch) = reader.next_batch()? {
+        batches.push(batch);
+    }
+    Ok(batches)
 }
