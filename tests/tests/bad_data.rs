@@ -93,7 +93,11 @@ fn bad_data_dir() -> Option<PathBuf> {
 fn read(path: &std::path::Path, columns: Option<&[&str]>) -> Result<Vec<RecordBatch>, String> {
     let mut reader = pq_arrow::ParquetReader::open(path).map_err(|e| e.to_string())?;
     if let Some(c) = columns {
-        reader = reader.with_columns(c.iter().copied());
+        let paths = c
+            .iter()
+            .map(|name| pq_format::ColumnPath::from(&[*name][..]));
+        let mask = pq_arrow::ProjectionMask::columns(reader.parquet_schema(), paths);
+        reader = reader.with_projection(mask);
     }
     reader
         .build()

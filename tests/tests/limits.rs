@@ -214,10 +214,10 @@ fn dictionary_size_limit() {
         ],
     );
     let options = PageOptions::default().with_max_dictionary_size(35);
-    let reader = ParquetReader::from_bytes(file)
-        .unwrap()
-        .with_columns(["s"])
-        .with_page_options(options);
+    let reader = ParquetReader::from_bytes(file).unwrap();
+    let s = pq_arrow::ProjectionMask::roots(reader.parquet_schema(), [0]);
+    assert_eq!(reader.schema().field(0).name(), "s");
+    let reader = reader.with_projection(s).with_page_options(options);
     assert!(reader.build().unwrap().all(|b| b.is_ok()));
 }
 

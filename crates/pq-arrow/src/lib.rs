@@ -8,16 +8,17 @@
 //!
 //! ```
 //! # fn main() -> Result<(), pq_arrow::Error> {
-//! use pq_arrow::ParquetReader;
+//! use pq_arrow::{ParquetReader, ProjectionMask};
 //! let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
 //! let reader = ParquetReader::open(path)?;
-//! let first = reader.arrow_schema().field(0).name().clone();
-//! let batches: Vec<_> = reader
-//!     .with_columns([first.as_str()])
+//! let first = ProjectionMask::roots(reader.parquet_schema(), [0]);
+//! let mut batches = reader
+//!     .with_projection(first)
 //!     .with_batch_size(8192)
-//!     .build()?
-//!     .collect::<Result<_, _>>()?;
-//! assert_eq!(batches[0].num_columns(), 1);
+//!     .build()?;
+//! while let Some(batch) = batches.next_batch()? {
+//!     assert_eq!(batch.num_columns(), 1);
+//! }
 //! # Ok(())
 //! # }
 //! ```
@@ -25,10 +26,15 @@
 //! [`ParquetReader`] opens a path ([`ParquetReader::open`]), any
 //! `Read + Seek` ([`ParquetReader::from_reader`]) or `bytes::Bytes`
 //! ([`ParquetReader::from_bytes`]); only the footer is read then. Columns
-//! (by name, top-level index, dotted path or leaf index), row groups, batch
-//! size, row offset and limit are chosen on it, and
-//! [`ParquetReader::build`] gives an `Iterator<Item = Result<RecordBatch>>`
-//! that reads one row group of the projected column chunks at a time.
+//! (a [`ProjectionMask`] of top-level fields, leaf columns or paths), row
+//! groups, batch size, row offset and limit are chosen on it, with the
+//! names arrow-rs's `ParquetRecordBatchReaderBuilder` gives them, and
+//! [`ParquetReader::build`] gives a [`ParquetRecordBatchReader`]: an
+//! arrow `RecordBatchReader` (`Iterator<Item = Result<RecordBatch,
+//! ArrowError>>`, pq's [`Error`] inside) that reads one row group of the
+//! projected column chunks at a time, and whose
+//! [`next_batch`](ParquetRecordBatchReader::next_batch) gives pq's error
+//! as it is.
 //! [`read_parquet`] reads a whole file in one call.
 //!
 //! # Writing
@@ -66,5 +72,8 @@ pub mod write;
 pub use error::{Error, Location, Result};
 pub use pq_format::Limits as MetadataLimits;
 pub use pq_page::PageOptions;
-pub use reader::{ParquetReader, ParquetRecordBatchReader, ReadSeek, read_parquet};
+pub use reader::{
+    ParquetReader, ParquetRecordBatchReader, ProjectionMask, ProjectionSchema, ReadSeek,
+    read_parquet,
+};
 pub use write::{ParquetWriter, WriterOptions, write_parquet};

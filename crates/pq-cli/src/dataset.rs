@@ -144,7 +144,7 @@ impl Dataset {
                 Some(w) if options.union_by_name => Some(
                     w.iter()
                         .filter(|n| {
-                            let top = n.split('.').next().unwrap_or(n);
+                            let top = read::top_name(n, file_schema.fields());
                             file_schema.fields().iter().any(|f| f.name() == top)
                         })
                         .cloned()
@@ -192,7 +192,7 @@ impl Dataset {
             && let Some(w) = &wanted
         {
             for name in w {
-                let top = name.split('.').next().unwrap_or(name);
+                let top = read::top_name(name, &fields);
                 if !fields.iter().any(|f| f.name() == top) {
                     return Err(CliError::Message(format!("no file has a column '{name}'")));
                 }

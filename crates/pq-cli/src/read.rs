@@ -2,7 +2,9 @@
 
 use std::path::Path;
 
-use pq_arrow::ParquetReader;
+use arrow_schema::FieldRef;
+use pq_arrow::{ParquetReader, ProjectionMask};
+use pq_format::ColumnPath;
 
 use crate::error::CliError;
 use crate::input::Input;
@@ -10,7 +12,8 @@ use crate::input::Input;
 /// Opens an input with the pq reader (footer only): a file is read in
 /// place, bytes in memory without a copy. With `columns`, checks that each
 /// names a top-level field or a dotted path of a nested field or leaf, and
-/// selects them; an unknown name is an error listing the columns.
+/// selects them (see [`column_paths`]); an unknown name is an error listing
+/// the columns.
 pub fn open_input(
     path: &Path,
     input: Input,
@@ -34,16 +37,53 @@ pub fn select(
     let Some(columns) = columns else {
         return Ok(reader);
     };
+    let mut paths = Vec::new();
     for name in columns {
-        let parts: Vec<&str> = name.split('.').collect();
-        let known = reader.leaf_columns().iter().any(|leaf| {
-            leaf.path.len() >= parts.len() && leaf.path.iter().zip(&parts).all(|(a, b)| a == b)
-        });
-        if !known {
+        let found = column_paths(&reader, name);
+        if found.is_empty() {
             return Err(unknown_column(path, name, &reader));
         }
+        paths.extend(found);
     }
-    Ok(reader.with_columns(columns))
+    let mask = ProjectionMask::columns(reader.parquet_schema(), paths);
+    Ok(reader.with_projection(mask))
+}
+
+/// The fields a `--columns` name selects: the top-level field of exactly
+/// that name if there is one (a name may hold a dot), else every field
+/// whose path, joined with dots, is the name (so `a.b.c` also finds a
+/// field `b.c` of `a`).
+fn column_paths(reader: &ParquetReader, name: &str) -> Vec<ColumnPath> {
+    let leaves = reader.leaf_columns();
+    if leaves
+        .iter()
+        .any(|leaf| leaf.path.first().is_some_and(|top| top == name))
+    {
+        return vec![ColumnPath::from(&[name][..])];
+    }
+    let mut out: Vec<ColumnPath> = Vec::new();
+    for leaf in leaves {
+        for k in 1..=leaf.path.len() {
+            let prefix = &leaf.path[..k];
+            if prefix.join(".") == name {
+                let p = ColumnPath::from(prefix);
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The top-level field a `--columns` name is in, among `fields`: the name
+/// itself when a field has it (a name may hold a dot), else its part
+/// before the first dot.
+pub fn top_name<'a>(name: &'a str, fields: &[FieldRef]) -> &'a str {
+    if fields.iter().any(|f| f.name() == name) {
+        return name;
+    }
+    name.split('.').next().unwrap_or(name)
 }
 
 /// The error for a column name the file does not have.
@@ -90,7 +130,7 @@ pub fn split_columns(columns: &[String]) -> Result<Option<Vec<String>>, CliError
 pub fn requested_order(schema: &arrow_schema::Schema, columns: &[String]) -> Vec<usize> {
     let mut order = Vec::with_capacity(schema.fields().len());
     for name in columns {
-        let top = name.split('.').next().unwrap_or(name);
+        let top = top_name(name, schema.fields());
         if let Some(i) = schema.fields().iter().position(|f| f.name() == top)
             && !order.contains(&i)
         {

@@ -12,7 +12,7 @@ use pq_format::{FileMetaData, Limits};
 use pq_page::PageOptions;
 
 use super::ParquetRecordBatchReader;
-use super::projection::{Projection, selected_leaves};
+use super::projection::ProjectionMask;
 use super::source::Source;
 use super::workers::Workers;
 use crate::error::{Error, Location, Result};
@@ -31,7 +31,7 @@ use crate::schema::{FieldKind, FieldNode, LeafColumn, ParquetNode, convert};
 /// use pq_arrow::ParquetReader;
 /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
 /// let reader = ParquetReader::open(path)?;
-/// println!("{}", reader.arrow_schema());
+/// println!("{}", reader.schema());
 /// let batches = reader.with_batch_size(1024).build()?;
 /// let mut rows = 0;
 /// for batch in batches {
@@ -51,7 +51,7 @@ pub struct ParquetReader {
     root: ParquetNode,
     leaves: Vec<LeafColumn>,
     schema: SchemaRef,
-    projection: Projection,
+    projection: ProjectionMask,
     row_groups: Option<Vec<usize>>,
     batch_size: usize,
     offset: usize,
@@ -163,7 +163,7 @@ impl ParquetReader {
             root,
             leaves,
             schema: converted.schema,
-            projection: Projection::All,
+            projection: ProjectionMask::all(),
             row_groups: None,
             batch_size: 8192,
             offset: 0,
@@ -195,6 +195,12 @@ impl ParquetReader {
     /// `ARROW:schema` hint does not decode, this is the schema of the
     /// Parquet types alone, and [`build`](Self::build) fails unless
     /// [`with_skip_arrow_metadata`](Self::with_skip_arrow_metadata) is set.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// The older name of [`schema`](Self::schema).
+    #[doc(hidden)]
     pub fn arrow_schema(&self) -> SchemaRef {
         self.schema.clone()
     }
@@ -209,31 +215,11 @@ impl ParquetReader {
         self.metadata.row_groups.len()
     }
 
-    /// Reads only these columns: top-level field names, or dotted paths of
-    /// nested fields or leaves (`"a.b.c"`; a group selects all its leaves).
-    pub fn with_columns<I, S>(mut self, names: I) -> Self
-    where
-        I: IntoIterator<Item = S>,
-        S: AsRef<str>,
-    {
-        self.projection =
-            Projection::Names(names.into_iter().map(|s| s.as_ref().to_string()).collect());
-        self
-    }
-
-    /// Reads only these top-level fields, by index in [`arrow_schema`].
-    ///
-    /// [`arrow_schema`]: ParquetReader::arrow_schema
-    pub fn with_column_indices(mut self, indices: impl IntoIterator<Item = usize>) -> Self {
-        self.projection = Projection::Indices(indices.into_iter().collect());
-        self
-    }
-
-    /// Reads only these leaf columns, by index in [`leaf_columns`].
-    ///
-    /// [`leaf_columns`]: ParquetReader::leaf_columns
-    pub fn with_leaf_indices(mut self, indices: impl IntoIterator<Item = usize>) -> Self {
-        self.projection = Projection::Leaves(indices.into_iter().collect());
+    /// Reads only the columns of this mask (made against
+    /// [`parquet_schema`](Self::parquet_schema)); the default reads all.
+    /// Unknown columns are an error of [`build`](Self::build).
+    pub fn with_projection(mut self, mask: ProjectionMask) -> Self {
+        self.projection = mask;
         self
     }
 
@@ -387,7 +373,7 @@ impl ParquetReader {
 
     /// Checks the options and gives the iterator of batches.
     pub fn build(self) -> Result<ParquetRecordBatchReader> {
-        let selected = selected_leaves(&self.projection, &self.root, &self.leaves)?;
+        let selected = self.projection.selected(self.leaves.len())?;
         let converted = convert(
             &self.root,
             self.metadata.key_value_metadata.as_deref(),

@@ -20,6 +20,7 @@ use crate::error::Result;
 
 pub use batches::ParquetRecordBatchReader;
 pub use builder::ParquetReader;
+pub use projection::{ProjectionMask, ProjectionSchema};
 pub use source::ReadSeek;
 
 /// Reads a whole file into batches of 8192 rows.
