@@ -222,7 +222,8 @@ fn check_file(path: &Path) -> Result<(), String> {
         // The file-level schemas, metadata included.
         let ours = pq_arrow::ParquetReader::open(path)
             .map_err(|e| e.to_string())?
-            .arrow_schema();
+            .schema()
+            .clone();
         let f = File::open(path).map_err(|e| e.to_string())?;
         let theirs = ParquetRecordBatchReaderBuilder::try_new(f)
             .map_err(|e| e.to_string())?

@@ -121,7 +121,7 @@ impl Dataset {
                 Input::File { .. } => None,
             };
             let reader = read::open_input(&path, input, None)?;
-            let file_schema = reader.arrow_schema();
+            let file_schema = reader.schema().clone();
             // Plans of rows (offsets, the last rows) are made from these
             // counts: one that cannot be a count stops here.
             let row_groups = reader

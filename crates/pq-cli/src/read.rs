@@ -88,7 +88,7 @@ pub fn top_name<'a>(name: &'a str, fields: &[FieldRef]) -> &'a str {
 
 /// The error for a column name the file does not have.
 fn unknown_column(path: &Path, name: &str, reader: &ParquetReader) -> CliError {
-    let schema = reader.arrow_schema();
+    let schema = reader.schema();
     let mut known: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
     for leaf in reader.leaf_columns() {
         let dotted = leaf.dotted();
