@@ -24,7 +24,10 @@ use crate::schema::{FieldKind, FieldNode, LeafColumn, ParquetNode, convert};
 /// iterator of batches.
 ///
 /// Only the footer is read when opening; [`build`] then reads, one row
-/// group at a time, just the column chunks of the chosen columns.
+/// group at a time, just the column chunks of the chosen columns. An
+/// option that behaves as one of arrow-rs's `ParquetRecordBatchReaderBuilder`
+/// has its name (`with_projection`, `with_row_groups`, `with_batch_size`,
+/// `with_offset`, `with_limit`, `schema`, `parquet_schema`, `metadata`).
 ///
 /// ```
 /// # fn main() -> Result<(), pq_arrow::Error> {
