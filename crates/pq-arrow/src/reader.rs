@@ -10,7 +10,7 @@ use std::sync::Arc;
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::{DataType, SchemaRef};
 use bytes::Bytes;
-use pq_format::{FileMetaData, Limits};
+use pq_format::{FileMetaData, Limits, ParquetMetaData, SchemaDescriptor};
 use pq_page::{ChunkContext, PageOptions};
 
 use crate::assemble::{Leaves, build};
@@ -18,8 +18,7 @@ use crate::column::LeafReader;
 use crate::error::{Error, Location, Result, data_err};
 use crate::pool::{DEFAULT_POOL_BYTES, Pool};
 use crate::row_group_tasks::{Batches, RowGroupTasks};
-use crate::schema::parquet::build_tree;
-use crate::schema::{FieldKind, FieldNode, LeafColumn, ParquetNode, convert};
+use crate::schema::{FieldKind, FieldNode, LeafColumn, convert, from_schema_error};
 
 /// Where the file's bytes come from.
 enum Source {
@@ -81,9 +80,7 @@ enum Projection {
 pub struct ParquetReader {
     source: Source,
     file_len: u64,
-    metadata: Arc<FileMetaData>,
-    root: ParquetNode,
-    leaves: Vec<LeafColumn>,
+    metadata: Arc<ParquetMetaData>,
     schema: SchemaRef,
     projection: Projection,
     row_groups: Option<Vec<usize>>,
@@ -102,6 +99,7 @@ fn format_err(source: pq_format::FormatError) -> Error {
         pq_format::FormatError::Encrypted { detail } => Error::Encrypted {
             message: detail.to_string(),
         },
+        pq_format::FormatError::Schema(e) => from_schema_error(e),
         source => Error::Format { source },
     }
 }
@@ -172,30 +170,17 @@ impl ParquetReader {
 
     fn new(source: Source, file_len: u64, md: FileMetaData, limits: &Limits) -> Result<Self> {
         pq_format::check_not_encrypted(&md).map_err(format_err)?;
-        pq_format::check_counts(&md).map_err(format_err)?;
-        let depth = schema_depth(&md.schema);
-        if depth > limits.max_schema_depth {
-            return Err(crate::error::schema_err(
-                &Location::default(),
-                format!(
-                    "the schema is nested {depth} deep, more than the limit of {} \
-                     (Limits::max_schema_depth)",
-                    limits.max_schema_depth
-                ),
-            ));
-        }
-        let (root, leaves) = build_tree(&md.schema)?;
+        // The schema tree is built and checked here once (limits included).
+        let md = ParquetMetaData::new(md, limits).map_err(format_err)?;
         let kv = md.key_value_metadata.as_deref();
         // A corrupt ARROW:schema hint fails `build` unless the user skips
         // it; opening the file still works, so that they can.
-        let converted = convert(&root, kv, &|_| true, false, false)
-            .or_else(|e| convert(&root, kv, &|_| true, true, false).map_err(|_| e))?;
+        let converted = convert(&md.schema, kv, &|_| true, false, false)
+            .or_else(|e| convert(&md.schema, kv, &|_| true, true, false).map_err(|_| e))?;
         Ok(ParquetReader {
             source,
             file_len,
             metadata: Arc::new(md),
-            root,
-            leaves,
             schema: converted.schema,
             projection: Projection::All,
             row_groups: None,
@@ -210,19 +195,20 @@ impl ParquetReader {
         })
     }
 
-    /// The file metadata (the decoded footer).
-    pub fn metadata(&self) -> &FileMetaData {
+    /// The file metadata: the decoded footer (its fields read through)
+    /// with its schema tree.
+    pub fn metadata(&self) -> &ParquetMetaData {
         &self.metadata
     }
 
-    /// The Parquet schema tree (its root group).
-    pub fn parquet_schema(&self) -> &ParquetNode {
-        &self.root
+    /// The Parquet schema tree.
+    pub fn parquet_schema(&self) -> &SchemaDescriptor {
+        &self.metadata.schema
     }
 
     /// The leaf columns, in file order, with their paths and levels.
     pub fn leaf_columns(&self) -> &[LeafColumn] {
-        &self.leaves
+        self.metadata.schema.columns()
     }
 
     /// The Arrow schema of the whole file (before projection). When the
@@ -420,14 +406,14 @@ impl ParquetReader {
     fn selected_leaves(&self) -> Result<BTreeSet<usize>> {
         let mut out = BTreeSet::new();
         match &self.projection {
-            Projection::All => out.extend(0..self.leaves.len()),
+            Projection::All => out.extend(0..self.leaf_columns().len()),
             Projection::Leaves(l) => {
                 for &i in l {
-                    if i >= self.leaves.len() {
+                    if i >= self.leaf_columns().len() {
                         return Err(Error::Request {
                             message: format!(
                                 "leaf column {i} does not exist: the file has {}",
-                                self.leaves.len()
+                                self.leaf_columns().len()
                             ),
                         });
                     }
@@ -435,11 +421,12 @@ impl ParquetReader {
                 }
             }
             Projection::Indices(idx) => {
-                let top: Vec<&str> = self
-                    .root
+                let schema = self.parquet_schema();
+                let top: Vec<&str> = schema
+                    .root()
                     .children()
                     .iter()
-                    .map(|c| c.name.as_str())
+                    .filter_map(|&c| schema.node(c).map(|c| c.name.as_str()))
                     .collect();
                 for &i in idx {
                     let Some(name) = top.get(i) else {
@@ -450,8 +437,8 @@ impl ParquetReader {
                             ),
                         });
                     };
-                    for (li, leaf) in self.leaves.iter().enumerate() {
-                        if leaf.path.first().map(String::as_str) == Some(*name) {
+                    for (li, leaf) in self.leaf_columns().iter().enumerate() {
+                        if leaf.path.first() == Some(*name) {
                             out.insert(li);
                         }
                     }
@@ -461,10 +448,10 @@ impl ParquetReader {
                 for name in names {
                     let parts: Vec<&str> = name.split('.').collect();
                     let mut found = false;
-                    for (li, leaf) in self.leaves.iter().enumerate() {
+                    for (li, leaf) in self.leaf_columns().iter().enumerate() {
                         let whole = leaf.dotted() == *name;
                         let prefix = leaf.path.len() >= parts.len()
-                            && leaf.path.iter().zip(&parts).all(|(a, b)| a == b);
+                            && leaf.path.iter().zip(&parts).all(|(a, b)| a == *b);
                         if whole || prefix {
                             out.insert(li);
                             found = true;
@@ -485,7 +472,7 @@ impl ParquetReader {
     pub fn build(self) -> Result<ParquetRecordBatchReader> {
         let selected = self.selected_leaves()?;
         let converted = convert(
-            &self.root,
+            &self.metadata.schema,
             self.metadata.key_value_metadata.as_deref(),
             &|i| selected.contains(&i),
             self.skip_arrow_metadata,
@@ -511,7 +498,6 @@ impl ParquetReader {
             source: self.source,
             file_len: self.file_len,
             metadata: self.metadata,
-            leaves: self.leaves,
             schema: converted.schema,
             root: converted.root,
             leaf_types,
@@ -533,28 +519,6 @@ impl ParquetReader {
             failed: false,
         })
     }
-}
-
-/// The depth of the deepest element of a flat schema list (the root is 0),
-/// as far as the list is a tree; what is not is for `build_tree` to report.
-fn schema_depth(elements: &[pq_format::SchemaElement]) -> usize {
-    // Children still to come of each open group, outermost first.
-    let mut open: Vec<i64> = Vec::new();
-    let mut deepest = 0;
-    for e in elements {
-        while open.last() == Some(&0) {
-            open.pop();
-        }
-        if let Some(left) = open.last_mut() {
-            *left -= 1;
-        }
-        deepest = deepest.max(open.len());
-        let n = e.num_children.unwrap_or(0);
-        if n > 0 {
-            open.push(i64::from(n));
-        }
-    }
-    deepest
 }
 
 /// Page options of the reader: pages and dictionaries up to the 2 GiB a page
@@ -590,8 +554,7 @@ fn collect_leaf_types(node: &FieldNode, slot_def: i16, out: &mut HashMap<usize, 
 pub struct ParquetRecordBatchReader {
     source: Source,
     file_len: u64,
-    metadata: Arc<FileMetaData>,
-    leaves: Vec<LeafColumn>,
+    metadata: Arc<ParquetMetaData>,
     schema: SchemaRef,
     root: Option<FieldNode>,
     /// Arrow type and slot definition level of every selected leaf.
@@ -679,7 +642,7 @@ impl ParquetRecordBatchReader {
         selected.sort_unstable();
         let mut readers = Vec::with_capacity(selected.len());
         for ci in selected {
-            let Some(leaf) = self.leaves.get(ci).cloned() else {
+            let Some(leaf) = self.metadata.schema.column(ci).cloned() else {
                 continue;
             };
             let at = Location::chunk(rg_index, leaf.dotted());
@@ -707,12 +670,12 @@ impl ParquetRecordBatchReader {
             // copies disagree pq cannot tell which is corrupt: a schema
             // whose INT32 turned FLOAT would read every value wrongly and
             // without a word, so the disagreement is an error.
-            if cmd.type_ != leaf.physical {
+            if cmd.type_ != leaf.physical_type {
                 return Err(data_err(
                     &at,
                     format!(
                         "the chunk's physical type {} differs from the schema's {}",
-                        cmd.type_.0, leaf.physical.0
+                        cmd.type_.0, leaf.physical_type.0
                     ),
                 ));
             }
@@ -836,7 +799,7 @@ impl ParquetRecordBatchReader {
         let Some(group) = self.metadata.row_groups.get(rg) else {
             return Ok(());
         };
-        for (chunk, leaf) in group.columns.iter().zip(self.leaves.iter()) {
+        for (chunk, leaf) in group.columns.iter().zip(self.metadata.schema.columns()) {
             let values = chunk.meta_data.as_ref().map_or(0, |m| m.num_values);
             if values > 0 {
                 return Err(data_err(

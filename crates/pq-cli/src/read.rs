@@ -37,7 +37,7 @@ pub fn select(
     for name in columns {
         let parts: Vec<&str> = name.split('.').collect();
         let known = reader.leaf_columns().iter().any(|leaf| {
-            leaf.path.len() >= parts.len() && leaf.path.iter().zip(&parts).all(|(a, b)| a == b)
+            leaf.path.len() >= parts.len() && leaf.path.iter().zip(&parts).all(|(a, b)| a == *b)
         });
         if !known {
             return Err(unknown_column(path, name, &reader));
