@@ -292,3 +292,247 @@ impl SchemaDescriptor {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+    use crate::{FieldRepetitionType as R, FormatError, Limits, SchemaElement, Type};
+
+    fn group(name: &str, rep: Option<R>, n: i32, c: Option<ConvertedType>) -> SchemaElement {
+        SchemaElement {
+            name: name.into(),
+            repetition_type: rep,
+            num_children: Some(n),
+            converted_type: c,
+            ..Default::default()
+        }
+    }
+
+    fn leaf(name: &str, rep: R) -> SchemaElement {
+        SchemaElement {
+            name: name.into(),
+            repetition_type: Some(rep),
+            type_: Some(Type::INT32),
+            ..Default::default()
+        }
+    }
+
+    const LIST: Option<ConvertedType> = Some(ConvertedType::LIST);
+    const MAP: Option<ConvertedType> = Some(ConvertedType::MAP);
+
+    fn build(e: &[SchemaElement]) -> Result<SchemaDescriptor, String> {
+        SchemaDescriptor::new(e, &Limits::default()).map_err(|e| {
+            assert!(matches!(e, FormatError::Schema(_)), "{e}");
+            e.to_string()
+        })
+    }
+
+    #[test]
+    fn list_layouts_follow_the_backward_compatibility_rules() {
+        // (the list's repeated child and below, the layout expected)
+        let cases: Vec<(Vec<SchemaElement>, ListLayout)> = vec![
+            // Three levels: repeated group list { element }.
+            (
+                vec![
+                    group("list", Some(R::REPEATED), 1, None),
+                    leaf("element", R::OPTIONAL),
+                ],
+                ListLayout::Wrapped {
+                    repeated: 2,
+                    element: 3,
+                },
+            ),
+            // Two levels: a repeated primitive is the element.
+            (vec![leaf("item", R::REPEATED)], ListLayout::Repeated(2)),
+            // A repeated group of two fields is the element.
+            (
+                vec![
+                    group("pair", Some(R::REPEATED), 2, None),
+                    leaf("a", R::REQUIRED),
+                    leaf("b", R::REQUIRED),
+                ],
+                ListLayout::Repeated(2),
+            ),
+            // The `array` and `<name>_tuple` groups are the element.
+            (
+                vec![
+                    group("array", Some(R::REPEATED), 1, None),
+                    leaf("a", R::REQUIRED),
+                ],
+                ListLayout::Repeated(2),
+            ),
+            (
+                vec![
+                    group("l_tuple", Some(R::REPEATED), 1, None),
+                    leaf("a", R::REQUIRED),
+                ],
+                ListLayout::Repeated(2),
+            ),
+            // ... unless their one field is itself repeated.
+            (
+                vec![
+                    group("array", Some(R::REPEATED), 1, None),
+                    leaf("a", R::REPEATED),
+                ],
+                ListLayout::Wrapped {
+                    repeated: 2,
+                    element: 3,
+                },
+            ),
+        ];
+        for (body, expected) in cases {
+            let mut s = vec![
+                group("m", None, 1, None),
+                group("l", Some(R::OPTIONAL), 1, LIST),
+            ];
+            s.extend(body);
+            let schema = build(&s).unwrap();
+            assert_eq!(schema.list_element(1).unwrap(), expected, "{s:?}");
+            let role = schema.repeated_role(expected.repeated()).unwrap();
+            let expected_role = match expected {
+                ListLayout::Repeated(_) => RepeatedRole::ListElement,
+                ListLayout::Wrapped { .. } => RepeatedRole::ListWrapper,
+            };
+            assert_eq!(role, expected_role);
+        }
+    }
+
+    #[test]
+    fn map_entries_and_roles() {
+        let s = vec![
+            group("m", None, 2, None),
+            group("map", Some(R::OPTIONAL), 1, MAP),
+            group("key_value", Some(R::REPEATED), 2, None),
+            leaf("key", R::REQUIRED),
+            leaf("value", R::OPTIONAL),
+            leaf("bare", R::REPEATED),
+        ];
+        let schema = build(&s).unwrap();
+        assert_eq!(
+            schema.map_entries(1).unwrap(),
+            MapEntries::KeyValue {
+                key_value: 2,
+                key: 3,
+                value: 4
+            }
+        );
+        assert_eq!(schema.repeated_role(2), Some(RepeatedRole::MapKeyValue));
+        assert_eq!(schema.repeated_role(5), Some(RepeatedRole::Bare));
+        assert_eq!(schema.repeated_role(3), None);
+        // A key-value group of one field: a list of it.
+        let s = vec![
+            group("m", None, 1, None),
+            group(
+                "map",
+                Some(R::OPTIONAL),
+                1,
+                Some(ConvertedType::MAP_KEY_VALUE),
+            ),
+            group("key_value", Some(R::REPEATED), 1, None),
+            leaf("key", R::REQUIRED),
+        ];
+        let schema = build(&s).unwrap();
+        assert_eq!(
+            schema.map_entries(1).unwrap(),
+            MapEntries::List(ListLayout::Wrapped {
+                repeated: 2,
+                element: 3
+            })
+        );
+    }
+
+    #[test]
+    fn malformed_lists_and_maps_are_errors_at_their_column() {
+        let cases: Vec<(Vec<SchemaElement>, &str)> = vec![
+            (
+                vec![
+                    group("l", Some(R::OPTIONAL), 1, LIST),
+                    leaf("element", R::OPTIONAL),
+                ],
+                "schema error at column l: List child must be repeated",
+            ),
+            (
+                vec![
+                    group("l", Some(R::REPEATED), 1, LIST),
+                    leaf("element", R::REPEATED),
+                ],
+                "schema error at column l: List type cannot be repeated",
+            ),
+            (
+                vec![
+                    group("l", Some(R::OPTIONAL), 2, LIST),
+                    leaf("a", R::REPEATED),
+                    leaf("b", R::REPEATED),
+                ],
+                "list type must have a single child, found 2",
+            ),
+            (
+                vec![
+                    group("m", Some(R::OPTIONAL), 1, MAP),
+                    group("kv", Some(R::REPEATED), 2, None),
+                    leaf("key", R::REPEATED),
+                    leaf("value", R::OPTIONAL),
+                ],
+                "schema error at column m: Map keys cannot be repeated",
+            ),
+            (
+                vec![
+                    group("m", Some(R::OPTIONAL), 1, MAP),
+                    group("kv", Some(R::OPTIONAL), 2, None),
+                    leaf("key", R::REQUIRED),
+                    leaf("value", R::OPTIONAL),
+                ],
+                "Child of map field must be repeated",
+            ),
+            (
+                vec![{
+                    let mut l = leaf("p", R::OPTIONAL);
+                    l.converted_type = MAP;
+                    l
+                }],
+                "schema error at column p: unable to convert Parquet INT32 with logical type \
+                 None and converted type 1: a MAP annotation is for groups only",
+            ),
+            (
+                vec![{
+                    let mut l = leaf("p", R::OPTIONAL);
+                    l.converted_type = Some(ConvertedType(-1));
+                    l
+                }],
+                "schema error at column p: unknown converted type -1",
+            ),
+        ];
+        for (body, expected) in cases {
+            let mut s = vec![group("m", None, 1, None)];
+            s.extend(body);
+            let err = build(&s).unwrap_err();
+            assert!(err.contains(expected), "{err:?} lacks {expected:?}");
+        }
+        // Nested below a struct, the column is the whole path.
+        let s = vec![
+            group("m", None, 1, None),
+            group("s", Some(R::REQUIRED), 1, None),
+            group("l", Some(R::OPTIONAL), 1, LIST),
+            leaf("element", R::OPTIONAL),
+        ];
+        let err = build(&s).unwrap_err();
+        assert!(err.starts_with("schema error at column s.l: "), "{err}");
+    }
+
+    #[test]
+    fn absent_annotations_are_none_and_fixed_widths_are_checked() {
+        let mut f = leaf("f", R::OPTIONAL);
+        f.type_ = Some(Type::FIXED_LEN_BYTE_ARRAY);
+        f.type_length = Some(16);
+        let s = vec![group("m", None, 2, None), leaf("i", R::REQUIRED), f];
+        let schema = build(&s).unwrap();
+        let (i, f) = (&schema.columns()[0], &schema.columns()[1]);
+        assert_eq!((i.type_length, i.fixed_width()), (None, 0));
+        assert_eq!((f.type_length, f.fixed_width()), (Some(16), 16));
+        assert_eq!((i.converted_type, i.logical_type.as_ref()), (None, None));
+        assert_eq!((i.precision, i.scale, i.field_id), (None, None, None));
+        assert_eq!(i.dotted(), "i");
+    }
+}
