@@ -58,6 +58,18 @@ impl FieldNode {
         }
     }
 
+    /// A repeated field outside a LIST or MAP group is a required list of
+    /// itself: of the hint's list type when there is a hint to follow.
+    fn repeated_as_list(self, node: &SchemaNode, ctx: Ctx, at: &Location) -> Result<FieldNode> {
+        Ok(if !node.is_repeated() {
+            self
+        } else if ctx.treat_repeated_as_list_hint {
+            self.into_list_with_hint(node, ctx.data_type, at)?
+        } else {
+            self.into_list(&node.name)
+        })
+    }
+
     fn into_list_with_hint(
         self,
         node: &SchemaNode,
@@ -183,13 +195,7 @@ impl Visitor<'_> {
                 column_index: column,
             },
         };
-        Ok(Some(if !repeated {
-            field
-        } else if ctx.treat_repeated_as_list_hint {
-            field.into_list_with_hint(node, ctx.data_type, &at)?
-        } else {
-            field.into_list(&node.name)
-        }))
+        field.repeated_as_list(node, ctx, &at).map(Some)
     }
 
     fn visit_struct(&self, index: usize, ctx: Ctx, is_root: bool) -> Result<Option<FieldNode>> {
@@ -280,13 +286,7 @@ impl Visitor<'_> {
             arrow_type: DataType::Struct(Fields::from(fields)),
             kind: FieldKind::Group(nodes),
         };
-        Ok(Some(if !repeated {
-            field
-        } else if ctx.treat_repeated_as_list_hint {
-            field.into_list_with_hint(node, ctx.data_type, &at)?
-        } else {
-            field.into_list(&node.name)
-        }))
+        field.repeated_as_list(node, ctx, &at).map(Some)
     }
 
     fn visit_map(&self, index: usize, ctx: Ctx) -> Result<Option<FieldNode>> {
