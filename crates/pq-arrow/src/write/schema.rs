@@ -374,3 +374,82 @@ pub(crate) fn encode_arrow_schema(schema: &Schema) -> String {
     out.extend_from_slice(&msg);
     BASE64_STANDARD.encode(&out)
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::sync::Arc;
+
+    use arrow_schema::{DataType, Field, Fields, Schema};
+
+    use super::*;
+
+    #[test]
+    fn leaves_are_the_trees_columns_with_their_sort_orders() {
+        let item = Field::new(
+            "item",
+            DataType::Struct(Fields::from(vec![
+                Field::new("a", DataType::UInt32, false),
+                Field::new("b", DataType::FixedSizeBinary(4), true),
+            ])),
+            true,
+        );
+        let schema = Schema::new(vec![
+            Field::new("l", DataType::List(Arc::new(item)), true),
+            Field::new("s", DataType::Utf8, false),
+        ]);
+        let p = to_parquet(&schema).unwrap();
+        let got: Vec<_> = p
+            .leaves
+            .iter()
+            .map(|l| {
+                (
+                    l.dotted(),
+                    l.physical_type,
+                    l.fixed_width(),
+                    l.max_def_level,
+                    l.max_rep_level,
+                    l.sort,
+                    l.path.join("."),
+                )
+            })
+            .collect();
+        let leaf = |p: &str, t, w, d, r, s| (p.to_string(), t, w, d, r, s, p.to_string());
+        assert_eq!(
+            got,
+            [
+                leaf("l.list.item.a", Type::INT32, 0, 3, 1, SortOrder::Unsigned),
+                leaf(
+                    "l.list.item.b",
+                    Type::FIXED_LEN_BYTE_ARRAY,
+                    4,
+                    4,
+                    1,
+                    SortOrder::Bytes
+                ),
+                leaf("s", Type::BYTE_ARRAY, 0, 0, 0, SortOrder::Bytes),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_schema_the_reader_would_refuse_is_not_written() {
+        // 129 structs deep: one past the depth a reader accepts by default.
+        let mut field = Field::new("x", DataType::Int32, true);
+        for i in 0..129 {
+            field = Field::new(
+                format!("s{i}"),
+                DataType::Struct(Fields::from(vec![field])),
+                true,
+            );
+        }
+        let err = to_parquet(&Schema::new(vec![field]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("is nested 129 deep, deeper than the limit of 128"),
+            "{err}"
+        );
+    }
+}
