@@ -82,7 +82,10 @@ const EXPECTED: &[(&str, &str, Expect)] = &[
     (
         "PARQUET-1481.parquet",
         "a corrupted physical type in the schema",
-        Expect::Error(&["schema error at column Handle", "unknown physical type -7"]),
+        Expect::Error(&[
+            "schema error at column Handle",
+            "unknown physical type value -7",
+        ]),
     ),
 ];
 

@@ -298,7 +298,7 @@ fn metadata_limits() {
     });
     assert_has(
         &err,
-        &["the schema is nested 1 deep, more than the limit of 0 (Limits::max_schema_depth)"],
+        &["is nested 1 deep, deeper than the limit of 0 (Limits::max_schema_depth)"],
     );
     // A nested schema: list<struct<a: int>> is 4 deep.
     let list = written_nested_file();
@@ -309,7 +309,7 @@ fn metadata_limits() {
             ..defaults()
         },
     ));
-    assert_has(&err, &["nested 4 deep, more than the limit of 3"]);
+    assert_has(&err, &["nested 4 deep, deeper than the limit of 3"]);
     let reader = ParquetReader::from_bytes_with_limits(
         list,
         &MetadataLimits {

@@ -63,8 +63,9 @@ fn column_paths(reader: &ParquetReader, name: &str) -> Vec<ColumnPath> {
     }
     let mut out: Vec<ColumnPath> = Vec::new();
     for leaf in leaves {
-        for k in 1..=leaf.path.len() {
-            let prefix = &leaf.path[..k];
+        let parts: Vec<&str> = leaf.path.iter().collect();
+        for k in 1..=parts.len() {
+            let prefix = &parts[..k];
             if prefix.join(".") == name {
                 let p = ColumnPath::from(prefix);
                 if !out.contains(&p) {

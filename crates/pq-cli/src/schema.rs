@@ -80,7 +80,7 @@ fn write_node(
                 return Ok(());
             };
             let physical = match c.physical_type {
-                Type::FIXED_LEN_BYTE_ARRAY => format!("fixed_len_byte_array({})", c.type_length),
+                Type::FIXED_LEN_BYTE_ARRAY => format!("fixed_len_byte_array({})", c.fixed_width()),
                 t => name(t).to_lowercase(),
             };
             writeln!(

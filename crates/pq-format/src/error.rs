@@ -74,14 +74,68 @@ pub enum FormatError {
         source: DecodeError,
     },
     /// The schema tree is malformed.
-    #[error("invalid Parquet schema: {0}")]
-    Schema(String),
+    #[error("{0}")]
+    Schema(SchemaError),
     /// The metadata is inconsistent with the schema.
     #[error("invalid Parquet metadata: {0}")]
     Invalid(String),
     /// An I/O error.
     #[error("I/O error reading Parquet metadata: {0}")]
     Io(#[from] std::io::Error),
+}
+
+/// What is wrong with a schema, and at which field.
+///
+/// It prints as one line, `schema error at column a.b: what`, the same
+/// line the Arrow reader gives for the same schema, so that every tool
+/// words one defect one way.
+///
+/// ```
+/// let e = pq_format::SchemaError::at("a.b", "List child must be repeated");
+/// assert_eq!(e.to_string(), "schema error at column a.b: List child must be repeated");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaError {
+    /// The dotted path of the field at fault (`None` for the schema as a
+    /// whole).
+    pub column: Option<String>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl SchemaError {
+    /// An error at the field with this dotted path.
+    pub fn at(column: impl Into<String>, message: impl Into<String>) -> Self {
+        Self {
+            column: Some(column.into()),
+            message: message.into(),
+        }
+    }
+
+    /// An error of the schema as a whole.
+    pub fn whole(message: impl Into<String>) -> Self {
+        Self {
+            column: None,
+            message: message.into(),
+        }
+    }
+}
+
+impl std::fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.column {
+            Some(c) => write!(f, "schema error at column {c}: {}", self.message),
+            None => write!(f, "schema error at file: {}", self.message),
+        }
+    }
+}
+
+impl std::error::Error for SchemaError {}
+
+impl From<SchemaError> for FormatError {
+    fn from(e: SchemaError) -> Self {
+        FormatError::Schema(e)
+    }
 }
 
 fn show_magic(b: &[u8; 4]) -> String {

@@ -24,7 +24,9 @@
 //!   ([`ThriftDecode::decode_bytes`]) slices them without copying.
 //!   Encrypted files are refused with [`FormatError::Encrypted`].
 //! - The schema tree: [`SchemaDescriptor`], with leaf [`ColumnDescriptor`]s
-//!   carrying path, physical type and maximum levels; and
+//!   carrying path, physical type, annotations and maximum levels, and the
+//!   LIST and MAP layouts with their backward-compatibility rules
+//!   ([`SchemaDescriptor::list_element`], [`SchemaDescriptor::map_entries`]); and
 //!   [`ParquetMetaData`], the metadata with its validated schema.
 //! - [`Limits`]: the resource limits applied to untrusted input.
 //!
@@ -65,6 +67,8 @@ mod footer;
 mod generated;
 mod limits;
 mod metadata;
+mod nested;
+mod path;
 mod schema;
 mod small_list;
 mod string_list;
@@ -74,7 +78,7 @@ pub use compact::{
     BinaryList, CompactReader, CompactWriter, DecodeError, DecodeErrorKind, ListElement,
     ThriftDecode, ThriftEncode,
 };
-pub use error::{FileEnd, FormatError, Result};
+pub use error::{FileEnd, FormatError, Result, SchemaError};
 pub use footer::{
     ENCRYPTED_MAGIC, FOOTER_TAIL_LEN, MAGIC, check_not_encrypted, decode_metadata,
     decode_metadata_bytes, parse_footer_tail, read_metadata, read_metadata_from_bytes,
@@ -83,9 +87,9 @@ pub use footer::{
 pub use generated::*;
 pub use limits::Limits;
 pub use metadata::ParquetMetaData;
-pub use schema::{
-    ColumnDescriptor, ColumnPath, ColumnPathIter, FieldName, NodeKind, SchemaDescriptor, SchemaNode,
-};
+pub use nested::{ListLayout, MapEntries, RepeatedRole};
+pub use path::{ColumnPath, ColumnPathIter, FieldName};
+pub use schema::{ColumnDescriptor, NodeKind, SchemaDescriptor, SchemaNode};
 pub use small_list::SmallList;
 pub use string_list::{StringList, StringListIter};
 pub use validate::check_counts;

@@ -8,7 +8,9 @@ use crate::{FileMetaData, Limits, SchemaDescriptor};
 
 /// A file's decoded `FileMetaData` with its validated schema tree.
 ///
-/// Building it checks, beyond decoding, that the schema is a valid tree,
+/// Built once per file, it is what every reader of the file (the Arrow
+/// reader, the command line) takes its schema from. Building it checks,
+/// beyond decoding, that the schema is a valid tree,
 /// that every row group has one column chunk per leaf column and that no
 /// count, size or offset is negative.
 ///
@@ -25,6 +27,16 @@ pub struct ParquetMetaData {
     pub file: FileMetaData,
     /// The schema tree.
     pub schema: SchemaDescriptor,
+}
+
+/// The footer's fields read straight through (`md.row_groups`,
+/// `md.key_value_metadata`, ...).
+impl std::ops::Deref for ParquetMetaData {
+    type Target = FileMetaData;
+
+    fn deref(&self) -> &FileMetaData {
+        &self.file
+    }
 }
 
 impl ParquetMetaData {

@@ -8,7 +8,8 @@
 
 use std::sync::Arc;
 
-use crate::error::{FormatError, Result};
+use crate::error::{Result, SchemaError};
+use crate::path::{ColumnPath, FieldName};
 use crate::small_list::SmallList;
 use crate::{ConvertedType, FieldRepetitionType, LogicalType, SchemaElement, Type};
 
@@ -65,6 +66,26 @@ impl SchemaNode {
             NodeKind::Primitive { .. } => &[],
         }
     }
+
+    /// The repetition, the root's being `REQUIRED` (a record has one).
+    pub fn repetition_or_required(&self) -> FieldRepetitionType {
+        self.repetition.unwrap_or(FieldRepetitionType::REQUIRED)
+    }
+
+    /// Whether the node is `REPEATED`.
+    pub fn is_repeated(&self) -> bool {
+        self.repetition == Some(FieldRepetitionType::REPEATED)
+    }
+
+    /// The converted type, or the one the logical type stands for when the
+    /// file gives the logical type alone (as readers take it).
+    pub fn converted_or_implied(&self) -> Option<ConvertedType> {
+        self.converted_type.or_else(|| {
+            self.logical_type
+                .as_ref()
+                .and_then(LogicalType::to_converted_type)
+        })
+    }
 }
 
 /// A leaf column.
@@ -79,8 +100,9 @@ pub struct ColumnDescriptor {
     pub path_nodes: SmallList<usize>,
     /// Physical type.
     pub physical_type: Type,
-    /// Length of `FIXED_LEN_BYTE_ARRAY` values (0 for other types).
-    pub type_length: i32,
+    /// Length of `FIXED_LEN_BYTE_ARRAY` values, at least 0 (`None` for
+    /// other types).
+    pub type_length: Option<i32>,
     /// The leaf's repetition.
     pub repetition: FieldRepetitionType,
     /// The legacy converted type, if any.
@@ -91,6 +113,8 @@ pub struct ColumnDescriptor {
     pub scale: Option<i32>,
     /// Decimal precision, if given.
     pub precision: Option<i32>,
+    /// The field id, if any.
+    pub field_id: Option<i32>,
     /// Maximum definition level.
     pub max_def_level: i16,
     /// Maximum repetition level.
@@ -103,330 +127,23 @@ impl ColumnDescriptor {
         self.path.join(".")
     }
 
+    /// The dotted path, e.g. `a.b.c` (as [`path_string`](Self::path_string)).
+    pub fn dotted(&self) -> String {
+        self.path_string()
+    }
+
     /// The leaf's name.
     pub fn name(&self) -> &str {
         self.path.last().unwrap_or("")
     }
-}
 
-/// A field name of a schema tree.
-///
-/// The names of a schema share one buffer (see [`ColumnPath`]), so the tree
-/// allocates nothing per node for them. It dereferences to `str`, prints as
-/// the name and compares equal to a `str` or `String`.
-///
-/// ```
-/// use pq_format::FieldName;
-/// let n = FieldName::from("id");
-/// assert_eq!(n, "id");
-/// assert_eq!(n.len(), 2);
-/// assert_eq!(format!("{n} {n:?}"), "id \"id\"");
-/// ```
-#[derive(Clone)]
-pub struct FieldName {
-    names: Arc<str>,
-    from: usize,
-    to: usize,
-}
-
-impl FieldName {
-    /// The name.
-    pub fn as_str(&self) -> &str {
-        // The range is built from the buffer itself, on name boundaries.
-        self.names.get(self.from..self.to).unwrap_or_default()
+    /// Bytes of each `FIXED_LEN_BYTE_ARRAY` value (0 for other types).
+    pub fn fixed_width(&self) -> usize {
+        self.type_length
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(0)
     }
 }
-
-impl From<&str> for FieldName {
-    fn from(name: &str) -> Self {
-        Self {
-            names: Arc::from(name),
-            from: 0,
-            to: name.len(),
-        }
-    }
-}
-
-impl From<String> for FieldName {
-    fn from(name: String) -> Self {
-        let to = name.len();
-        Self {
-            names: Arc::from(name),
-            from: 0,
-            to,
-        }
-    }
-}
-
-impl From<&FieldName> for String {
-    fn from(name: &FieldName) -> Self {
-        name.as_str().to_owned()
-    }
-}
-
-impl std::ops::Deref for FieldName {
-    type Target = str;
-
-    fn deref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl AsRef<str> for FieldName {
-    fn as_ref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl std::borrow::Borrow<str> for FieldName {
-    fn borrow(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl std::fmt::Display for FieldName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl std::fmt::Debug for FieldName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        std::fmt::Debug::fmt(self.as_str(), f)
-    }
-}
-
-impl PartialEq for FieldName {
-    fn eq(&self, other: &Self) -> bool {
-        self.as_str() == other.as_str()
-    }
-}
-
-impl Eq for FieldName {}
-
-impl std::hash::Hash for FieldName {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        // As `str` hashes, which `Borrow<str>` requires.
-        self.as_str().hash(state);
-    }
-}
-
-impl PartialEq<str> for FieldName {
-    fn eq(&self, other: &str) -> bool {
-        self.as_str() == other
-    }
-}
-
-impl PartialEq<&str> for FieldName {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
-impl PartialEq<String> for FieldName {
-    fn eq(&self, other: &String) -> bool {
-        self.as_str() == other
-    }
-}
-
-/// A column's path: the field names from below the root down to the leaf.
-///
-/// The paths of a schema share one buffer holding every field name, so
-/// building the schema allocates nothing per column for them (a footer of
-/// many narrow columns otherwise spends much of its time allocating names).
-/// It reads like a list of `&str` and compares equal to one.
-///
-/// ```
-/// use pq_format::ColumnPath;
-/// let p = ColumnPath::from(&["a", "b.c"][..]);
-/// assert_eq!(p.len(), 2);
-/// assert_eq!(&p[1], "b.c");
-/// assert_eq!(p.join("/"), "a/b.c");
-/// assert_eq!(p, ["a", "b.c"]);
-/// assert_eq!(p.iter().collect::<Vec<_>>(), ["a", "b.c"]);
-/// assert_eq!(p.to_vec(), vec!["a".to_string(), "b.c".to_string()]);
-/// ```
-#[derive(Clone)]
-pub struct ColumnPath {
-    /// Names of (at least) this path's fields.
-    names: Arc<str>,
-    /// Byte ranges of this path's fields in `names`, root side first.
-    ranges: SmallList<(usize, usize)>,
-}
-
-impl ColumnPath {
-    /// Number of fields.
-    pub fn len(&self) -> usize {
-        self.ranges.len()
-    }
-
-    /// Whether the path has no field.
-    pub fn is_empty(&self) -> bool {
-        self.ranges.is_empty()
-    }
-
-    /// The field name at `index`.
-    pub fn get(&self, index: usize) -> Option<&str> {
-        let &(from, to) = self.ranges.get(index)?;
-        self.names.get(from..to)
-    }
-
-    /// The first field name (a top-level field).
-    pub fn first(&self) -> Option<&str> {
-        self.get(0)
-    }
-
-    /// The last field name (the leaf).
-    pub fn last(&self) -> Option<&str> {
-        self.get(self.len().checked_sub(1)?)
-    }
-
-    /// The field names, root side first.
-    pub fn iter(&self) -> ColumnPathIter<'_> {
-        ColumnPathIter {
-            names: &self.names,
-            ranges: self.ranges.iter(),
-        }
-    }
-
-    /// The names joined by `sep`.
-    pub fn join(&self, sep: &str) -> String {
-        let mut out = String::with_capacity(
-            self.ranges.iter().map(|(a, b)| b - a).sum::<usize>()
-                + sep.len() * self.len().saturating_sub(1),
-        );
-        for (i, name) in self.iter().enumerate() {
-            if i > 0 {
-                out.push_str(sep);
-            }
-            out.push_str(name);
-        }
-        out
-    }
-
-    /// The names as owned strings.
-    pub fn to_vec(&self) -> Vec<String> {
-        self.iter().map(str::to_owned).collect()
-    }
-}
-
-impl<S: AsRef<str>> From<&[S]> for ColumnPath {
-    fn from(names: &[S]) -> Self {
-        let mut buf = String::new();
-        let mut ranges = SmallList::new();
-        for n in names {
-            let from = buf.len();
-            buf.push_str(n.as_ref());
-            ranges.push((from, buf.len()));
-        }
-        Self {
-            names: Arc::from(buf),
-            ranges,
-        }
-    }
-}
-
-impl From<Vec<String>> for ColumnPath {
-    fn from(names: Vec<String>) -> Self {
-        Self::from(names.as_slice())
-    }
-}
-
-impl std::ops::Index<usize> for ColumnPath {
-    type Output = str;
-
-    /// The field name at `index`; panics when out of range, like a slice.
-    fn index(&self, index: usize) -> &str {
-        #[allow(clippy::expect_used)]
-        self.get(index).expect("ColumnPath index out of range")
-    }
-}
-
-impl std::fmt::Debug for ColumnPath {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_list().entries(self.iter()).finish()
-    }
-}
-
-impl PartialEq for ColumnPath {
-    fn eq(&self, other: &Self) -> bool {
-        self.iter().eq(other.iter())
-    }
-}
-
-impl Eq for ColumnPath {}
-
-impl std::hash::Hash for ColumnPath {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.len().hash(state);
-        for name in self {
-            name.hash(state);
-        }
-    }
-}
-
-impl<S: AsRef<str>> PartialEq<[S]> for ColumnPath {
-    fn eq(&self, other: &[S]) -> bool {
-        self.iter().eq(other.iter().map(AsRef::as_ref))
-    }
-}
-
-impl<S: AsRef<str>, const N: usize> PartialEq<[S; N]> for ColumnPath {
-    fn eq(&self, other: &[S; N]) -> bool {
-        *self == other[..]
-    }
-}
-
-impl<S: AsRef<str>> PartialEq<&[S]> for ColumnPath {
-    fn eq(&self, other: &&[S]) -> bool {
-        *self == **other
-    }
-}
-
-impl<S: AsRef<str>> PartialEq<Vec<S>> for ColumnPath {
-    fn eq(&self, other: &Vec<S>) -> bool {
-        *self == other[..]
-    }
-}
-
-impl<'a> IntoIterator for &'a ColumnPath {
-    type Item = &'a str;
-    type IntoIter = ColumnPathIter<'a>;
-
-    fn into_iter(self) -> ColumnPathIter<'a> {
-        self.iter()
-    }
-}
-
-/// The field names of a [`ColumnPath`].
-#[derive(Debug, Clone)]
-pub struct ColumnPathIter<'a> {
-    names: &'a str,
-    ranges: std::slice::Iter<'a, (usize, usize)>,
-}
-
-impl<'a> Iterator for ColumnPathIter<'a> {
-    type Item = &'a str;
-
-    fn next(&mut self) -> Option<&'a str> {
-        let &(from, to) = self.ranges.next()?;
-        // Ranges are built from the buffer itself, on name boundaries.
-        Some(self.names.get(from..to).unwrap_or_default())
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.ranges.size_hint()
-    }
-}
-
-impl DoubleEndedIterator for ColumnPathIter<'_> {
-    fn next_back(&mut self) -> Option<Self::Item> {
-        let &(from, to) = self.ranges.next_back()?;
-        Some(self.names.get(from..to).unwrap_or_default())
-    }
-}
-
-impl ExactSizeIterator for ColumnPathIter<'_> {}
 
 /// The validated schema tree of a file.
 ///
@@ -448,28 +165,71 @@ pub struct SchemaDescriptor {
     columns: Vec<ColumnDescriptor>,
 }
 
-fn err<T>(msg: String) -> Result<T> {
-    Err(FormatError::Schema(msg))
+/// An open group while the flat list is walked: its node index, the
+/// children still expected, its name's range in the names buffer.
+type Open = (usize, usize, (usize, usize));
+
+/// The dotted path of the element named `own` under the open groups
+/// `stack` (the root excluded), for errors only.
+fn dotted(names: &str, stack: &[Open], own: (usize, usize)) -> String {
+    let name = |(from, to): (usize, usize)| names.get(from..to).unwrap_or_default();
+    let mut out = String::new();
+    for &(_, _, range) in stack.get(1..).unwrap_or_default() {
+        out.push_str(name(range));
+        out.push('.');
+    }
+    out.push_str(name(own));
+    out
+}
+
+/// LIST and MAP annotate groups: on a primitive they mean nothing a reader
+/// can follow. The message words it as the Arrow reader does.
+fn check_primitive_annotation(e: &SchemaElement, physical: Type) -> Option<String> {
+    let implied = e.converted_type.or_else(|| {
+        e.logical_type
+            .as_ref()
+            .and_then(LogicalType::to_converted_type)
+    });
+    let c = implied?;
+    let what = match c {
+        ConvertedType::LIST => "LIST",
+        ConvertedType::MAP => "MAP",
+        ConvertedType::MAP_KEY_VALUE => "MAP_KEY_VALUE",
+        _ => return None,
+    };
+    Some(format!(
+        "unable to convert Parquet {} with logical type {:?} and converted type {}: \
+         a {what} annotation is for groups only",
+        physical.name().unwrap_or("?"),
+        e.logical_type,
+        c.0
+    ))
 }
 
 impl SchemaDescriptor {
-    /// Build and validate the tree from the footer's flat element list.
+    /// Build and validate the tree from the footer's flat element list:
+    /// its shape (every count of children met, nothing outside the
+    /// tree, no deeper than [`Limits::max_schema_depth`](crate::Limits)),
+    /// every field's repetition, physical and converted types, and the
+    /// LIST and MAP groups (see [`list_element`](Self::list_element) and
+    /// [`map_entries`](Self::map_entries)).
     pub fn new(elements: &[SchemaElement], limits: &crate::Limits) -> Result<Self> {
         let Some(root) = elements.first() else {
-            return err("the schema is empty".into());
+            return Err(SchemaError::whole("the schema is empty").into());
         };
+        let at_root = |m: String| Err(SchemaError::at(root.name.as_str(), m).into());
         if let Some(t) = root.type_ {
-            return err(format!(
+            return at_root(format!(
                 "the root {:?} has a physical type ({t})",
                 root.name
             ));
         }
         let root_children = match root.num_children {
             Some(n) if n < 0 => {
-                return err(format!("the root {:?} has {n} children", root.name));
+                return at_root(format!("the root {:?} has {n} children", root.name));
             }
             Some(n) => n as usize,
-            None => return err(format!("the root {:?} is not a group", root.name)),
+            None => return at_root(format!("the root {:?} is not a group", root.name)),
         };
         // Every name, in element order, in one buffer that the nodes' names
         // and the columns' paths share; and the number of leaves.
@@ -502,9 +262,8 @@ impl SchemaDescriptor {
             max_rep_level: 0,
             depth: 0,
         });
-        // The open groups, root first: (node index, children still
-        // expected, name range in `names`).
-        let mut stack: Vec<(usize, usize, (usize, usize))> = Vec::with_capacity(8);
+        // The open groups, root first.
+        let mut stack: Vec<Open> = Vec::with_capacity(8);
         stack.push((0, root_children, (0, name_end)));
         for (i, e) in elements.iter().enumerate().skip(1) {
             let name_range = (name_end, name_end + e.name.len());
@@ -513,23 +272,31 @@ impl SchemaDescriptor {
                 stack.pop();
             }
             let Some(top) = stack.last_mut() else {
-                return err(format!(
-                    "element {i} ({:?}) is outside the tree: the groups declare fewer children than the {} elements",
-                    e.name,
-                    elements.len()
-                ));
+                return Err(SchemaError::at(
+                    e.name.as_str(),
+                    format!(
+                        "element {i} is outside the tree: the groups declare fewer children than the {} elements",
+                        elements.len()
+                    ),
+                )
+                .into());
             };
             top.1 -= 1;
             let parent = top.0;
             let depth = stack.len();
+            let fail = |m: String| -> crate::FormatError {
+                SchemaError::at(dotted(&names, &stack, name_range), m).into()
+            };
             if depth > limits.max_schema_depth {
-                return err(format!(
-                    "element {i} ({:?}) is nested deeper than the limit of {}",
+                return Err(SchemaError::whole(format!(
+                    "element {i} ({:?}) is nested {depth} deep, deeper than the limit of {} \
+                     (Limits::max_schema_depth)",
                     e.name, limits.max_schema_depth
-                ));
+                ))
+                .into());
             }
             let Some(p) = nodes.get(parent) else {
-                return err(format!("internal: parent {parent} missing"));
+                return Err(fail(format!("internal: parent {parent} missing")));
             };
             let (pdef, prep) = (p.max_def_level, p.max_rep_level);
             let repetition = match e.repetition_type {
@@ -539,15 +306,23 @@ impl SchemaDescriptor {
                     | FieldRepetitionType::REPEATED),
                 ) => r,
                 Some(r) => {
-                    return err(format!(
-                        "element {i} ({:?}) has unknown repetition type value {}",
-                        e.name, r.0
-                    ));
+                    return Err(fail(format!(
+                        "element {i} has unknown repetition type value {}",
+                        r.0
+                    )));
                 }
                 None => {
-                    return err(format!("element {i} ({:?}) has no repetition type", e.name));
+                    return Err(fail(format!("element {i} has no repetition type")));
                 }
             };
+            // ConvertedType is closed (LogicalType took over its growth), so
+            // a value outside it comes from no writer: reading the field
+            // without it would return, say, a map as a plain struct.
+            if let Some(c) = e.converted_type
+                && !ConvertedType::KNOWN.contains(&c)
+            {
+                return Err(fail(format!("unknown converted type {}", c.0)));
+            }
             let max_def_level =
                 pdef.saturating_add(i16::from(repetition != FieldRepetitionType::REQUIRED));
             let max_rep_level =
@@ -555,29 +330,26 @@ impl SchemaDescriptor {
             let idx = nodes.len();
             let is_group = match (e.num_children, e.type_) {
                 (Some(n), _) if n < 0 => {
-                    return err(format!(
-                        "element {i} ({:?}) has a negative number of children ({n})",
-                        e.name
-                    ));
+                    return Err(fail(format!(
+                        "element {i} has a negative number of children ({n})"
+                    )));
                 }
                 (Some(n), _) if n > 0 => true,
                 (_, Some(_)) => false,
                 (Some(_), None) => true,
                 (None, None) => {
-                    return err(format!(
-                        "element {i} ({:?}) is a leaf without a physical type",
-                        e.name
-                    ));
+                    return Err(fail(format!(
+                        "element {i} is a leaf without a physical type"
+                    )));
                 }
             };
             let kind = if is_group {
                 let n = e.num_children.unwrap_or(0) as usize;
                 if n > elements.len() - i - 1 {
-                    return err(format!(
-                        "element {i} ({:?}) declares {n} children but only {} elements follow",
-                        e.name,
+                    return Err(fail(format!(
+                        "element {i} declares {n} children but only {} elements follow",
                         elements.len() - i - 1
-                    ));
+                    )));
                 }
                 stack.push((idx, n, name_range));
                 NodeKind::Group {
@@ -586,29 +358,30 @@ impl SchemaDescriptor {
             } else {
                 let physical_type = e.type_.unwrap_or_default();
                 if physical_type.name().is_none() {
-                    return err(format!(
-                        "column {:?} (element {i}) has unknown physical type value {}",
-                        e.name, physical_type.0
-                    ));
+                    return Err(fail(format!(
+                        "element {i} has unknown physical type value {}",
+                        physical_type.0
+                    )));
+                }
+                if let Some(m) = check_primitive_annotation(e, physical_type) {
+                    return Err(fail(m));
                 }
                 let type_length = if physical_type == Type::FIXED_LEN_BYTE_ARRAY {
                     match e.type_length {
-                        Some(n) if n >= 0 => n,
+                        Some(n) if n >= 0 => Some(n),
                         Some(n) => {
-                            return err(format!(
-                                "column {:?} (element {i}) has a negative type_length {n}",
-                                e.name
-                            ));
+                            return Err(fail(format!(
+                                "element {i} has a negative type_length {n}"
+                            )));
                         }
                         None => {
-                            return err(format!(
-                                "column {:?} (element {i}) is FIXED_LEN_BYTE_ARRAY without a type_length",
-                                e.name
-                            ));
+                            return Err(fail(format!(
+                                "element {i} is FIXED_LEN_BYTE_ARRAY without a type_length"
+                            )));
                         }
                     }
                 } else {
-                    0
+                    None
                 };
                 // The open groups below the root are the leaf's ancestors.
                 let ancestors = stack.get(1..).unwrap_or_default();
@@ -636,6 +409,7 @@ impl SchemaDescriptor {
                     logical_type: e.logical_type.clone(),
                     scale: e.scale,
                     precision: e.precision,
+                    field_id: e.field_id,
                     max_def_level,
                     max_rep_level,
                 });
@@ -659,13 +433,22 @@ impl SchemaDescriptor {
                 depth,
             });
         }
-        if let Some(&(node, left, _)) = stack.iter().find(|&&(_, left, _)| left > 0) {
-            let name = nodes.get(node).map(|n| n.name.as_str()).unwrap_or("");
-            return err(format!(
-                "group {name:?} is missing {left} children: the schema list ends early"
-            ));
+        if let Some(&(node, left, range)) = stack.iter().find(|&&(_, left, _)| left > 0) {
+            let path = if node == 0 {
+                root.name.clone()
+            } else {
+                let at = stack.iter().position(|o| o.0 == node).unwrap_or(0);
+                dotted(&names, stack.get(..at).unwrap_or_default(), range)
+            };
+            return Err(SchemaError::at(
+                path,
+                format!("the group is missing {left} children: the schema list ends early"),
+            )
+            .into());
         }
-        Ok(Self { nodes, columns })
+        let schema = Self { nodes, columns };
+        schema.check_nested()?;
+        Ok(schema)
     }
 
     /// All nodes; index 0 is the root, then depth-first file order.

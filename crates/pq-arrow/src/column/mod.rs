@@ -38,7 +38,7 @@ pub(crate) struct LeafData {
 }
 
 fn empty_dense(leaf: &LeafColumn, dt: &DataType) -> Dense {
-    match leaf.physical {
+    match leaf.physical_type {
         Type::BOOLEAN => Dense::Bool(Vec::new()),
         Type::INT32 => Dense::I32(Vec::new()),
         Type::INT64 => Dense::I64(Vec::new()),
@@ -54,7 +54,7 @@ fn empty_dense(leaf: &LeafColumn, dt: &DataType) -> Dense {
             values: Vec::new(),
         },
         _ => Dense::Fixed {
-            width: usize::try_from(leaf.type_length).unwrap_or(0),
+            width: leaf.fixed_width(),
             data: Vec::new(),
         },
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions, RecordBatchReader};
 use arrow_schema::{ArrowError, DataType, SchemaRef};
-use pq_format::FileMetaData;
+use pq_format::ParquetMetaData;
 use pq_page::{ChunkContext, PageOptions};
 
 use super::source::Source;
@@ -16,7 +16,7 @@ use crate::column::LeafReader;
 use crate::error::{Error, Location, Result, data_err};
 use crate::pool::Pool;
 use crate::row_group_tasks::{Batches, RowGroupTasks};
-use crate::schema::{FieldKind, FieldNode, LeafColumn};
+use crate::schema::{FieldKind, FieldNode};
 
 /// The iterator of batches [`ParquetReader::build`] gives: the column
 /// chunks of one row group at a time, decoded batch by batch.
@@ -32,8 +32,7 @@ use crate::schema::{FieldKind, FieldNode, LeafColumn};
 pub struct ParquetRecordBatchReader {
     pub(super) source: Source,
     pub(super) file_len: u64,
-    pub(super) metadata: Arc<FileMetaData>,
-    pub(super) leaves: Vec<LeafColumn>,
+    pub(super) metadata: Arc<ParquetMetaData>,
     pub(super) schema: SchemaRef,
     pub(super) root: Option<FieldNode>,
     /// Arrow type and slot definition level of every selected leaf.
@@ -95,7 +94,7 @@ impl ParquetRecordBatchReader {
         selected.sort_unstable();
         let mut readers = Vec::with_capacity(selected.len());
         for ci in selected {
-            let Some(leaf) = self.leaves.get(ci).cloned() else {
+            let Some(leaf) = self.metadata.schema.column(ci).cloned() else {
                 continue;
             };
             let at = Location::chunk(rg_index, leaf.dotted());
@@ -123,12 +122,12 @@ impl ParquetRecordBatchReader {
             // copies disagree pq cannot tell which is corrupt: a schema
             // whose INT32 turned FLOAT would read every value wrongly and
             // without a word, so the disagreement is an error.
-            if cmd.type_ != leaf.physical {
+            if cmd.type_ != leaf.physical_type {
                 return Err(data_err(
                     &at,
                     format!(
                         "the chunk's physical type {} differs from the schema's {}",
-                        cmd.type_.0, leaf.physical.0
+                        cmd.type_.0, leaf.physical_type.0
                     ),
                 ));
             }
@@ -252,7 +251,7 @@ impl ParquetRecordBatchReader {
         let Some(group) = self.metadata.row_groups.get(rg) else {
             return Ok(());
         };
-        for (chunk, leaf) in group.columns.iter().zip(self.leaves.iter()) {
+        for (chunk, leaf) in group.columns.iter().zip(self.metadata.schema.columns()) {
             let values = chunk.meta_data.as_ref().map_or(0, |m| m.num_values);
             if values > 0 {
                 return Err(data_err(

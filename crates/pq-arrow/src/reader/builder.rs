@@ -8,17 +8,16 @@ use std::sync::Arc;
 
 use arrow_schema::{DataType, SchemaRef};
 use bytes::Bytes;
-use pq_format::{FileMetaData, Limits};
+use pq_format::{FileMetaData, Limits, ParquetMetaData, SchemaDescriptor};
 use pq_page::PageOptions;
 
 use super::ParquetRecordBatchReader;
 use super::projection::ProjectionMask;
 use super::source::Source;
 use super::workers::Workers;
-use crate::error::{Error, Location, Result};
+use crate::error::{Error, Result};
 use crate::pool::{DEFAULT_POOL_BYTES, Pool};
-use crate::schema::parquet::build_tree;
-use crate::schema::{FieldKind, FieldNode, LeafColumn, ParquetNode, convert};
+use crate::schema::{FieldKind, FieldNode, LeafColumn, convert, from_schema_error};
 
 /// Opens a Parquet file and configures how it is read; [`build`] gives the
 /// iterator of batches.
@@ -50,9 +49,7 @@ use crate::schema::{FieldKind, FieldNode, LeafColumn, ParquetNode, convert};
 pub struct ParquetReader {
     source: Source,
     file_len: u64,
-    metadata: Arc<FileMetaData>,
-    root: ParquetNode,
-    leaves: Vec<LeafColumn>,
+    metadata: Arc<ParquetMetaData>,
     schema: SchemaRef,
     projection: ProjectionMask,
     row_groups: Option<Vec<usize>>,
@@ -71,6 +68,7 @@ fn format_err(source: pq_format::FormatError) -> Error {
         pq_format::FormatError::Encrypted { detail } => Error::Encrypted {
             message: detail.to_string(),
         },
+        pq_format::FormatError::Schema(e) => from_schema_error(e),
         source => Error::Format { source },
     }
 }
@@ -141,30 +139,17 @@ impl ParquetReader {
 
     fn new(source: Source, file_len: u64, md: FileMetaData, limits: &Limits) -> Result<Self> {
         pq_format::check_not_encrypted(&md).map_err(format_err)?;
-        pq_format::check_counts(&md).map_err(format_err)?;
-        let depth = schema_depth(&md.schema);
-        if depth > limits.max_schema_depth {
-            return Err(crate::error::schema_err(
-                &Location::default(),
-                format!(
-                    "the schema is nested {depth} deep, more than the limit of {} \
-                     (Limits::max_schema_depth)",
-                    limits.max_schema_depth
-                ),
-            ));
-        }
-        let (root, leaves) = build_tree(&md.schema)?;
+        // The schema tree is built and checked here once (limits included).
+        let md = ParquetMetaData::new(md, limits).map_err(format_err)?;
         let kv = md.key_value_metadata.as_deref();
         // A corrupt ARROW:schema hint fails `build` unless the user skips
         // it; opening the file still works, so that they can.
-        let converted = convert(&root, kv, &|_| true, false, false)
-            .or_else(|e| convert(&root, kv, &|_| true, true, false).map_err(|_| e))?;
+        let converted = convert(&md.schema, kv, &|_| true, false, false)
+            .or_else(|e| convert(&md.schema, kv, &|_| true, true, false).map_err(|_| e))?;
         Ok(ParquetReader {
             source,
             file_len,
             metadata: Arc::new(md),
-            root,
-            leaves,
             schema: converted.schema,
             projection: ProjectionMask::all(),
             row_groups: None,
@@ -179,19 +164,20 @@ impl ParquetReader {
         })
     }
 
-    /// The file metadata (the decoded footer).
-    pub fn metadata(&self) -> &FileMetaData {
+    /// The file metadata: the decoded footer (its fields read through)
+    /// with its schema tree.
+    pub fn metadata(&self) -> &ParquetMetaData {
         &self.metadata
     }
 
-    /// The Parquet schema tree (its root group).
-    pub fn parquet_schema(&self) -> &ParquetNode {
-        &self.root
+    /// The Parquet schema tree.
+    pub fn parquet_schema(&self) -> &SchemaDescriptor {
+        &self.metadata.schema
     }
 
     /// The leaf columns, in file order, with their paths and levels.
     pub fn leaf_columns(&self) -> &[LeafColumn] {
-        &self.leaves
+        self.metadata.schema.columns()
     }
 
     /// The Arrow schema of the whole file (before projection). When the
@@ -376,9 +362,9 @@ impl ParquetReader {
 
     /// Checks the options and gives the iterator of batches.
     pub fn build(self) -> Result<ParquetRecordBatchReader> {
-        let selected = self.projection.selected(self.leaves.len())?;
+        let selected = self.projection.selected(self.leaf_columns().len())?;
         let converted = convert(
-            &self.root,
+            &self.metadata.schema,
             self.metadata.key_value_metadata.as_deref(),
             &|i| selected.contains(&i),
             self.skip_arrow_metadata,
@@ -404,7 +390,6 @@ impl ParquetReader {
             source: self.source,
             file_len: self.file_len,
             metadata: self.metadata,
-            leaves: self.leaves,
             schema: converted.schema,
             root: converted.root,
             leaf_types,
@@ -426,28 +411,6 @@ impl ParquetReader {
             failed: false,
         })
     }
-}
-
-/// The depth of the deepest element of a flat schema list (the root is 0),
-/// as far as the list is a tree; what is not is for `build_tree` to report.
-fn schema_depth(elements: &[pq_format::SchemaElement]) -> usize {
-    // Children still to come of each open group, outermost first.
-    let mut open: Vec<i64> = Vec::new();
-    let mut deepest = 0;
-    for e in elements {
-        while open.last() == Some(&0) {
-            open.pop();
-        }
-        if let Some(left) = open.last_mut() {
-            *left -= 1;
-        }
-        deepest = deepest.max(open.len());
-        let n = e.num_children.unwrap_or(0);
-        if n > 0 {
-            open.push(i64::from(n));
-        }
-    }
-    deepest
 }
 
 /// Page options of the reader: pages and dictionaries up to the 2 GiB a page

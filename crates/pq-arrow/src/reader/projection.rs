@@ -6,8 +6,6 @@ use std::collections::BTreeSet;
 use pq_format::{ColumnPath, SchemaDescriptor};
 
 use crate::error::{Error, Result};
-use crate::schema::ParquetNode;
-use crate::schema::parquet::NodeKind;
 
 /// Which leaf columns of a file to read, as arrow-rs's `ProjectionMask`:
 /// made against the file's Parquet schema, then given to
@@ -203,7 +201,6 @@ mod sealed {
     /// Only pq's schema types make masks.
     pub trait Sealed {}
     impl Sealed for pq_format::SchemaDescriptor {}
-    impl Sealed for crate::schema::ParquetNode {}
 }
 
 impl ProjectionSchema for SchemaDescriptor {
@@ -224,39 +221,5 @@ impl ProjectionSchema for SchemaDescriptor {
 
     fn num_roots(&self) -> usize {
         self.root().children().len()
-    }
-}
-
-impl ProjectionSchema for ParquetNode {
-    fn leaves(&self) -> Vec<MaskLeaf> {
-        // Depth-first, as the leaves are numbered; each placed by its index.
-        let mut out: Vec<(usize, MaskLeaf)> = Vec::new();
-        let mut stack: Vec<(&ParquetNode, usize, Vec<String>)> = self
-            .children()
-            .iter()
-            .enumerate()
-            .rev()
-            .map(|(root, node)| (node, root, vec![node.name.clone()]))
-            .collect();
-        while let Some((node, root, path)) = stack.pop() {
-            match &node.kind {
-                NodeKind::Primitive { column_index, .. } => {
-                    out.push((*column_index, MaskLeaf { root, path }));
-                }
-                NodeKind::Group(children) => {
-                    for child in children.iter().rev() {
-                        let mut p = path.clone();
-                        p.push(child.name.clone());
-                        stack.push((child, root, p));
-                    }
-                }
-            }
-        }
-        out.sort_by_key(|(i, _)| *i);
-        out.into_iter().map(|(_, leaf)| leaf).collect()
-    }
-
-    fn num_roots(&self) -> usize {
-        self.children().len()
     }
 }

@@ -9,9 +9,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use arrow_schema::{DataType, Field, Fields};
-use pq_format::ConvertedType;
+use pq_format::{
+    FieldRepetitionType, ListLayout, MapEntries, NodeKind, SchemaDescriptor, SchemaNode,
+};
 
-use super::parquet::{NodeKind, ParquetNode, Repetition};
+use super::from_schema_error;
 use super::primitive::convert_primitive;
 use crate::error::{Location, Result, schema_err};
 
@@ -56,9 +58,21 @@ impl FieldNode {
         }
     }
 
+    /// A repeated field outside a LIST or MAP group is a required list of
+    /// itself: of the hint's list type when there is a hint to follow.
+    fn repeated_as_list(self, node: &SchemaNode, ctx: Ctx, at: &Location) -> Result<FieldNode> {
+        Ok(if !node.is_repeated() {
+            self
+        } else if ctx.treat_repeated_as_list_hint {
+            self.into_list_with_hint(node, ctx.data_type, at)?
+        } else {
+            self.into_list(&node.name)
+        })
+    }
+
     fn into_list_with_hint(
         self,
-        node: &ParquetNode,
+        node: &SchemaNode,
         list_type: Option<DataType>,
         at: &Location,
     ) -> Result<FieldNode> {
@@ -95,11 +109,12 @@ struct Ctx {
 }
 
 impl Ctx {
-    fn levels(&self, r: Repetition) -> (i16, i16, bool) {
+    fn levels(&self, r: FieldRepetitionType) -> (i16, i16, bool) {
         match r {
-            Repetition::Optional => (self.def_level + 1, self.rep_level, true),
-            Repetition::Required => (self.def_level, self.rep_level, false),
-            Repetition::Repeated => (self.def_level + 1, self.rep_level + 1, false),
+            FieldRepetitionType::OPTIONAL => (self.def_level + 1, self.rep_level, true),
+            FieldRepetitionType::REPEATED => (self.def_level + 1, self.rep_level + 1, false),
+            // The tree has only the three repetitions; the root is required.
+            _ => (self.def_level, self.rep_level, false),
         }
     }
 
@@ -116,6 +131,7 @@ fn child_path(ctx: &Ctx, name: &str) -> Vec<String> {
 
 /// Which leaves to include.
 pub(crate) struct Visitor<'a> {
+    pub(crate) schema: &'a SchemaDescriptor,
     pub(crate) include: &'a dyn Fn(usize) -> bool,
     /// Read byte-array columns as Arrow dictionaries (Int32 keys).
     pub(crate) dictionary: bool,
@@ -135,22 +151,33 @@ fn list_hint_field(dt: &Option<DataType>, what: &str, at: &Location) -> Result<O
 }
 
 impl Visitor<'_> {
-    fn visit_primitive(&mut self, node: &ParquetNode, ctx: Ctx) -> Result<Option<FieldNode>> {
-        let NodeKind::Primitive { column_index, .. } = node.kind else {
+    fn node(&self, index: usize) -> Result<&SchemaNode> {
+        self.schema
+            .node(index)
+            .ok_or_else(|| schema_err(&Location::default(), format!("no schema node {index}")))
+    }
+
+    fn visit_primitive(&self, index: usize, ctx: Ctx) -> Result<Option<FieldNode>> {
+        let node = self.node(index)?;
+        let NodeKind::Primitive { column } = node.kind else {
             return Err(schema_err(&ctx.at(), "expected a primitive field"));
         };
-        if !(self.include)(column_index) {
+        if !(self.include)(column) {
             return Ok(None);
         }
         let at = Location::column(child_path(&ctx, &node.name).join("."));
-        let (def_level, rep_level, nullable) = ctx.levels(node.repetition);
-        let hint = match node.repetition {
-            Repetition::Repeated if ctx.treat_repeated_as_list_hint => {
-                list_hint_field(&ctx.data_type, "primitive", &at)?.map(|f| f.data_type().clone())
-            }
-            _ => ctx.data_type.clone(),
+        let Some(leaf) = self.schema.column(column) else {
+            return Err(schema_err(&at, format!("no leaf column {column}")));
         };
-        let mut arrow_type = convert_primitive(node, hint, &at)?;
+        let repetition = node.repetition_or_required();
+        let repeated = repetition == FieldRepetitionType::REPEATED;
+        let (def_level, rep_level, nullable) = ctx.levels(repetition);
+        let hint = if repeated && ctx.treat_repeated_as_list_hint {
+            list_hint_field(&ctx.data_type, "primitive", &at)?.map(|f| f.data_type().clone())
+        } else {
+            ctx.data_type.clone()
+        };
+        let mut arrow_type = convert_primitive(leaf, hint, &at)?;
         if self.dictionary
             && matches!(
                 arrow_type,
@@ -164,28 +191,21 @@ impl Visitor<'_> {
             def_level,
             nullable,
             arrow_type,
-            kind: FieldKind::Leaf { column_index },
+            kind: FieldKind::Leaf {
+                column_index: column,
+            },
         };
-        Ok(Some(match node.repetition {
-            Repetition::Repeated if ctx.treat_repeated_as_list_hint => {
-                field.into_list_with_hint(node, ctx.data_type, &at)?
-            }
-            Repetition::Repeated => field.into_list(&node.name),
-            _ => field,
-        }))
+        field.repeated_as_list(node, ctx, &at).map(Some)
     }
 
-    fn visit_struct(
-        &mut self,
-        node: &ParquetNode,
-        ctx: Ctx,
-        is_root: bool,
-    ) -> Result<Option<FieldNode>> {
+    fn visit_struct(&self, index: usize, ctx: Ctx, is_root: bool) -> Result<Option<FieldNode>> {
+        let node = self.node(index)?;
         let repetition = if is_root {
-            Repetition::Required
+            FieldRepetitionType::REQUIRED
         } else {
-            node.repetition
+            node.repetition_or_required()
         };
+        let repeated = repetition == FieldRepetitionType::REPEATED;
         let (def_level, rep_level, nullable) = ctx.levels(repetition);
         let path = if is_root {
             ctx.path.clone()
@@ -194,11 +214,10 @@ impl Visitor<'_> {
         };
         let at = Location::column(path.join("."));
         let children = node.children();
-        let arrow_struct = match repetition {
-            Repetition::Repeated if ctx.treat_repeated_as_list_hint => {
-                list_hint_field(&ctx.data_type, "struct", &at)?.map(|f| f.data_type().clone())
-            }
-            _ => ctx.data_type.clone(),
+        let arrow_struct = if repeated && ctx.treat_repeated_as_list_hint {
+            list_hint_field(&ctx.data_type, "struct", &at)?.map(|f| f.data_type().clone())
+        } else {
+            ctx.data_type.clone()
         };
         let arrow_fields = match &arrow_struct {
             Some(DataType::Struct(fields)) => {
@@ -224,12 +243,13 @@ impl Visitor<'_> {
         };
         let mut fields = Vec::with_capacity(children.len());
         let mut nodes = Vec::with_capacity(children.len());
-        for (i, child) in children.iter().enumerate() {
+        for (i, &child_index) in children.iter().enumerate() {
+            let child = self.node(child_index)?;
             let hint_field = match &arrow_fields {
                 Some(f) => {
                     let f = f.get(i).cloned();
                     if let Some(f) = &f
-                        && f.name() != &child.name
+                        && f.name() != child.name.as_str()
                     {
                         return Err(schema_err(
                             &at,
@@ -251,7 +271,7 @@ impl Visitor<'_> {
                 treat_repeated_as_list_hint: true,
                 path: path.clone(),
             };
-            if let Some(c) = self.dispatch(child, cctx)? {
+            if let Some(c) = self.dispatch(child_index, cctx)? {
                 fields.push(convert_field(child, &c, hint_field.as_deref(), true));
                 nodes.push(c);
             }
@@ -266,58 +286,33 @@ impl Visitor<'_> {
             arrow_type: DataType::Struct(Fields::from(fields)),
             kind: FieldKind::Group(nodes),
         };
-        Ok(Some(match repetition {
-            Repetition::Repeated if ctx.treat_repeated_as_list_hint => {
-                field.into_list_with_hint(node, ctx.data_type, &at)?
-            }
-            Repetition::Repeated => field.into_list(&node.name),
-            _ => field,
-        }))
+        field.repeated_as_list(node, ctx, &at).map(Some)
     }
 
-    fn visit_map(&mut self, node: &ParquetNode, ctx: Ctx) -> Result<Option<FieldNode>> {
+    fn visit_map(&self, index: usize, ctx: Ctx) -> Result<Option<FieldNode>> {
+        // The layout is checked where the tree is built; a MAP group whose
+        // key-value group holds one field reads as a list.
+        let (kv_index, key_index, value_index) =
+            match self.schema.map_entries(index).map_err(from_schema_error)? {
+                MapEntries::KeyValue {
+                    key_value,
+                    key,
+                    value,
+                } => (key_value, key, value),
+                MapEntries::List(_) => return self.visit_list(index, ctx),
+            };
+        let node = self.node(index)?;
         let at = Location::column(child_path(&ctx, &node.name).join("."));
         let rep_level = ctx.rep_level + 1;
-        let (def_level, nullable) = match node.repetition {
-            Repetition::Required => (ctx.def_level + 1, false),
-            Repetition::Optional => (ctx.def_level + 2, true),
-            Repetition::Repeated => return Err(schema_err(&at, "Map cannot be repeated")),
+        let (def_level, nullable) = match node.repetition_or_required() {
+            FieldRepetitionType::OPTIONAL => (ctx.def_level + 2, true),
+            _ => (ctx.def_level + 1, false),
         };
-        let children = node.children();
-        if children.len() != 1 {
-            return Err(schema_err(
-                &at,
-                format!(
-                    "Map field must have exactly one key_value child, found {}",
-                    children.len()
-                ),
-            ));
-        }
-        let kv = &children[0];
-        if kv.repetition != Repetition::Repeated {
-            return Err(schema_err(&at, "Child of map field must be repeated"));
-        }
-        let kv_children = kv.children();
-        if kv_children.len() == 1 {
-            return self.visit_list(node, ctx);
-        }
-        if kv_children.len() != 2 {
-            return Err(schema_err(
-                &at,
-                format!(
-                    "Child of map field must have two children, found {}",
-                    kv_children.len()
-                ),
-            ));
-        }
-        let key = &kv_children[0];
-        let value = &kv_children[1];
-        if key.repetition == Repetition::Repeated {
-            return Err(schema_err(&at, "Map keys cannot be repeated"));
-        }
-        if value.repetition == Repetition::Repeated {
-            return Err(schema_err(&at, "Map values cannot be repeated"));
-        }
+        let (kv, key, value) = (
+            self.node(kv_index)?,
+            self.node(key_index)?,
+            self.node(value_index)?,
+        );
         let (arrow_map, arrow_key, arrow_value, sorted) = match &ctx.data_type {
             Some(DataType::Map(field, sorted)) => match field.data_type() {
                 DataType::Struct(fields) if fields.len() == 2 => (
@@ -342,9 +337,9 @@ impl Visitor<'_> {
             None => (None, None, None, false),
         };
         let mut kv_path = child_path(&ctx, &node.name);
-        kv_path.push(kv.name.clone());
+        kv_path.push(kv.name.to_string());
         let maybe_key = self.dispatch(
-            key,
+            key_index,
             Ctx {
                 rep_level,
                 def_level,
@@ -354,7 +349,7 @@ impl Visitor<'_> {
             },
         )?;
         let maybe_value = self.dispatch(
-            value,
+            value_index,
             Ctx {
                 rep_level,
                 def_level,
@@ -370,8 +365,9 @@ impl Visitor<'_> {
                 );
                 let value_field = Arc::new(convert_field(value, &v, arrow_value.as_deref(), true));
                 let meta = arrow_map.map(|f| f.metadata().clone()).unwrap_or_default();
-                let map_field = Field::new_struct(&kv.name, vec![key_field, value_field], false)
-                    .with_metadata(meta);
+                let map_field =
+                    Field::new_struct(kv.name.as_str(), vec![key_field, value_field], false)
+                        .with_metadata(meta);
                 Ok(Some(FieldNode {
                     rep_level,
                     def_level,
@@ -384,26 +380,15 @@ impl Visitor<'_> {
         }
     }
 
-    fn visit_list(&mut self, node: &ParquetNode, ctx: Ctx) -> Result<Option<FieldNode>> {
+    fn visit_list(&self, index: usize, ctx: Ctx) -> Result<Option<FieldNode>> {
+        // Where the elements are, by the rules of LogicalTypes.md and their
+        // backward-compatibility cases; checked where the tree is built.
+        let layout = self.schema.list_element(index).map_err(from_schema_error)?;
+        let node = self.node(index)?;
         let at = Location::column(child_path(&ctx, &node.name).join("."));
-        if node.is_primitive() {
-            return Err(schema_err(&at, "a LIST annotation on a primitive field"));
-        }
-        let fields = node.children();
-        if fields.len() != 1 {
-            return Err(schema_err(
-                &at,
-                format!("list type must have a single child, found {}", fields.len()),
-            ));
-        }
-        let repeated = &fields[0];
-        if repeated.repetition != Repetition::Repeated {
-            return Err(schema_err(&at, "List child must be repeated"));
-        }
-        let (def_level, nullable) = match node.repetition {
-            Repetition::Required => (ctx.def_level, false),
-            Repetition::Optional => (ctx.def_level + 1, true),
-            Repetition::Repeated => return Err(schema_err(&at, "List type cannot be repeated")),
+        let (def_level, nullable) = match node.repetition_or_required() {
+            FieldRepetitionType::OPTIONAL => (ctx.def_level + 1, true),
+            _ => (ctx.def_level, false),
         };
         let hint_field = match &ctx.data_type {
             Some(
@@ -422,42 +407,33 @@ impl Visitor<'_> {
             None => None,
         };
         let path = child_path(&ctx, &node.name);
-        if repeated.is_primitive() {
-            let c = Ctx {
-                rep_level: ctx.rep_level,
-                def_level,
-                data_type: hint_field.as_ref().map(|f| f.data_type().clone()),
-                treat_repeated_as_list_hint: false,
-                path,
-            };
-            return Ok(self.visit_primitive(repeated, c)?.map(|mut f| {
-                f.nullable = nullable;
-                f
-            }));
-        }
-        let items = repeated.children();
-        if items.len() != 1
-            || (!repeated.is_list()
-                && !repeated.has_single_repeated_child()
-                && (repeated.name == "array" || repeated.name == format!("{}_tuple", node.name)))
-        {
-            let c = Ctx {
-                rep_level: ctx.rep_level,
-                def_level,
-                data_type: hint_field.as_ref().map(|f| f.data_type().clone()),
-                treat_repeated_as_list_hint: false,
-                path,
-            };
-            return Ok(self.visit_struct(repeated, c, false)?.map(|mut f| {
-                f.nullable = nullable;
-                f
-            }));
-        }
-        let item = &items[0];
+        let (repeated_index, item_index) = match layout {
+            ListLayout::Repeated(r) => {
+                // The repeated field is the element, read at the list's
+                // own levels.
+                let c = Ctx {
+                    rep_level: ctx.rep_level,
+                    def_level,
+                    data_type: hint_field.as_ref().map(|f| f.data_type().clone()),
+                    treat_repeated_as_list_hint: false,
+                    path,
+                };
+                let field = if self.node(r)?.is_group() {
+                    self.visit_struct(r, c, false)?
+                } else {
+                    self.visit_primitive(r, c)?
+                };
+                return Ok(field.map(|mut f| {
+                    f.nullable = nullable;
+                    f
+                }));
+            }
+            ListLayout::Wrapped { repeated, element } => (repeated, element),
+        };
         let rep_level = ctx.rep_level + 1;
         let def_level = def_level + 1;
         let mut item_path = path;
-        item_path.push(repeated.name.clone());
+        item_path.push(self.node(repeated_index)?.name.to_string());
         let c = Ctx {
             rep_level,
             def_level,
@@ -465,8 +441,9 @@ impl Visitor<'_> {
             treat_repeated_as_list_hint: true,
             path: item_path,
         };
-        match self.dispatch(item, c)? {
+        match self.dispatch(item_index, c)? {
             Some(child) => {
+                let item = self.node(item_index)?;
                 let item_field = Arc::new(convert_field(item, &child, hint_field.as_ref(), true));
                 let arrow_type = match ctx.data_type {
                     Some(DataType::LargeList(_)) => DataType::LargeList(item_field),
@@ -487,26 +464,21 @@ impl Visitor<'_> {
         }
     }
 
-    fn dispatch(&mut self, node: &ParquetNode, ctx: Ctx) -> Result<Option<FieldNode>> {
-        if node.is_primitive() {
-            self.visit_primitive(node, ctx)
-        } else if node.converted == ConvertedType::LIST {
-            self.visit_list(node, ctx)
-        } else if node.converted == ConvertedType::MAP
-            || node.converted == ConvertedType::MAP_KEY_VALUE
-        {
-            self.visit_map(node, ctx)
+    fn dispatch(&self, index: usize, ctx: Ctx) -> Result<Option<FieldNode>> {
+        let node = self.node(index)?;
+        if !node.is_group() {
+            self.visit_primitive(index, ctx)
+        } else if node.is_list_annotated() {
+            self.visit_list(index, ctx)
+        } else if node.is_map_annotated() {
+            self.visit_map(index, ctx)
         } else {
-            self.visit_struct(node, ctx, false)
+            self.visit_struct(index, ctx, false)
         }
     }
 
     /// Converts the root group: `None` when no leaf is included.
-    pub(crate) fn convert_root(
-        &mut self,
-        root: &ParquetNode,
-        hint: Option<&Fields>,
-    ) -> Result<Option<FieldNode>> {
+    pub(crate) fn convert_root(&self, hint: Option<&Fields>) -> Result<Option<FieldNode>> {
         let ctx = Ctx {
             rep_level: 0,
             def_level: 0,
@@ -514,12 +486,12 @@ impl Visitor<'_> {
             treat_repeated_as_list_hint: true,
             path: Vec::new(),
         };
-        self.visit_struct(root, ctx, true)
+        self.visit_struct(0, ctx, true)
     }
 }
 
 fn convert_field(
-    node: &ParquetNode,
+    node: &SchemaNode,
     field: &FieldNode,
     hint: Option<&Field>,
     add_field_id: bool,

@@ -4,19 +4,18 @@
 use arrow_schema::{
     DECIMAL128_MAX_PRECISION, DECIMAL256_MAX_PRECISION, DataType, IntervalUnit, TimeUnit,
 };
-use pq_format::{ConvertedType, LogicalType, TimeUnit as PqTimeUnit, Type};
+use pq_format::{ColumnDescriptor, ConvertedType, LogicalType, TimeUnit as PqTimeUnit, Type};
 
-use super::parquet::{CONVERTED_NONE, NodeKind, ParquetNode};
 use crate::error::{Location, Result, schema_err};
 
-/// The Arrow type of a primitive node, with an optional hint from the
+/// The Arrow type of a leaf column, with an optional hint from the
 /// embedded Arrow schema.
 pub fn convert_primitive(
-    node: &ParquetNode,
+    leaf: &ColumnDescriptor,
     hint: Option<DataType>,
     at: &Location,
 ) -> Result<DataType> {
-    let base = from_parquet(node, at)?;
+    let base = from_parquet(leaf, at)?;
     Ok(match hint {
         Some(h) => apply_hint(base, h),
         None => base,
@@ -65,56 +64,56 @@ pub(crate) fn apply_hint(parquet: DataType, hint: DataType) -> DataType {
 
 struct Info<'a> {
     logical: Option<&'a LogicalType>,
-    converted: ConvertedType,
-    scale: i32,
-    precision: i32,
+    converted: Option<ConvertedType>,
+    scale: Option<i32>,
+    precision: Option<i32>,
+    /// Bytes of a FIXED_LEN_BYTE_ARRAY value (0 for other types).
     type_length: i32,
 }
 
-fn from_parquet(node: &ParquetNode, at: &Location) -> Result<DataType> {
-    let NodeKind::Primitive {
-        physical,
-        type_length,
-        scale,
-        precision,
-        ..
-    } = &node.kind
-    else {
-        return Err(schema_err(at, "expected a primitive field"));
-    };
-    if let Some(LogicalType::Unknown(_)) = &node.logical {
+/// A precision or scale as the messages show it.
+fn shown(v: Option<i32>) -> String {
+    v.map_or_else(|| "(none)".to_string(), |v| v.to_string())
+}
+
+fn from_parquet(leaf: &ColumnDescriptor, at: &Location) -> Result<DataType> {
+    let (precision, scale) = (leaf.precision, leaf.scale);
+    if let Some(LogicalType::Unknown(_)) = &leaf.logical_type {
         return Ok(DataType::Null);
     }
-    if let Some(LogicalType::Decimal(d)) = &node.logical {
+    if let Some(LogicalType::Decimal(d)) = &leaf.logical_type {
         // The spec has writers repeat the DECIMAL logical type's precision
         // and scale in the schema element; when the two disagree one of
         // them is corrupt, and either would read the values wrongly.
-        let differs = |given: i32, logical: i32| given != -1 && given != logical;
-        if differs(*precision, d.precision) || differs(*scale, d.scale) {
+        let differs = |given: Option<i32>, logical: i32| given.is_some_and(|g| g != logical);
+        if differs(precision, d.precision) || differs(scale, d.scale) {
             return Err(schema_err(
                 at,
                 format!(
                     "the DECIMAL logical type's precision {} and scale {} differ from the \
-                     schema element's {precision} and {scale}",
-                    d.precision, d.scale
+                     schema element's {} and {}",
+                    d.precision,
+                    d.scale,
+                    shown(precision),
+                    shown(scale)
                 ),
             ));
         }
     }
     let info = Info {
-        logical: node.logical.as_ref(),
-        converted: node.converted,
-        scale: *scale,
-        precision: *precision,
-        type_length: *type_length,
+        logical: leaf.logical_type.as_ref(),
+        converted: leaf.converted_type,
+        scale,
+        precision,
+        type_length: leaf.type_length.unwrap_or(0),
     };
     // No converted type annotates these: one that claims to (a string, an
     // interval) says the column is not what the physical type alone reads.
     let plain = |physical: &str, t: DataType| match (info.logical, info.converted) {
-        (None, c) if c != CONVERTED_NONE => Err(bad(at, physical, &info)),
+        (None, Some(_)) => Err(bad(at, physical, &info)),
         _ => Ok(t),
     };
-    match *physical {
+    match leaf.physical_type {
         Type::BOOLEAN => plain("BOOLEAN", DataType::Boolean),
         Type::INT32 => from_int32(&info, at),
         Type::INT64 => from_int64(&info, at),
@@ -147,19 +146,31 @@ fn max_decimal_precision(physical: Type, type_length: i32) -> i32 {
 /// The Arrow decimal type of a DECIMAL column; a precision or scale the
 /// physical type cannot hold is an error, never a decimal read with the
 /// wrong point or digits.
-fn decimal(scale: i32, precision: i32, max: i32, wide: bool, at: &Location) -> Result<DataType> {
-    if !(1..=max).contains(&precision) {
+fn decimal(
+    scale: Option<i32>,
+    precision: Option<i32>,
+    max: i32,
+    wide: bool,
+    at: &Location,
+) -> Result<DataType> {
+    let Some(precision) = precision.filter(|p| (1..=max).contains(p)) else {
         return Err(schema_err(
             at,
-            format!("invalid decimal precision {precision} (this type holds 1 to {max} digits)"),
+            format!(
+                "invalid decimal precision {} (this type holds 1 to {max} digits)",
+                shown(precision)
+            ),
         ));
-    }
-    if !(0..=precision).contains(&scale) {
+    };
+    let Some(scale) = scale.filter(|s| (0..=precision).contains(s)) else {
         return Err(schema_err(
             at,
-            format!("invalid decimal scale {scale} (must be 0 to the precision {precision})"),
+            format!(
+                "invalid decimal scale {} (must be 0 to the precision {precision})",
+                shown(scale)
+            ),
         ));
-    }
+    };
     // Both fit: `max` is at most 76.
     let (p, s) = (precision as u8, scale as i8);
     Ok(if wide {
@@ -183,7 +194,10 @@ fn bad(at: &Location, physical: &str, info: &Info<'_>) -> crate::error::Error {
         at,
         format!(
             "unable to convert Parquet {physical} with logical type {:?} and converted type {}",
-            info.logical, info.converted.0
+            info.logical,
+            info.converted
+                .or_else(|| info.logical.and_then(LogicalType::to_converted_type))
+                .map_or(-1, |c| c.0)
         ),
     )
 }
@@ -191,7 +205,7 @@ fn bad(at: &Location, physical: &str, info: &Info<'_>) -> crate::error::Error {
 fn from_int32(info: &Info<'_>, at: &Location) -> Result<DataType> {
     use ConvertedType as C;
     match (info.logical, info.converted) {
-        (None, CONVERTED_NONE) => Ok(DataType::Int32),
+        (None, None) => Ok(DataType::Int32),
         (Some(LogicalType::Integer(i)), _) => match (i.bit_width, i.is_signed) {
             (8, true) => Ok(DataType::Int8),
             (16, true) => Ok(DataType::Int16),
@@ -201,21 +215,23 @@ fn from_int32(info: &Info<'_>, at: &Location) -> Result<DataType> {
             (32, false) => Ok(DataType::UInt32),
             _ => Err(bad(at, "INT32", info)),
         },
-        (Some(LogicalType::Decimal(d)), _) => decimal(d.scale, d.precision, 9, false, at),
+        (Some(LogicalType::Decimal(d)), _) => {
+            decimal(Some(d.scale), Some(d.precision), 9, false, at)
+        }
         (Some(LogicalType::Date(_)), _) => Ok(DataType::Date32),
         (Some(LogicalType::Time(t)), _) => match time_unit(&t.unit) {
             Some(TimeUnit::Millisecond) => Ok(DataType::Time32(TimeUnit::Millisecond)),
             _ => Err(bad(at, "INT32", info)),
         },
-        (None, C::UINT_8) => Ok(DataType::UInt8),
-        (None, C::UINT_16) => Ok(DataType::UInt16),
-        (None, C::UINT_32) => Ok(DataType::UInt32),
-        (None, C::INT_8) => Ok(DataType::Int8),
-        (None, C::INT_16) => Ok(DataType::Int16),
-        (None, C::INT_32) => Ok(DataType::Int32),
-        (None, C::DATE) => Ok(DataType::Date32),
-        (None, C::TIME_MILLIS) => Ok(DataType::Time32(TimeUnit::Millisecond)),
-        (None, C::DECIMAL) => decimal(info.scale, info.precision, 9, false, at),
+        (None, Some(C::UINT_8)) => Ok(DataType::UInt8),
+        (None, Some(C::UINT_16)) => Ok(DataType::UInt16),
+        (None, Some(C::UINT_32)) => Ok(DataType::UInt32),
+        (None, Some(C::INT_8)) => Ok(DataType::Int8),
+        (None, Some(C::INT_16)) => Ok(DataType::Int16),
+        (None, Some(C::INT_32)) => Ok(DataType::Int32),
+        (None, Some(C::DATE)) => Ok(DataType::Date32),
+        (None, Some(C::TIME_MILLIS)) => Ok(DataType::Time32(TimeUnit::Millisecond)),
+        (None, Some(C::DECIMAL)) => decimal(info.scale, info.precision, 9, false, at),
         _ => Err(bad(at, "INT32", info)),
     }
 }
@@ -223,7 +239,7 @@ fn from_int32(info: &Info<'_>, at: &Location) -> Result<DataType> {
 fn from_int64(info: &Info<'_>, at: &Location) -> Result<DataType> {
     use ConvertedType as C;
     match (info.logical, info.converted) {
-        (None, CONVERTED_NONE) => Ok(DataType::Int64),
+        (None, None) => Ok(DataType::Int64),
         (Some(LogicalType::Integer(i)), _) if i.bit_width == 64 => Ok(if i.is_signed {
             DataType::Int64
         } else {
@@ -245,19 +261,21 @@ fn from_int64(info: &Info<'_>, at: &Location) -> Result<DataType> {
             )),
             None => Err(bad(at, "INT64", info)),
         },
-        (None, C::INT_64) => Ok(DataType::Int64),
-        (None, C::UINT_64) => Ok(DataType::UInt64),
-        (None, C::TIME_MICROS) => Ok(DataType::Time64(TimeUnit::Microsecond)),
-        (None, C::TIMESTAMP_MILLIS) => Ok(DataType::Timestamp(
+        (None, Some(C::INT_64)) => Ok(DataType::Int64),
+        (None, Some(C::UINT_64)) => Ok(DataType::UInt64),
+        (None, Some(C::TIME_MICROS)) => Ok(DataType::Time64(TimeUnit::Microsecond)),
+        (None, Some(C::TIMESTAMP_MILLIS)) => Ok(DataType::Timestamp(
             TimeUnit::Millisecond,
             Some("UTC".into()),
         )),
-        (None, C::TIMESTAMP_MICROS) => Ok(DataType::Timestamp(
+        (None, Some(C::TIMESTAMP_MICROS)) => Ok(DataType::Timestamp(
             TimeUnit::Microsecond,
             Some("UTC".into()),
         )),
-        (Some(LogicalType::Decimal(d)), _) => decimal(d.scale, d.precision, 18, false, at),
-        (None, C::DECIMAL) => decimal(info.scale, info.precision, 18, false, at),
+        (Some(LogicalType::Decimal(d)), _) => {
+            decimal(Some(d.scale), Some(d.precision), 18, false, at)
+        }
+        (None, Some(C::DECIMAL)) => decimal(info.scale, info.precision, 18, false, at),
         _ => Err(bad(at, "INT64", info)),
     }
 }
@@ -272,23 +290,24 @@ fn from_byte_array(info: &Info<'_>, at: &Location) -> Result<DataType> {
         (Some(LogicalType::Geometry(_)), _) => Ok(DataType::Binary),
         (Some(LogicalType::Geography(_)), _) => Ok(DataType::Binary),
         (Some(LogicalType::Unrecognized(_)), _) => Ok(DataType::Binary),
-        (None, CONVERTED_NONE) => Ok(DataType::Binary),
-        (None, C::JSON) => Ok(DataType::Utf8),
-        (None, C::BSON) => Ok(DataType::Binary),
-        (None, C::ENUM) => Ok(DataType::Binary),
-        (None, C::UTF8) => Ok(DataType::Utf8),
+        (None, None) => Ok(DataType::Binary),
+        (None, Some(C::JSON)) => Ok(DataType::Utf8),
+        (None, Some(C::BSON)) => Ok(DataType::Binary),
+        (None, Some(C::ENUM)) => Ok(DataType::Binary),
+        (None, Some(C::UTF8)) => Ok(DataType::Utf8),
         (Some(LogicalType::Decimal(d)), _) => decimal(
-            d.scale,
-            d.precision,
+            Some(d.scale),
+            Some(d.precision),
             max_decimal_precision(Type::BYTE_ARRAY, 0),
             d.precision > DECIMAL128_MAX_PRECISION as i32,
             at,
         ),
-        (None, C::DECIMAL) => decimal(
+        (None, Some(C::DECIMAL)) => decimal(
             info.scale,
             info.precision,
             max_decimal_precision(Type::BYTE_ARRAY, 0),
-            info.precision > DECIMAL128_MAX_PRECISION as i32,
+            info.precision
+                .is_some_and(|p| p > i32::from(DECIMAL128_MAX_PRECISION)),
             at,
         ),
         _ => Err(bad(at, "BYTE_ARRAY", info)),
@@ -311,14 +330,20 @@ fn from_fixed(info: &Info<'_>, at: &Location) -> Result<DataType> {
         (Some(LogicalType::Decimal(d)), _) => {
             check_decimal_length(info.type_length, at)?;
             let max = max_decimal_precision(Type::FIXED_LEN_BYTE_ARRAY, info.type_length);
-            decimal(d.scale, d.precision, max, info.type_length > 16, at)
+            decimal(
+                Some(d.scale),
+                Some(d.precision),
+                max,
+                info.type_length > 16,
+                at,
+            )
         }
-        (None, C::DECIMAL) => {
+        (None, Some(C::DECIMAL)) => {
             check_decimal_length(info.type_length, at)?;
             let max = max_decimal_precision(Type::FIXED_LEN_BYTE_ARRAY, info.type_length);
             decimal(info.scale, info.precision, max, info.type_length > 16, at)
         }
-        (None, C::INTERVAL) => {
+        (None, Some(C::INTERVAL)) => {
             if info.type_length != 12 {
                 return Err(schema_err(
                     at,
@@ -340,7 +365,7 @@ fn from_fixed(info: &Info<'_>, at: &Location) -> Result<DataType> {
                 ))
             }
         }
-        (None, c) if c != CONVERTED_NONE => Err(bad(at, "FIXED_LEN_BYTE_ARRAY", info)),
+        (None, Some(_)) => Err(bad(at, "FIXED_LEN_BYTE_ARRAY", info)),
         _ => Ok(DataType::FixedSizeBinary(info.type_length)),
     }
 }

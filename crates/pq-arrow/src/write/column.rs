@@ -66,7 +66,7 @@ enum Values {
 
 impl Values {
     fn new(leaf: &Leaf, encoding: Encoding) -> Self {
-        match leaf.physical {
+        match leaf.physical_type {
             Type::BYTE_ARRAY if encoding == Encoding::PLAIN => Values::PlainBytes(Vec::new()),
             Type::BOOLEAN => Values::Bool(Vec::new()),
             Type::INT32 => Values::I32(Vec::new()),
@@ -77,7 +77,7 @@ impl Values {
                 offsets: vec![0],
                 data: Vec::new(),
             },
-            _ => Values::Fixed(Vec::new(), leaf.type_length),
+            _ => Values::Fixed(Vec::new(), leaf.fixed_width()),
         }
     }
 
@@ -338,7 +338,7 @@ impl ColumnChunkWriter {
     pub(crate) fn new(leaf: &Leaf, opts: ResolvedColumn, options: &WriterOptions) -> Self {
         let dict = if opts.dictionary {
             Dict::new(
-                leaf.physical,
+                leaf.physical_type,
                 options.dictionary_page_size_limit,
                 options.dictionary_max_entries,
             )
@@ -352,7 +352,7 @@ impl ColumnChunkWriter {
             at,
             opts,
             order: Order {
-                physical: leaf.physical,
+                physical: leaf.physical_type,
                 sort: leaf.sort,
             },
             version: options.data_page_version,
@@ -401,7 +401,7 @@ impl ColumnChunkWriter {
 
     fn page_estimate(&self) -> usize {
         let levels = (self.page_levels
-            * (bit_width(self.leaf.max_def) + bit_width(self.leaf.max_rep)) as usize)
+            * (bit_width(self.leaf.max_def_level) + bit_width(self.leaf.max_rep_level)) as usize)
             / 8;
         let values = match (&self.dict, self.dict_active) {
             (Some(d), true) => {
@@ -429,7 +429,7 @@ impl ColumnChunkWriter {
             conv,
         )?;
         let n = leaf.num_levels;
-        let max_def = self.leaf.max_def;
+        let max_def = self.leaf.max_def_level;
         let (mut a, mut va) = (0, 0);
         while a < n {
             let mut b = (a + MINI_BATCH).min(n);
@@ -652,8 +652,8 @@ impl ColumnChunkWriter {
         self.level_buf.clear();
         self.level_buf2.clear();
         for (levels, max, out) in [
-            (&self.rep, self.leaf.max_rep, &mut self.level_buf),
-            (&self.def, self.leaf.max_def, &mut self.level_buf2),
+            (&self.rep, self.leaf.max_rep_level, &mut self.level_buf),
+            (&self.def, self.leaf.max_def_level, &mut self.level_buf2),
         ] {
             if max == 0 {
                 continue;
@@ -800,7 +800,7 @@ impl ColumnChunkWriter {
                 count: 1,
             });
         }
-        if self.leaf.max_def > 0 || self.leaf.max_rep > 0 {
+        if self.leaf.max_def_level > 0 || self.leaf.max_rep_level > 0 {
             encodings.push(Encoding::RLE);
         }
         for e in &self.encodings {
@@ -846,7 +846,7 @@ impl ColumnChunkWriter {
             unencoded_byte_array_data_bytes: None,
         });
         let meta = ColumnMetaData {
-            type_: self.leaf.physical,
+            type_: self.leaf.physical_type,
             encodings: encodings.into(),
             path_in_schema: self.leaf.path.as_slice().into(),
             codec: CompressionCodec(self.opts.codec.thrift_id()),

@@ -156,7 +156,7 @@ impl<W: Write> ParquetWriter<W> {
     fn new_column(&self, leaf: &Leaf) -> Result<ColumnChunkWriter> {
         let mut resolved = self.options.resolve(&leaf.path);
         if resolved.default_fallback && self.options.data_page_version == DataPageVersion::V2 {
-            resolved.encoding = match leaf.physical {
+            resolved.encoding = match leaf.physical_type {
                 pq_format::Type::INT32 | pq_format::Type::INT64 => Encoding::DELTA_BINARY_PACKED,
                 pq_format::Type::BYTE_ARRAY | pq_format::Type::FIXED_LEN_BYTE_ARRAY => {
                     Encoding::DELTA_BYTE_ARRAY
@@ -165,13 +165,13 @@ impl<W: Write> ParquetWriter<W> {
                 _ => Encoding::PLAIN,
             };
         }
-        if !encoding_allowed(leaf.physical, resolved.encoding) {
+        if !encoding_allowed(leaf.physical_type, resolved.encoding) {
             return Err(Error::Request {
                 message: format!(
                     "encoding {} cannot encode column '{}' of type {}",
                     resolved.encoding,
                     leaf.path.join("."),
-                    leaf.physical
+                    leaf.physical_type
                 ),
             });
         }

@@ -1,19 +1,24 @@
 //! From an Arrow schema to a Parquet schema, as arrow-rs's
 //! `ArrowSchemaConverter` maps it (without type coercion), and the
 //! `ARROW:schema` footer hint.
+//!
+//! The schema elements written are built into pq-format's
+//! [`SchemaDescriptor`], the tree the reader builds from a footer: what is
+//! written passes the checks of what is read, and the leaves' paths, types
+//! and levels come from the same code.
 
 use arrow_ipc::writer::{DictionaryTracker, IpcDataGenerator, IpcWriteOptions};
 use arrow_schema::{DataType, Field, IntervalUnit, Schema, TimeUnit};
 use base64::Engine;
 use base64::prelude::BASE64_STANDARD;
 use pq_format::{
-    ConvertedType, DateType, DecimalType, FieldRepetitionType, Float16Type, IntType, ListType,
-    LogicalType, MapType, MicroSeconds, MilliSeconds, NanoSeconds, NullType, SchemaElement,
-    StringType, TimeType, TimestampType, Type,
+    ColumnDescriptor, ConvertedType, DateType, DecimalType, FieldRepetitionType, Float16Type,
+    IntType, Limits, ListType, LogicalType, MapType, MicroSeconds, MilliSeconds, NanoSeconds,
+    NullType, SchemaDescriptor, SchemaElement, StringType, TimeType, TimestampType, Type,
 };
 
 use crate::error::{Location, Result, schema_err, unsupported};
-use crate::schema::FIELD_ID_META_KEY;
+use crate::schema::{FIELD_ID_META_KEY, from_schema_error};
 
 /// How the leaf's values compare, for statistics.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -34,17 +39,23 @@ pub(crate) enum SortOrder {
     Undefined,
 }
 
-/// One leaf column of the Parquet schema.
+/// One leaf column of the Parquet schema: its descriptor in the schema
+/// tree (path, physical type, width, levels; read through), and how its
+/// values compare.
 #[derive(Debug, Clone)]
 pub(crate) struct Leaf {
-    /// Names from the root (excluded) to the leaf.
+    pub column: ColumnDescriptor,
+    /// The path's names, owned, as option lookups take them.
     pub path: Vec<String>,
-    pub physical: Type,
-    /// Width of FIXED_LEN_BYTE_ARRAY values.
-    pub type_length: usize,
-    pub max_def: i16,
-    pub max_rep: i16,
     pub sort: SortOrder,
+}
+
+impl std::ops::Deref for Leaf {
+    type Target = ColumnDescriptor;
+
+    fn deref(&self) -> &ColumnDescriptor {
+        &self.column
+    }
 }
 
 /// The Parquet schema of an Arrow schema.
@@ -55,6 +66,13 @@ pub(crate) struct ParquetSchema {
     pub leaves: Vec<Leaf>,
 }
 
+/// The elements and each leaf's sort order, in leaf order, while the Arrow
+/// schema is walked.
+struct Building {
+    elements: Vec<SchemaElement>,
+    sorts: Vec<SortOrder>,
+}
+
 /// The name of the root, as arrow-rs writes it.
 const ROOT: &str = "arrow_schema";
 
@@ -63,57 +81,44 @@ pub(crate) fn decimal_length_from_precision(precision: u8) -> usize {
     (((10.0_f64.powi(precision as i32) + 1.0).log2() + 1.0) / 8.0).ceil() as usize
 }
 
-/// Converts an Arrow schema.
+/// Converts an Arrow schema: its elements, then their tree as a reader
+/// builds it (with the reader's default limits, so that what is written
+/// can be read back).
 pub(crate) fn to_parquet(schema: &Schema) -> Result<ParquetSchema> {
-    let mut out = ParquetSchema {
+    let mut out = Building {
         elements: vec![SchemaElement {
             name: ROOT.to_string(),
             num_children: Some(schema.fields().len() as i32),
             ..Default::default()
         }],
-        leaves: Vec::new(),
+        sorts: Vec::new(),
     };
     let mut path = Vec::new();
     for f in schema.fields() {
-        convert_field(f, f.name(), &mut path, 0, 0, &mut out)?;
+        convert_field(f, f.name(), &mut path, &mut out)?;
     }
-    Ok(out)
+    let tree = SchemaDescriptor::new(&out.elements, &Limits::default()).map_err(|e| match e {
+        pq_format::FormatError::Schema(e) => from_schema_error(e),
+        e => schema_err(&Location::default(), e.to_string()),
+    })?;
+    let leaves = tree
+        .columns()
+        .iter()
+        .zip(out.sorts)
+        .map(|(column, sort)| Leaf {
+            path: column.path.to_vec(),
+            column: column.clone(),
+            sort,
+        })
+        .collect();
+    Ok(ParquetSchema {
+        elements: out.elements,
+        leaves,
+    })
 }
 
 fn converted_of(logical: &Option<LogicalType>) -> Option<ConvertedType> {
-    let c = match logical.as_ref()? {
-        LogicalType::String(_) => ConvertedType::UTF8,
-        LogicalType::Map(_) => ConvertedType::MAP,
-        LogicalType::List(_) => ConvertedType::LIST,
-        LogicalType::Decimal(_) => ConvertedType::DECIMAL,
-        LogicalType::Date(_) => ConvertedType::DATE,
-        LogicalType::Time(t) => match t.unit {
-            pq_format::TimeUnit::Millis(_) => ConvertedType::TIME_MILLIS,
-            pq_format::TimeUnit::Micros(_) => ConvertedType::TIME_MICROS,
-            _ => return None,
-        },
-        LogicalType::Timestamp(t) => match t.unit {
-            pq_format::TimeUnit::Millis(_) => ConvertedType::TIMESTAMP_MILLIS,
-            pq_format::TimeUnit::Micros(_) => ConvertedType::TIMESTAMP_MICROS,
-            _ => return None,
-        },
-        LogicalType::Integer(i) => match (i.bit_width, i.is_signed) {
-            (8, true) => ConvertedType::INT_8,
-            (16, true) => ConvertedType::INT_16,
-            (32, true) => ConvertedType::INT_32,
-            (64, true) => ConvertedType::INT_64,
-            (8, false) => ConvertedType::UINT_8,
-            (16, false) => ConvertedType::UINT_16,
-            (32, false) => ConvertedType::UINT_32,
-            (64, false) => ConvertedType::UINT_64,
-            _ => return None,
-        },
-        LogicalType::Json(_) => ConvertedType::JSON,
-        LogicalType::Bson(_) => ConvertedType::BSON,
-        LogicalType::Enum(_) => ConvertedType::ENUM,
-        _ => return None,
-    };
-    Some(c)
+    logical.as_ref().and_then(LogicalType::to_converted_type)
 }
 
 fn int(bits: i8, signed: bool) -> Option<LogicalType> {
@@ -135,16 +140,13 @@ fn convert_field(
     field: &Field,
     name: &str,
     path: &mut Vec<String>,
-    def: i16,
-    rep: i16,
-    out: &mut ParquetSchema,
+    out: &mut Building,
 ) -> Result<()> {
     let repetition = if field.is_nullable() {
         FieldRepetitionType::OPTIONAL
     } else {
         FieldRepetitionType::REQUIRED
     };
-    let def = def + field.is_nullable() as i16;
     let field_id = field
         .metadata()
         .get(FIELD_ID_META_KEY)
@@ -164,14 +166,7 @@ fn convert_field(
         DataType::Dictionary(_, value) => {
             let inner = field.clone().with_data_type(value.as_ref().clone());
             path.pop();
-            return convert_field(
-                &inner,
-                name,
-                path,
-                def - field.is_nullable() as i16,
-                rep,
-                out,
-            );
+            return convert_field(&inner, name, path, out);
         }
         DataType::Struct(fields) => {
             if fields.is_empty() {
@@ -182,7 +177,7 @@ fn convert_field(
             }
             out.elements.push(group(fields.len(), None));
             for f in fields {
-                convert_field(f, f.name(), path, def, rep, out)?;
+                convert_field(f, f.name(), path, out)?;
             }
         }
         DataType::List(f)
@@ -205,7 +200,7 @@ fn convert_field(
                 ..Default::default()
             });
             path.push("list".to_string());
-            convert_field(f, f.name(), path, def + 1, rep + 1, out)?;
+            convert_field(f, f.name(), path, out)?;
             path.pop();
         }
         DataType::Map(entries, _) => {
@@ -225,7 +220,7 @@ fn convert_field(
             });
             path.push(entries.name().to_string());
             for f in kv {
-                convert_field(f, f.name(), path, def + 1, rep + 1, out)?;
+                convert_field(f, f.name(), path, out)?;
             }
             path.pop();
         }
@@ -256,14 +251,7 @@ fn convert_field(
                 logical_type: logical,
                 ..Default::default()
             });
-            out.leaves.push(Leaf {
-                path: path.clone(),
-                physical,
-                type_length: length,
-                max_def: def,
-                max_rep: rep,
-                sort,
-            });
+            out.sorts.push(sort);
         }
     }
     path.pop();
@@ -385,4 +373,83 @@ pub(crate) fn encode_arrow_schema(schema: &Schema) -> String {
     out.extend_from_slice(&(msg.len() as u32).to_le_bytes());
     out.extend_from_slice(&msg);
     BASE64_STANDARD.encode(&out)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use std::sync::Arc;
+
+    use arrow_schema::{DataType, Field, Fields, Schema};
+
+    use super::*;
+
+    #[test]
+    fn leaves_are_the_trees_columns_with_their_sort_orders() {
+        let item = Field::new(
+            "item",
+            DataType::Struct(Fields::from(vec![
+                Field::new("a", DataType::UInt32, false),
+                Field::new("b", DataType::FixedSizeBinary(4), true),
+            ])),
+            true,
+        );
+        let schema = Schema::new(vec![
+            Field::new("l", DataType::List(Arc::new(item)), true),
+            Field::new("s", DataType::Utf8, false),
+        ]);
+        let p = to_parquet(&schema).unwrap();
+        let got: Vec<_> = p
+            .leaves
+            .iter()
+            .map(|l| {
+                (
+                    l.dotted(),
+                    l.physical_type,
+                    l.fixed_width(),
+                    l.max_def_level,
+                    l.max_rep_level,
+                    l.sort,
+                    l.path.join("."),
+                )
+            })
+            .collect();
+        let leaf = |p: &str, t, w, d, r, s| (p.to_string(), t, w, d, r, s, p.to_string());
+        assert_eq!(
+            got,
+            [
+                leaf("l.list.item.a", Type::INT32, 0, 3, 1, SortOrder::Unsigned),
+                leaf(
+                    "l.list.item.b",
+                    Type::FIXED_LEN_BYTE_ARRAY,
+                    4,
+                    4,
+                    1,
+                    SortOrder::Bytes
+                ),
+                leaf("s", Type::BYTE_ARRAY, 0, 0, 0, SortOrder::Bytes),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_schema_the_reader_would_refuse_is_not_written() {
+        // 129 structs deep: one past the depth a reader accepts by default.
+        let mut field = Field::new("x", DataType::Int32, true);
+        for i in 0..129 {
+            field = Field::new(
+                format!("s{i}"),
+                DataType::Struct(Fields::from(vec![field])),
+                true,
+            );
+        }
+        let err = to_parquet(&Schema::new(vec![field]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("is nested 129 deep, deeper than the limit of 128"),
+            "{err}"
+        );
+    }
 }
