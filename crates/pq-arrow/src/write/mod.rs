@@ -35,12 +35,16 @@
 
 mod column;
 mod dict;
+mod encoder;
 mod levels;
 mod options;
+mod page_index;
+mod pages;
 mod phys;
 mod rle;
 mod schema;
 mod stats;
+mod typed;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -54,10 +58,11 @@ use pq_format::{
 
 use crate::error::{Error, Location, Result};
 use crate::schema::ARROW_SCHEMA_META_KEY;
-use column::{ColumnChunkWriter, encoding_allowed};
+use column::ColumnChunkWriter;
 pub use options::{
     CREATED_BY, Codec, ColumnOptions, DataPageVersion, Encoding, WriterOptions, is_preview_encoding,
 };
+pub(crate) use schema::SortOrder;
 use schema::{Leaf, ParquetSchema};
 
 /// Rows converted to levels at a time: bounds the temporary level buffers
@@ -154,39 +159,7 @@ impl<W: Write> ParquetWriter<W> {
 
     /// The writer of `leaf`'s chunk, its options checked.
     fn new_column(&self, leaf: &Leaf) -> Result<ColumnChunkWriter> {
-        let mut resolved = self.options.resolve(&leaf.path);
-        if resolved.default_fallback && self.options.data_page_version == DataPageVersion::V2 {
-            resolved.encoding = match leaf.physical {
-                pq_format::Type::INT32 | pq_format::Type::INT64 => Encoding::DELTA_BINARY_PACKED,
-                pq_format::Type::BYTE_ARRAY | pq_format::Type::FIXED_LEN_BYTE_ARRAY => {
-                    Encoding::DELTA_BYTE_ARRAY
-                }
-                pq_format::Type::BOOLEAN => Encoding::RLE,
-                _ => Encoding::PLAIN,
-            };
-        }
-        if !encoding_allowed(leaf.physical, resolved.encoding) {
-            return Err(Error::Request {
-                message: format!(
-                    "encoding {} cannot encode column '{}' of type {}",
-                    resolved.encoding,
-                    leaf.path.join("."),
-                    leaf.physical
-                ),
-            });
-        }
-        if is_preview_encoding(resolved.encoding) && !self.options.allow_preview_encodings {
-            return Err(Error::Request {
-                message: format!(
-                    "encoding {} of column '{}' is a Preview encoding, which not every \
-                     reader reads (pyarrow 26 and DuckDB 2.0 do not); set \
-                     WriterOptions::allow_preview_encodings to write it",
-                    resolved.encoding,
-                    leaf.path.join(".")
-                ),
-            });
-        }
-        Ok(ColumnChunkWriter::new(leaf, resolved, &self.options))
+        ColumnChunkWriter::new(leaf, self.options.resolve(&leaf.path), &self.options)
     }
 
     /// The Arrow schema being written.
