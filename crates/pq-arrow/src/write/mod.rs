@@ -2,8 +2,8 @@
 //!
 //! [`ParquetWriter`] streams batches to any [`Write`]: the row group being
 //! built is held in memory (encoded and compressed), and written out when
-//! it reaches [`WriterOptions::max_row_group_rows`] or
-//! [`WriterOptions::max_row_group_bytes`]. The footer is written only by
+//! it reaches [`WriterOptions::max_row_group_size`] rows or
+//! [`WriterOptions::max_row_group_bytes`] bytes. The footer is written only by
 //! [`ParquetWriter::close`], so a writer dropped before that leaves a file
 //! that no reader takes for complete.
 //!
@@ -19,7 +19,10 @@
 //! ])
 //! .unwrap();
 //! // SNAPPY is the default; ZSTD writes smaller files, more slowly.
-//! let options = WriterOptions::default().with_compression(Codec::Zstd, Some(3));
+//! let options = WriterOptions::builder()
+//!     .set_compression(Codec::Zstd)
+//!     .set_compression_level(Some(3))
+//!     .build();
 //! let mut writer = ParquetWriter::try_new(Vec::new(), batch.schema(), options)?;
 //! writer.write(&batch)?;
 //! let (bytes, metadata) = writer.close_into_inner()?;
@@ -60,7 +63,8 @@ use crate::error::{Error, Location, Result};
 use crate::schema::ARROW_SCHEMA_META_KEY;
 use column::ColumnChunkWriter;
 pub use options::{
-    CREATED_BY, Codec, ColumnOptions, DataPageVersion, Encoding, WriterOptions, is_preview_encoding,
+    CREATED_BY, Codec, ColumnPath, DataPageVersion, Encoding, WriterOptions, WriterOptionsBuilder,
+    is_preview_encoding,
 };
 pub(crate) use schema::SortOrder;
 use schema::{Leaf, ParquetSchema};

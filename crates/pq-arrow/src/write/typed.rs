@@ -350,7 +350,7 @@ fn typed<T: FromArrow>(
             message: format!(
                 "encoding {} of column '{}' is a Preview encoding, which not every \
                  reader reads (pyarrow 26 and DuckDB 2.0 do not); set \
-                 WriterOptions::allow_preview_encodings to write it",
+                 WriterOptionsBuilder::set_allow_preview_encodings to write it",
                 encoding,
                 leaf.path.join(".")
             ),
