@@ -10,7 +10,7 @@
 use pq_format::{ColumnIndex, ColumnMetaData, CompressionCodec, OffsetIndex, Statistics};
 use pq_page::{PageWriteError, PageWriter};
 
-use crate::error::{Error, Location, Result, data_err, enc_err};
+use crate::error::{Error, Location, Result, data_err};
 use crate::write::encoder::MINI_BATCH;
 use crate::write::levels::LeafLevels;
 use crate::write::options::{DataPageVersion, ResolvedColumn, WriterOptions};
@@ -43,6 +43,12 @@ fn page_err(at: &Location, e: PageWriteError) -> Error {
         },
         other => data_err(at, other.to_string()),
     }
+}
+
+/// Values that cannot be encoded (a byte array of 2 GiB or more). Not
+/// `Error::Encoding`, whose message speaks of decoding a file.
+fn encode_err(at: &Location, e: pq_encoding::Error) -> Error {
+    data_err(at, format!("cannot encode the values of a page: {e}"))
 }
 
 /// The limits of a column's pages and dictionary.
@@ -182,7 +188,7 @@ impl ColumnChunkWriter {
                 Ok(encoding)
             })
             .map_err(|e| match e {
-                PageError::Values(e) => enc_err(&self.at, e),
+                PageError::Values(e) => encode_err(&self.at, e),
                 PageError::Page(e) => page_err(&self.at, e),
             })?;
         self.index.push(IndexedPage {
@@ -252,5 +258,25 @@ impl ColumnChunkWriter {
             column_index,
             offset_index,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encoding_failures_are_worded_for_writing() {
+        let e = pq_encoding::Error::Invalid {
+            what: "byte array length",
+            expected: "at most 2^31-1",
+            found: 1 << 31,
+        };
+        let message = encode_err(&Location::column("c"), e).to_string();
+        assert!(message.contains("column c"), "{message}");
+        assert!(message.contains("cannot encode"), "{message}");
+        assert!(message.contains("byte array length"), "{message}");
+        assert!(!message.contains("decod"), "{message}");
+        assert!(!message.contains("reading"), "{message}");
     }
 }
