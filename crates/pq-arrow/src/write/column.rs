@@ -19,7 +19,7 @@ use crate::write::pages::{PageAssembler, PageError, PageLevels};
 use crate::write::phys::{Scratch, phys};
 use crate::write::schema::Leaf;
 use crate::write::stats::truncate_bounds;
-use crate::write::typed::{ColumnValues, column_values};
+use crate::write::typed::{ColumnValues, Picked, column_values};
 
 /// A written column chunk, its offsets relative to its first byte.
 #[derive(Debug)]
@@ -149,8 +149,13 @@ impl ColumnChunkWriter {
             };
             self.page.add(leaf, a, b, nv);
             if nv > 0 {
+                let picked = Picked {
+                    sel: &leaf.selection,
+                    from: va,
+                    to: va + nv,
+                };
                 self.values
-                    .put(&phys, &leaf.selection, va, va + nv)
+                    .put(&phys, picked)
                     .map_err(|message| data_err(&self.at, message))?;
             }
             va += nv;

@@ -329,36 +329,25 @@ pub(crate) trait Number: FixedWidth + Send {
     fn encode_special(values: &[Self], out: &mut Vec<u8>);
 }
 
-macro_rules! integer {
-    ($t:ty) => {
+/// A number type: the encoding it does not take, and the encoder of the
+/// one it takes instead.
+macro_rules! number {
+    ($t:ty, not $other:ident, $special:path) => {
         impl Number for $t {
             fn takes(encoding: NumberEncoding) -> bool {
-                encoding != NumberEncoding::Alp
+                encoding != NumberEncoding::$other
             }
             fn encode_special(values: &[Self], out: &mut Vec<u8>) {
-                delta_binary_packed::encode(values, out)
+                $special(values, out)
             }
         }
     };
 }
 
-macro_rules! float {
-    ($t:ty) => {
-        impl Number for $t {
-            fn takes(encoding: NumberEncoding) -> bool {
-                encoding != NumberEncoding::DeltaBinaryPacked
-            }
-            fn encode_special(values: &[Self], out: &mut Vec<u8>) {
-                alp::encode(values, out)
-            }
-        }
-    };
-}
-
-integer!(i32);
-integer!(i64);
-float!(f32);
-float!(f64);
+number!(i32, not Alp, delta_binary_packed::encode);
+number!(i64, not Alp, delta_binary_packed::encode);
+number!(f32, not DeltaBinaryPacked, alp::encode);
+number!(f64, not DeltaBinaryPacked, alp::encode);
 
 impl<V: Number> Numbers<V> {
     fn new(encoding: Encoding) -> Option<Self> {

@@ -303,20 +303,18 @@ impl<W: Write> ParquetWriter<W> {
         // Column indexes of every chunk, then offset indexes, as arrow-rs
         // and parquet-cpp lay them out.
         let indexes = std::mem::take(&mut self.indexes);
-        for (rg, idx) in self.row_groups.iter_mut().zip(&indexes) {
-            for (chunk, (ci, _)) in rg.columns.iter_mut().zip(idx) {
-                if let Some(bytes) = ci {
-                    chunk.column_index_offset = Some(self.out.pos as i64);
-                    chunk.column_index_length = Some(bytes.len() as i32);
-                    self.out.write_all(bytes)?;
-                }
-            }
-        }
-        for (rg, idx) in self.row_groups.iter_mut().zip(&indexes) {
-            for (chunk, (_, oi)) in rg.columns.iter_mut().zip(idx) {
-                if let Some(bytes) = oi {
-                    chunk.offset_index_offset = Some(self.out.pos as i64);
-                    chunk.offset_index_length = Some(bytes.len() as i32);
+        for column_index in [true, false] {
+            for (rg, idx) in self.row_groups.iter_mut().zip(&indexes) {
+                for (chunk, (ci, oi)) in rg.columns.iter_mut().zip(idx) {
+                    let Some(bytes) = (if column_index { ci } else { oi }) else {
+                        continue;
+                    };
+                    let place = (Some(self.out.pos as i64), Some(bytes.len() as i32));
+                    if column_index {
+                        (chunk.column_index_offset, chunk.column_index_length) = place;
+                    } else {
+                        (chunk.offset_index_offset, chunk.offset_index_length) = place;
+                    }
                     self.out.write_all(bytes)?;
                 }
             }

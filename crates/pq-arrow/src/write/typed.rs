@@ -8,6 +8,8 @@
 use std::cmp::Ordering;
 use std::fmt::Debug;
 
+use arrow_array::OffsetSizeTrait;
+
 use pq_format::Encoding;
 
 use crate::error::{Error, Result};
@@ -21,15 +23,23 @@ use crate::write::phys::{ByteSource, Phys};
 use crate::write::schema::{Leaf, SortOrder};
 use crate::write::stats::{Bounds, SliceBounds, byte_bounds};
 
+/// The values `from..to` of those a [`Selection`] picks from an array.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Picked<'s> {
+    pub sel: &'s Selection,
+    pub from: usize,
+    pub to: usize,
+}
+
 /// A page's encoding and its bounds (PLAIN, zero signs fixed), if any.
 pub(crate) type FlushedPage = (Encoding, Option<(Vec<u8>, Vec<u8>)>);
 
 /// The values and bounds of one column chunk, whatever their type.
 pub(crate) trait ColumnValues: Debug + Send {
-    /// Adds the values `va..vb` of those `sel` picks from `src`, with their
-    /// bounds when statistics are on. Fails when `src` holds values of
-    /// another physical type than the column's.
-    fn put(&mut self, src: &Phys<'_>, sel: &Selection, va: usize, vb: usize) -> Result<(), String>;
+    /// Adds the `picked` values of `src`, with their bounds when statistics
+    /// are on. Fails when `src` holds values of another physical type than
+    /// the column's.
+    fn put(&mut self, src: &Phys<'_>, picked: Picked<'_>) -> Result<(), String>;
     /// About the bytes of the open page's values.
     fn page_size(&self) -> usize;
     /// Bytes of the dictionary page (0 without one).
@@ -55,14 +65,8 @@ pub(crate) trait ColumnValues: Debug + Send {
 pub(crate) trait FromArrow: WriteType + Sized {
     /// Buffer for values gathered from scattered indices.
     type Scratch: Default + Debug + Send;
-    /// Adds the values `va..vb` of those `sel` picks from `src`.
-    fn put(
-        col: &mut TypedColumn<Self>,
-        src: &Phys<'_>,
-        sel: &Selection,
-        va: usize,
-        vb: usize,
-    ) -> Result<(), String>;
+    /// Adds the `picked` values of `src`.
+    fn put(col: &mut TypedColumn<Self>, src: &Phys<'_>, picked: Picked<'_>) -> Result<(), String>;
 }
 
 /// [`ColumnValues`] of one physical type.
@@ -78,8 +82,8 @@ pub(crate) struct TypedColumn<T: FromArrow> {
 }
 
 impl<T: FromArrow> ColumnValues for TypedColumn<T> {
-    fn put(&mut self, src: &Phys<'_>, sel: &Selection, va: usize, vb: usize) -> Result<(), String> {
-        T::put(self, src, sel, va, vb)
+    fn put(&mut self, src: &Phys<'_>, picked: Picked<'_>) -> Result<(), String> {
+        T::put(self, src, picked)
     }
     fn page_size(&self) -> usize {
         self.encoder.page_size()
@@ -111,23 +115,33 @@ impl<T: FromArrow> ColumnValues for TypedColumn<T> {
     }
 }
 
-/// The selected values `va..vb` as a slice: borrowed when contiguous,
-/// gathered into `scratch` otherwise.
-fn gather<'a, V: Copy>(
-    v: &'a [V],
-    sel: &Selection,
-    va: usize,
-    vb: usize,
-    scratch: &'a mut Vec<V>,
-) -> &'a [V] {
-    match sel {
-        Selection::Range(a) => &v[a + va..a + vb],
+/// The picked values as a slice: borrowed when contiguous, gathered into
+/// `scratch` otherwise.
+fn gather<'a, V: Copy>(v: &'a [V], p: Picked<'_>, scratch: &'a mut Vec<V>) -> &'a [V] {
+    match p.sel {
+        Selection::Range(a) => &v[a + p.from..a + p.to],
         Selection::Indices(ix) => {
             scratch.clear();
-            scratch.extend(ix[va..vb].iter().map(|&i| v[i]));
+            scratch.extend(ix[p.from..p.to].iter().map(|&i| v[i]));
             scratch
         }
     }
+}
+
+/// Byte arrays `from..to` of contiguous offsets, and their total length.
+fn contiguous<'d, O: OffsetSizeTrait>(
+    o: &'d [O],
+    d: &'d [u8],
+    from: usize,
+    to: usize,
+) -> (impl Iterator<Item = &'d [u8]> + Clone, usize) {
+    let o = &o[from..=to];
+    let total = (o[o.len() - 1] - o[0]).as_usize();
+    (
+        o.windows(2)
+            .map(move |w| &d[w[0].as_usize()..w[1].as_usize()]),
+        total,
+    )
 }
 
 /// Adds fixed-width values and their bounds.
@@ -203,14 +217,12 @@ macro_rules! from_numbers {
             fn put(
                 col: &mut TypedColumn<Self>,
                 src: &Phys<'_>,
-                sel: &Selection,
-                va: usize,
-                vb: usize,
+                picked: Picked<'_>,
             ) -> Result<(), String> {
                 let Phys::$variant(v) = src else {
                     return Err(mismatch::<Self>(src));
                 };
-                let s = gather(v, sel, va, vb, &mut col.scratch);
+                let s = gather(v, picked, &mut col.scratch);
                 let page = col.track.then_some(&mut col.page);
                 put_slice(&mut col.encoder, page, col.sort, s);
                 Ok(())
@@ -226,20 +238,15 @@ from_numbers!(Double, F64, f64);
 
 impl FromArrow for Boolean {
     type Scratch = Vec<bool>;
-    fn put(
-        col: &mut TypedColumn<Self>,
-        src: &Phys<'_>,
-        sel: &Selection,
-        va: usize,
-        vb: usize,
-    ) -> Result<(), String> {
+    fn put(col: &mut TypedColumn<Self>, src: &Phys<'_>, picked: Picked<'_>) -> Result<(), String> {
         let Phys::Bool(arr) = src else {
             return Err(mismatch::<Self>(src));
         };
         let bits = arr.values();
         let bools = &mut col.scratch;
         bools.clear();
-        match sel {
+        let (va, vb) = (picked.from, picked.to);
+        match picked.sel {
             Selection::Range(a) => bools.extend((a + va..a + vb).map(|i| bits.value(i))),
             Selection::Indices(ix) => bools.extend(ix[va..vb].iter().map(|&i| bits.value(i))),
         }
@@ -251,33 +258,24 @@ impl FromArrow for Boolean {
 
 impl FromArrow for ByteArray {
     type Scratch = ();
-    fn put(
-        col: &mut TypedColumn<Self>,
-        src: &Phys<'_>,
-        sel: &Selection,
-        va: usize,
-        vb: usize,
-    ) -> Result<(), String> {
+    fn put(col: &mut TypedColumn<Self>, src: &Phys<'_>, picked: Picked<'_>) -> Result<(), String> {
         let Phys::Bytes(src) = src else {
             return Err(mismatch::<Self>(src));
         };
         let page = col.track.then_some(&mut col.page);
         let (encoder, sort) = (&mut col.encoder, col.sort);
-        match (src, sel) {
+        let (va, vb) = (picked.from, picked.to);
+        match (src, picked.sel) {
             // Contiguous offsets: walked directly, no per-value dispatch.
             (ByteSource::O32(o, d), Selection::Range(a)) => {
-                let o = &o[a + va..=a + vb];
-                let total = (o[o.len() - 1] - o[0]) as usize;
-                let iter = o.windows(2).map(|w| &d[w[0] as usize..w[1] as usize]);
+                let (iter, total) = contiguous(o, d, a + va, a + vb);
                 put_bytes(encoder, page, sort, iter, total);
             }
             (ByteSource::O64(o, d), Selection::Range(a)) => {
-                let o = &o[a + va..=a + vb];
-                let total = (o[o.len() - 1] - o[0]) as usize;
-                let iter = o.windows(2).map(|w| &d[w[0] as usize..w[1] as usize]);
+                let (iter, total) = contiguous(o, d, a + va, a + vb);
                 put_bytes(encoder, page, sort, iter, total);
             }
-            _ => {
+            (_, sel) => {
                 let get = |k: usize| match sel {
                     Selection::Range(a) => src.get(a + k),
                     Selection::Indices(ix) => src.get(ix[k]),
@@ -291,17 +289,11 @@ impl FromArrow for ByteArray {
 
 impl FromArrow for FixedLenByteArray {
     type Scratch = ();
-    fn put(
-        col: &mut TypedColumn<Self>,
-        src: &Phys<'_>,
-        sel: &Selection,
-        va: usize,
-        vb: usize,
-    ) -> Result<(), String> {
+    fn put(col: &mut TypedColumn<Self>, src: &Phys<'_>, picked: Picked<'_>) -> Result<(), String> {
         let Phys::Fixed(data, w) = src else {
             return Err(mismatch::<Self>(src));
         };
-        let w = *w;
+        let (w, sel, va, vb) = (*w, picked.sel, picked.from, picked.to);
         let get = |k: usize| {
             let i = match sel {
                 Selection::Range(a) => a + k,
