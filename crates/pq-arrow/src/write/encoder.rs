@@ -317,7 +317,9 @@ pub(crate) enum NumberEncoding {
 #[derive(Debug)]
 pub(crate) struct Numbers<V> {
     values: Vec<V>,
-    encoding: NumberEncoding,
+    kind: NumberEncoding,
+    /// The same as `kind`, as the metadata names it.
+    encoding: Encoding,
 }
 
 /// A fixed-width number type and the encodings it takes beyond PLAIN and
@@ -351,15 +353,16 @@ number!(f64, not DeltaBinaryPacked, alp::encode);
 
 impl<V: Number> Numbers<V> {
     fn new(encoding: Encoding) -> Option<Self> {
-        let encoding = match encoding {
+        let kind = match encoding {
             Encoding::PLAIN => NumberEncoding::Plain,
             Encoding::DELTA_BINARY_PACKED => NumberEncoding::DeltaBinaryPacked,
             Encoding::BYTE_STREAM_SPLIT => NumberEncoding::ByteStreamSplit,
             Encoding::ALP => NumberEncoding::Alp,
             _ => return None,
         };
-        V::takes(encoding).then_some(Self {
+        V::takes(kind).then_some(Self {
             values: Vec::new(),
+            kind,
             encoding,
         })
     }
@@ -370,7 +373,7 @@ impl<V: Number> PageValues for Numbers<V> {
         self.values.len() * V::SIZE
     }
     fn encode(&mut self, out: &mut Vec<u8>) -> pq_encoding::Result<()> {
-        match self.encoding {
+        match self.kind {
             NumberEncoding::Plain => plain::encode(&self.values, out),
             NumberEncoding::ByteStreamSplit => byte_stream_split::encode(&self.values, out),
             NumberEncoding::DeltaBinaryPacked | NumberEncoding::Alp => {
@@ -381,12 +384,7 @@ impl<V: Number> PageValues for Numbers<V> {
         Ok(())
     }
     fn encoding(&self) -> Encoding {
-        match self.encoding {
-            NumberEncoding::Plain => Encoding::PLAIN,
-            NumberEncoding::DeltaBinaryPacked => Encoding::DELTA_BINARY_PACKED,
-            NumberEncoding::ByteStreamSplit => Encoding::BYTE_STREAM_SPLIT,
-            NumberEncoding::Alp => Encoding::ALP,
-        }
+        self.encoding
     }
 }
 
@@ -487,7 +485,9 @@ pub(crate) enum FixedEncoding {
 pub(crate) struct FixedBytes {
     data: Vec<u8>,
     width: usize,
-    encoding: FixedEncoding,
+    kind: FixedEncoding,
+    /// The same as `kind`, as the metadata names it.
+    encoding: Encoding,
 }
 
 impl PageValues for FixedBytes {
@@ -495,7 +495,7 @@ impl PageValues for FixedBytes {
         self.data.len()
     }
     fn encode(&mut self, out: &mut Vec<u8>) -> pq_encoding::Result<()> {
-        match self.encoding {
+        match self.kind {
             FixedEncoding::Plain => out.extend_from_slice(&self.data),
             FixedEncoding::ByteStreamSplit => {
                 byte_stream_split::encode_bytes(&self.data, self.width, out)
@@ -509,11 +509,7 @@ impl PageValues for FixedBytes {
         Ok(())
     }
     fn encoding(&self) -> Encoding {
-        match self.encoding {
-            FixedEncoding::Plain => Encoding::PLAIN,
-            FixedEncoding::DeltaByteArray => Encoding::DELTA_BYTE_ARRAY,
-            FixedEncoding::ByteStreamSplit => Encoding::BYTE_STREAM_SPLIT,
-        }
+        self.encoding
     }
 }
 
@@ -611,7 +607,7 @@ impl WriteType for FixedLenByteArray {
     const V2_FALLBACK: Encoding = Encoding::DELTA_BYTE_ARRAY;
 
     fn buffer(encoding: Encoding, width: usize) -> Option<FixedBytes> {
-        let encoding = match encoding {
+        let kind = match encoding {
             Encoding::PLAIN => FixedEncoding::Plain,
             Encoding::DELTA_BYTE_ARRAY => FixedEncoding::DeltaByteArray,
             Encoding::BYTE_STREAM_SPLIT => FixedEncoding::ByteStreamSplit,
@@ -620,6 +616,7 @@ impl WriteType for FixedLenByteArray {
         Some(FixedBytes {
             data: Vec::new(),
             width,
+            kind,
             encoding,
         })
     }
@@ -649,6 +646,38 @@ mod tests {
         assert!(FixedLenByteArray::buffer(Encoding::BYTE_STREAM_SPLIT, 4).is_some());
         assert!(FixedLenByteArray::buffer(Encoding::DELTA_LENGTH_BYTE_ARRAY, 4).is_none());
         assert!(Boolean::dictionary(1024, 1024).is_none());
+    }
+
+    #[test]
+    fn buffers_name_the_encoding_asked_for() {
+        let all = [
+            Encoding::PLAIN,
+            Encoding::RLE,
+            Encoding::DELTA_BINARY_PACKED,
+            Encoding::DELTA_LENGTH_BYTE_ARRAY,
+            Encoding::DELTA_BYTE_ARRAY,
+            Encoding::BYTE_STREAM_SPLIT,
+            Encoding::ALP,
+        ];
+        let mut taken = 0;
+        for e in all {
+            let encodings = [
+                Boolean::buffer(e, 0).map(|b| b.encoding()),
+                Int32::buffer(e, 0).map(|b| b.encoding()),
+                Int64::buffer(e, 0).map(|b| b.encoding()),
+                Float::buffer(e, 0).map(|b| b.encoding()),
+                Double::buffer(e, 0).map(|b| b.encoding()),
+                ByteArray::buffer(e, 0).map(|b| b.encoding()),
+                FixedLenByteArray::buffer(e, 3).map(|b| b.encoding()),
+            ];
+            for got in encodings.into_iter().flatten() {
+                assert_eq!(got, e);
+                taken += 1;
+            }
+        }
+        // PLAIN for all 7, RLE for 1, DELTA_BINARY_PACKED for 2, DELTA_LENGTH
+        // for 1, DELTA_BYTE_ARRAY for 2, BYTE_STREAM_SPLIT for 5, ALP for 2.
+        assert_eq!(taken, 20);
     }
 
     #[test]
