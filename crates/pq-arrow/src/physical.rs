@@ -5,7 +5,7 @@
 //! PLAIN, and how two values compare for statistics. Code that handles
 //! values of every type is written once, generic over `T: PhysicalType`,
 //! and a [`Type`] from a schema is turned into one of these types in one
-//! `match` at the edge (the writer's is in `write/column.rs`). The trait is
+//! `match` at the edge (the writer's is in `write/typed.rs`). The trait is
 //! sealed: the format has exactly these types, and generic code may rely
 //! on knowing all of them.
 
