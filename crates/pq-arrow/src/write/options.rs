@@ -655,3 +655,73 @@ pub(crate) struct ResolvedColumn {
     pub level: Option<i32>,
     pub statistics: bool,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn path(dotted: &str) -> Vec<String> {
+        ColumnPath::from(dotted).parts().to_vec()
+    }
+
+    #[test]
+    fn builder_defaults_and_overrides() {
+        assert_eq!(WriterOptions::builder().build(), WriterOptions::default());
+        let o = WriterOptions::builder()
+            .set_compression(Codec::Gzip)
+            .set_compression_level(Some(5))
+            .set_encoding(Encoding::DELTA_BINARY_PACKED)
+            .set_column_compression("z", Codec::Zstd)
+            .set_column_compression_level("g", Some(9))
+            .set_column_dictionary_enabled("l", false)
+            .set_column_encoding("l.list.element", Encoding::BYTE_STREAM_SPLIT)
+            .build();
+        // With the dictionary on, the encoding is the fallback's.
+        let top = o.resolve(&path("x"));
+        assert!(top.dictionary && !top.default_fallback);
+        assert_eq!(top.encoding, Encoding::DELTA_BINARY_PACKED);
+        assert_eq!((top.codec, top.level), (Codec::Gzip, Some(5)));
+        // A column's codec comes with its default level; a level alone
+        // applies to the file's codec.
+        let z = o.resolve(&path("z"));
+        assert_eq!((z.codec, z.level), (Codec::Zstd, None));
+        let g = o.resolve(&path("g"));
+        assert_eq!((g.codec, g.level), (Codec::Gzip, Some(9)));
+        // The nearest override wins, and does not inherit from an ancestor's.
+        let leaf = o.resolve(&path("l.list.element"));
+        assert_eq!(leaf.encoding, Encoding::BYTE_STREAM_SPLIT);
+        assert!(leaf.dictionary);
+        let other = o.resolve(&path("l.list.other"));
+        assert!(!other.dictionary);
+        assert_eq!(other.encoding, Encoding::DELTA_BINARY_PACKED);
+    }
+
+    #[test]
+    fn unset_encoding_is_plain_or_the_default_fallback() {
+        let o = WriterOptions::default();
+        let r = o.resolve(&path("x"));
+        assert!(r.dictionary && r.default_fallback);
+        let r = WriterOptions::builder()
+            .set_dictionary_enabled(false)
+            .build()
+            .resolve(&path("x"));
+        assert!(!r.dictionary && !r.default_fallback);
+        assert_eq!(r.encoding, Encoding::PLAIN);
+    }
+
+    #[test]
+    #[allow(deprecated)]
+    fn deprecated_aliases_keep_their_meaning() {
+        let o = WriterOptions::default()
+            .with_encoding(Encoding::RLE)
+            .with_compression(Codec::Zstd, Some(3))
+            .with_row_group_size(0, 10);
+        assert!(!o.dictionary_enabled());
+        assert_eq!(o.encoding(), Some(Encoding::RLE));
+        assert_eq!(
+            (o.compression(), o.compression_level()),
+            (Codec::Zstd, Some(3))
+        );
+        assert_eq!((o.max_row_group_size(), o.max_row_group_bytes()), (1, 10));
+    }
+}
