@@ -35,7 +35,10 @@ fn write(array: ArrayRef, options: WriterOptions) -> Bytes {
     )]));
     let batch = RecordBatch::try_new(schema.clone(), vec![array]).unwrap();
     // Bytes are planted in the pages' bodies, so they are written as they are.
-    let options = options.with_compression(pq_arrow::write::Codec::Uncompressed, None);
+    let options = options
+        .into_builder()
+        .set_compression(pq_arrow::write::Codec::Uncompressed)
+        .build();
     let mut w = ParquetWriter::try_new(Vec::new(), schema, options).unwrap();
     w.write(&batch).unwrap();
     let (bytes, _) = w.close_into_inner().unwrap();
@@ -43,11 +46,13 @@ fn write(array: ArrayRef, options: WriterOptions) -> Bytes {
 }
 
 fn plain(version: DataPageVersion) -> WriterOptions {
-    WriterOptions::new()
-        .with_dictionary(false)
-        .with_statistics(false)
-        .with_data_page_version(version)
-        .with_data_page_size(1 << 20, 1 << 20)
+    WriterOptions::builder()
+        .set_dictionary_enabled(false)
+        .set_statistics_enabled(false)
+        .set_writer_version(version)
+        .set_data_page_size_limit(1 << 20)
+        .set_data_page_row_count_limit(1 << 20)
+        .build()
 }
 
 /// The file offset of the first page of the first column chunk (the
@@ -197,9 +202,10 @@ fn a_dictionary_index_run_past_the_page_is_an_error() {
     let array: ArrayRef = Arc::new(Int32Array::from_iter_values(
         (0..5000).map(|i| if i < 2500 { 7 } else { 9 }),
     ));
-    let options = WriterOptions::new()
-        .with_dictionary(true)
-        .with_statistics(false);
+    let options = WriterOptions::builder()
+        .set_dictionary_enabled(true)
+        .set_statistics_enabled(false)
+        .build();
     let mut file = write(array, options).to_vec();
     let (_, dict_header, dict_body) = first_page(&file);
     let data_page = dict_body + dict_header.compressed_page_size as usize;
@@ -279,9 +285,11 @@ fn a_row_count_the_chunks_do_not_hold_names_both() {
 /// value, the rest of the stream).
 fn delta_file(values: &[i32], block_size: u64, total: u64) -> Bytes {
     let array: ArrayRef = Arc::new(Int32Array::from(values.to_vec()));
-    let options = WriterOptions::new()
-        .with_statistics(false)
-        .with_encoding(pq_format::Encoding::DELTA_BINARY_PACKED);
+    let options = WriterOptions::builder()
+        .set_statistics_enabled(false)
+        .set_encoding(pq_format::Encoding::DELTA_BINARY_PACKED)
+        .set_dictionary_enabled(false)
+        .build();
     let file = write(array, options).to_vec();
     let (at, header, body) = first_page(&file);
     let h = header.data_page_header.as_ref().unwrap();
@@ -424,7 +432,11 @@ fn plain_values_that_do_not_fill_the_page_exactly_are_an_error() {
 fn a_wrong_chunk_value_count_is_ignored_when_the_pages_agree_with_the_row_group() {
     // Several pages, so that a count that stops too early or too late would
     // show; the value count a column that is not repeated holds is its rows.
-    let options = plain(DataPageVersion::V1).with_data_page_size(4096, 4096);
+    let options = plain(DataPageVersion::V1)
+        .into_builder()
+        .set_data_page_size_limit(4096)
+        .set_data_page_row_count_limit(4096)
+        .build();
     let file = write(column(|i| i % 5 == 0), options);
     let original = read(file.clone()).unwrap();
     for wrong in [-5, 0, 1, 4999, 5001, i64::from(i32::MAX)] {

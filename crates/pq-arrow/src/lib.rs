@@ -63,6 +63,7 @@ mod assemble;
 mod column;
 mod convert;
 mod error;
+mod physical;
 mod pool;
 mod reader;
 mod row_group_tasks;

@@ -19,9 +19,7 @@ use arrow_array::*;
 use arrow_schema::{DataType, Field, Fields, Schema, TimeUnit};
 use bytes::Bytes;
 use parquet::file::metadata::{PageIndexPolicy, ParquetMetaDataReader};
-use pq_arrow::write::{
-    Codec, ColumnOptions, DataPageVersion, Encoding, ParquetWriter, WriterOptions,
-};
+use pq_arrow::write::{Codec, DataPageVersion, Encoding, ParquetWriter, WriterOptions};
 use write_common::*;
 
 const ROWS: usize = 3000;
@@ -145,10 +143,12 @@ fn write_file(path: &Path, batch: &RecordBatch, options: WriterOptions) {
 }
 
 fn matrix(dir: &Path, batch: &RecordBatch) -> Vec<PathBuf> {
-    let base = WriterOptions::default()
-        .with_row_group_size(ROW_GROUP, usize::MAX)
-        .with_data_page_size(2048, 300)
-        .with_page_checksums(true);
+    let base = WriterOptions::builder()
+        .set_max_row_group_size(ROW_GROUP)
+        .set_max_row_group_bytes(usize::MAX)
+        .set_data_page_size_limit(2048)
+        .set_data_page_row_count_limit(300)
+        .set_page_checksums_enabled(true);
     let mut files = Vec::new();
     for codec in Codec::ALL.into_iter().filter(|c| *c != Codec::Lzo) {
         for v in [DataPageVersion::V1, DataPageVersion::V2] {
@@ -156,9 +156,10 @@ fn matrix(dir: &Path, batch: &RecordBatch) -> Vec<PathBuf> {
                 let path = dir.join(format!("pq-{codec}-{v:?}-dict_{dict}.parquet"));
                 let options = base
                     .clone()
-                    .with_compression(codec, None)
-                    .with_data_page_version(v)
-                    .with_dictionary(dict);
+                    .set_compression(codec)
+                    .set_writer_version(v)
+                    .set_dictionary_enabled(dict)
+                    .build();
                 write_file(&path, batch, options);
                 files.push(path);
             }
@@ -175,15 +176,17 @@ fn matrix(dir: &Path, batch: &RecordBatch) -> Vec<PathBuf> {
         for v in [DataPageVersion::V1, DataPageVersion::V2] {
             let mut options = base
                 .clone()
-                .with_compression(Codec::Snappy, None)
-                .with_data_page_version(v);
+                .set_compression(Codec::Snappy)
+                .set_writer_version(v);
             for f in batch.schema().fields() {
                 if column_allows(f.data_type(), e) {
-                    options = options.with_column(f.name(), ColumnOptions::new().with_encoding(e));
+                    options = options
+                        .set_column_encoding(f.name().as_str(), e)
+                        .set_column_dictionary_enabled(f.name().as_str(), false);
                 }
             }
             let path = dir.join(format!("pq-{e}-{v:?}.parquet"));
-            write_file(&path, batch, options);
+            write_file(&path, batch, options.build());
             files.push(path);
         }
     }
@@ -192,7 +195,10 @@ fn matrix(dir: &Path, batch: &RecordBatch) -> Vec<PathBuf> {
     write_file(
         &path,
         batch,
-        base.clone().with_dictionary_limits(256, 1 << 20),
+        base.clone()
+            .set_dictionary_page_size_limit(256)
+            .set_dictionary_max_entries(1 << 20)
+            .build(),
     );
     files.push(path);
     files

@@ -131,15 +131,17 @@ fn wide_table_heap_is_proportional_to_its_data() {
         ("defaults", WriterOptions::default()),
         (
             "no dictionary, uncompressed",
-            WriterOptions::default()
-                .with_dictionary(false)
-                .with_compression(Codec::Uncompressed, None),
+            WriterOptions::builder()
+                .set_dictionary_enabled(false)
+                .set_compression(Codec::Uncompressed)
+                .build(),
         ),
         (
             "data page v2, zstd",
-            WriterOptions::default()
-                .with_data_page_version(DataPageVersion::V2)
-                .with_compression(Codec::Zstd, None),
+            WriterOptions::builder()
+                .set_writer_version(DataPageVersion::V2)
+                .set_compression(Codec::Zstd)
+                .build(),
         ),
     ] {
         let peak = peak_of_write(&batch, options);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Field, Schema};
 use pq_arrow::write::{
-    Codec, ColumnOptions, DataPageVersion, Encoding, ParquetWriter, WriterOptions,
+    Codec, DataPageVersion, Encoding, ParquetWriter, WriterOptions, WriterOptionsBuilder,
     is_preview_encoding,
 };
 use proptest::prelude::*;
@@ -120,19 +120,24 @@ fn every_leaf_type_flat_required_and_optional() {
     check(&batches, WriterOptions::default(), "defaults");
     check(
         &batches,
-        WriterOptions::default()
-            .with_dictionary(false)
-            .with_data_page_version(DataPageVersion::V2)
-            .with_compression(Codec::Zstd, None)
-            .with_data_page_size(200, 64)
-            .with_page_checksums(true),
+        WriterOptions::builder()
+            .set_dictionary_enabled(false)
+            .set_writer_version(DataPageVersion::V2)
+            .set_compression(Codec::Zstd)
+            .set_data_page_size_limit(200)
+            .set_data_page_row_count_limit(64)
+            .set_page_checksums_enabled(true)
+            .build(),
         "plain v2 zstd small pages",
     );
     check(
         &batches,
-        WriterOptions::default()
-            .with_dictionary_limits(40, 1000)
-            .with_row_group_size(700, usize::MAX),
+        WriterOptions::builder()
+            .set_dictionary_page_size_limit(40)
+            .set_dictionary_max_entries(1000)
+            .set_max_row_group_size(700)
+            .set_max_row_group_bytes(usize::MAX)
+            .build(),
         "dictionary fallback, small row groups",
     );
 }
@@ -152,11 +157,14 @@ fn every_encoding_of_every_leaf_type() {
             ]));
             let batch = random_batch(&mut r, &schema, 300);
             for v in [DataPageVersion::V1, DataPageVersion::V2] {
-                let options = WriterOptions::default()
-                    .with_encoding(enc)
-                    .with_preview_encodings(is_preview_encoding(enc))
-                    .with_data_page_version(v)
-                    .with_data_page_size(512, 100);
+                let options = WriterOptions::builder()
+                    .set_encoding(enc)
+                    .set_dictionary_enabled(false)
+                    .set_allow_preview_encodings(is_preview_encoding(enc))
+                    .set_writer_version(v)
+                    .set_data_page_size_limit(512)
+                    .set_data_page_row_count_limit(100)
+                    .build();
                 check(
                     std::slice::from_ref(&batch),
                     options,
@@ -174,15 +182,12 @@ fn per_column_options_and_errors() {
         Field::new("s", DataType::Utf8, true),
     ]));
     let batch = random_batch(&mut Rng(3), &schema, 1000);
-    let options = WriterOptions::default()
-        .with_column(
-            "a",
-            ColumnOptions::new().with_encoding(Encoding::DELTA_BINARY_PACKED),
-        )
-        .with_column(
-            "s",
-            ColumnOptions::new().with_compression(Codec::Gzip, Some(9)),
-        );
+    let options = WriterOptions::builder()
+        .set_column_encoding("a", Encoding::DELTA_BINARY_PACKED)
+        .set_column_dictionary_enabled("a", false)
+        .set_column_compression("s", Codec::Gzip)
+        .set_column_compression_level("s", Some(9))
+        .build();
     let bytes = write(std::slice::from_ref(&batch), options);
     let md = pq_format::read_metadata_from_bytes(
         &bytes::Bytes::from(bytes.clone()),
@@ -197,12 +202,14 @@ fn per_column_options_and_errors() {
     assert!(s.encodings.contains(&Encoding::RLE_DICTIONARY));
     assert_same(&batch, &read_arrow_rs(&bytes), "per column");
 
-    let bad = WriterOptions::default().with_column(
-        "s",
-        ColumnOptions::new().with_encoding(Encoding::DELTA_BINARY_PACKED),
-    );
+    let bad = WriterOptions::builder()
+        .set_column_encoding("s", Encoding::DELTA_BINARY_PACKED)
+        .set_column_dictionary_enabled("s", false)
+        .build();
     assert!(ParquetWriter::try_new(Vec::new(), schema.clone(), bad).is_err());
-    let unknown = WriterOptions::default().with_column("nope", ColumnOptions::new());
+    let unknown = WriterOptions::builder()
+        .set_column_dictionary_enabled("nope", true)
+        .build();
     assert!(ParquetWriter::try_new(Vec::new(), schema.clone(), unknown).is_err());
 }
 
@@ -218,7 +225,10 @@ fn preview_encodings_need_the_switch() {
         ),
     ]));
     let batch = random_batch(&mut Rng(21), &schema, 2000);
-    let alp = || ColumnOptions::new().with_encoding(Encoding::ALP);
+    let alp = |b: WriterOptionsBuilder, column: &str| {
+        b.set_column_encoding(column, Encoding::ALP)
+            .set_column_dictionary_enabled(column, false)
+    };
     let refused = |options: WriterOptions, column: &str| {
         let err = ParquetWriter::try_new(Vec::new(), schema.clone(), options)
             .unwrap_err()
@@ -229,32 +239,27 @@ fn preview_encodings_need_the_switch() {
         assert_eq!(err.lines().count(), 1, "{err}");
     };
     // As a column's encoding, on a top-level or a nested column.
-    refused(WriterOptions::default().with_column("f", alp()), "f");
-    refused(
-        WriterOptions::default().with_column("l", alp()),
-        "l.list.element",
-    );
+    refused(alp(WriterOptions::builder(), "f").build(), "f");
+    refused(alp(WriterOptions::builder(), "l").build(), "l.list.element");
     // As the fallback of a dictionary.
     refused(
-        WriterOptions::default().with_column(
-            "f",
-            ColumnOptions::new().with_fallback_encoding(Encoding::ALP),
-        ),
+        WriterOptions::builder()
+            .set_column_encoding("f", Encoding::ALP)
+            .build(),
         "f",
     );
     // Switched off explicitly, as by default.
     refused(
-        WriterOptions::default()
-            .with_column("f", alp())
-            .with_preview_encodings(false),
+        alp(WriterOptions::builder(), "f")
+            .set_allow_preview_encodings(false)
+            .build(),
         "f",
     );
 
     // With the switch the file is written, ALP pages and all, and reads back.
-    let options = WriterOptions::default()
-        .with_column("f", alp())
-        .with_column("l", alp())
-        .with_preview_encodings(true);
+    let options = alp(alp(WriterOptions::builder(), "f"), "l")
+        .set_allow_preview_encodings(true)
+        .build();
     let bytes = write(std::slice::from_ref(&batch), options);
     let md = pq_format::read_metadata_from_bytes(
         &bytes::Bytes::from(bytes.clone()),
@@ -307,7 +312,10 @@ fn dropped_writer_leaves_no_footer() {
     let batch = random_batch(&mut Rng(5), &schema, 100);
     let mut buf = Vec::new();
     {
-        let options = WriterOptions::default().with_row_group_size(10, usize::MAX);
+        let options = WriterOptions::builder()
+            .set_max_row_group_size(10)
+            .set_max_row_group_bytes(usize::MAX)
+            .build();
         let mut w = ParquetWriter::try_new(&mut buf, schema, options).unwrap();
         w.write(&batch).unwrap();
         assert!(w.bytes_written() > 4);
@@ -325,7 +333,10 @@ fn row_groups_split_by_rows_and_bytes() {
     let batch = random_batch(&mut Rng(9), &schema, 10_000);
     let bytes = write(
         std::slice::from_ref(&batch),
-        WriterOptions::default().with_row_group_size(3000, usize::MAX),
+        WriterOptions::builder()
+            .set_max_row_group_size(3000)
+            .set_max_row_group_bytes(usize::MAX)
+            .build(),
     );
     let md = pq_format::read_metadata_from_bytes(&bytes::Bytes::from(bytes), &Default::default())
         .unwrap();
@@ -350,17 +361,20 @@ fn arb_options() -> impl Strategy<Value = WriterOptions> {
                 Codec::Zstd,
                 Codec::Lz4Raw,
             ][codec];
-            WriterOptions::default()
-                .with_dictionary(dict)
-                .with_data_page_version(if v2 {
+            WriterOptions::builder()
+                .set_dictionary_enabled(dict)
+                .set_writer_version(if v2 {
                     DataPageVersion::V2
                 } else {
                     DataPageVersion::V1
                 })
-                .with_compression(codec, None)
-                .with_data_page_size(page, page_rows)
-                .with_row_group_size(rg, usize::MAX)
-                .with_page_checksums(crc)
+                .set_compression(codec)
+                .set_data_page_size_limit(page)
+                .set_data_page_row_count_limit(page_rows)
+                .set_max_row_group_size(rg)
+                .set_max_row_group_bytes(usize::MAX)
+                .set_page_checksums_enabled(crc)
+                .build()
         })
 }
 

@@ -12,7 +12,7 @@ use arrow_schema::{Field, Schema};
 use bytes::Bytes;
 use parquet::file::metadata::{PageIndexPolicy, ParquetMetaDataReader};
 use parquet::file::page_index::column_index::ColumnIndexMetaData;
-use pq_arrow::write::{ColumnOptions, DataPageVersion, Encoding, ParquetWriter, WriterOptions};
+use pq_arrow::write::{DataPageVersion, Encoding, ParquetWriter, WriterOptions};
 
 fn rng(seed: &mut u64) -> u64 {
     *seed = seed
@@ -83,16 +83,16 @@ fn page_bounds_are_those_of_the_page_values() {
     let b = batch(rows);
     for version in [DataPageVersion::V1, DataPageVersion::V2] {
         for dictionary in [true, false] {
-            let options = WriterOptions::default()
-                .with_data_page_version(version)
-                .with_data_page_size(4096, 1500)
-                .with_dictionary(dictionary)
-                .with_dictionary_limits(8192, usize::MAX)
+            let options = WriterOptions::builder()
+                .set_writer_version(version)
+                .set_data_page_size_limit(4096)
+                .set_data_page_row_count_limit(1500)
+                .set_dictionary_enabled(dictionary)
+                .set_dictionary_page_size_limit(8192)
+                .set_dictionary_max_entries(usize::MAX)
                 // PLAIN after the fallback even in v2, for the direct path.
-                .with_column(
-                    "high",
-                    ColumnOptions::default().with_fallback_encoding(Encoding::PLAIN),
-                );
+                .set_column_encoding("high", Encoding::PLAIN)
+                .build();
             let mut w = ParquetWriter::try_new(Vec::new(), b.schema(), options).unwrap();
             // Several slices per page and pages across slices.
             for off in (0..rows).step_by(3000) {

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use arrow_array::RecordBatch;
 use arrow_schema::{DataType, Schema, SchemaRef};
-use pq_arrow::write::{Codec, ColumnOptions, DataPageVersion, Encoding, is_preview_encoding};
+use pq_arrow::write::{Codec, DataPageVersion, Encoding, is_preview_encoding};
 use pq_arrow::{ParquetWriter, WriterOptions};
 
 use crate::cat;
@@ -120,7 +120,7 @@ fn encoding(name: &str) -> Result<Encoding, CliError> {
 
 impl ConvertArgs {
     fn writer_options(&self) -> Result<WriterOptions, CliError> {
-        let mut o = WriterOptions::new();
+        let mut o = WriterOptions::builder();
         let codec = match self.compression.unwrap_or(DEFAULT_COMPRESSION) {
             Compression::Uncompressed => Codec::Uncompressed,
             Compression::Snappy => Codec::Snappy,
@@ -129,13 +129,13 @@ impl ConvertArgs {
             Compression::Lz4 => Codec::Lz4Raw,
             Compression::Brotli => Codec::Brotli,
         };
-        o = o.with_compression(codec, None);
+        o = o.set_compression(codec);
         if let Some(d) = self.dictionary {
-            o = o.with_dictionary(d);
+            o = o.set_dictionary_enabled(d);
         }
         match self.page_version {
             None | Some(1) => {}
-            Some(2) => o = o.with_data_page_version(DataPageVersion::V2),
+            Some(2) => o = o.set_writer_version(DataPageVersion::V2),
             Some(v) => {
                 return Err(CliError::Usage(format!(
                     "--page-version {v}: expected 1 or 2"
@@ -143,10 +143,10 @@ impl ConvertArgs {
             }
         }
         if let Some(rows) = self.rows_per_page {
-            o.data_page_rows = rows.max(1);
+            o = o.set_data_page_row_count_limit(rows);
         }
         if let Some(rows) = self.rows_per_group {
-            o.max_row_group_rows = rows.max(1);
+            o = o.set_max_row_group_size(rows);
         }
         for e in &self.encodings {
             let (col, enc) = split_pair("--encodings", e)?;
@@ -158,10 +158,14 @@ impl ConvertArgs {
                      to write it"
                 )));
             }
-            o = o.with_column(col, ColumnOptions::new().with_encoding(enc));
+            // On the command line a nested column is written with dots.
+            let path = pq_format::ColumnPath::from(col.split('.').collect::<Vec<_>>().as_slice());
+            o = o
+                .set_column_encoding(path.clone(), enc)
+                .set_column_dictionary_enabled(path, false);
         }
-        o = o.with_preview_encodings(self.allow_preview_encodings);
-        Ok(o)
+        Ok(o.set_allow_preview_encodings(self.allow_preview_encodings)
+            .build())
     }
 }
 

@@ -222,6 +222,27 @@ impl<S: AsRef<str>> From<&[S]> for ColumnPath {
     }
 }
 
+impl<S: AsRef<str>, const N: usize> From<[S; N]> for ColumnPath {
+    fn from(names: [S; N]) -> Self {
+        Self::from(&names[..])
+    }
+}
+
+/// One name: the path of a top-level field. A name is never split at its
+/// dots (a field name may hold one), as arrow-rs's `ColumnPath` does.
+impl From<&str> for ColumnPath {
+    fn from(name: &str) -> Self {
+        Self::from(&[name][..])
+    }
+}
+
+/// One name, as `From<&str>`.
+impl From<String> for ColumnPath {
+    fn from(name: String) -> Self {
+        Self::from(name.as_str())
+    }
+}
+
 impl From<Vec<String>> for ColumnPath {
     fn from(names: Vec<String>) -> Self {
         Self::from(names.as_slice())

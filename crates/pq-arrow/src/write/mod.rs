@@ -2,8 +2,8 @@
 //!
 //! [`ParquetWriter`] streams batches to any [`Write`]: the row group being
 //! built is held in memory (encoded and compressed), and written out when
-//! it reaches [`WriterOptions::max_row_group_rows`] or
-//! [`WriterOptions::max_row_group_bytes`]. The footer is written only by
+//! it reaches [`WriterOptions::max_row_group_size`] rows or
+//! [`WriterOptions::max_row_group_bytes`] bytes. The footer is written only by
 //! [`ParquetWriter::close`], so a writer dropped before that leaves a file
 //! that no reader takes for complete.
 //!
@@ -19,7 +19,10 @@
 //! ])
 //! .unwrap();
 //! // SNAPPY is the default; ZSTD writes smaller files, more slowly.
-//! let options = WriterOptions::default().with_compression(Codec::Zstd, Some(3));
+//! let options = WriterOptions::builder()
+//!     .set_compression(Codec::Zstd)
+//!     .set_compression_level(Some(3))
+//!     .build();
 //! let mut writer = ParquetWriter::try_new(Vec::new(), batch.schema(), options)?;
 //! writer.write(&batch)?;
 //! let (bytes, metadata) = writer.close_into_inner()?;
@@ -35,12 +38,16 @@
 
 mod column;
 mod dict;
+mod encoder;
 mod levels;
 mod options;
+mod page_index;
+mod pages;
 mod phys;
 mod rle;
 mod schema;
 mod stats;
+mod typed;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -54,10 +61,12 @@ use pq_format::{
 
 use crate::error::{Error, Location, Result};
 use crate::schema::ARROW_SCHEMA_META_KEY;
-use column::{ColumnChunkWriter, encoding_allowed};
+use column::ColumnChunkWriter;
 pub use options::{
-    CREATED_BY, Codec, ColumnOptions, DataPageVersion, Encoding, WriterOptions, is_preview_encoding,
+    CREATED_BY, Codec, ColumnPath, DataPageVersion, Encoding, WriterOptions, WriterOptionsBuilder,
+    is_preview_encoding,
 };
+pub(crate) use schema::SortOrder;
 use schema::{Leaf, ParquetSchema};
 
 /// Rows converted to levels at a time: bounds the temporary level buffers
@@ -116,10 +125,13 @@ impl<W: Write> ParquetWriter<W> {
             let known = parquet
                 .leaves
                 .iter()
-                .any(|l| (1..=l.path.len()).any(|n| l.path[..n].join(".") == *key));
+                .any(|l| (1..=l.path.len()).any(|n| key == &l.path[..n]));
             if !known {
                 return Err(Error::Request {
-                    message: format!("options name column '{key}', which the schema does not have"),
+                    message: format!(
+                        "options name column '{}', which the schema does not have",
+                        key.join(".")
+                    ),
                 });
             }
         }
@@ -154,39 +166,7 @@ impl<W: Write> ParquetWriter<W> {
 
     /// The writer of `leaf`'s chunk, its options checked.
     fn new_column(&self, leaf: &Leaf) -> Result<ColumnChunkWriter> {
-        let mut resolved = self.options.resolve(&leaf.path);
-        if resolved.default_fallback && self.options.data_page_version == DataPageVersion::V2 {
-            resolved.encoding = match leaf.physical_type {
-                pq_format::Type::INT32 | pq_format::Type::INT64 => Encoding::DELTA_BINARY_PACKED,
-                pq_format::Type::BYTE_ARRAY | pq_format::Type::FIXED_LEN_BYTE_ARRAY => {
-                    Encoding::DELTA_BYTE_ARRAY
-                }
-                pq_format::Type::BOOLEAN => Encoding::RLE,
-                _ => Encoding::PLAIN,
-            };
-        }
-        if !encoding_allowed(leaf.physical_type, resolved.encoding) {
-            return Err(Error::Request {
-                message: format!(
-                    "encoding {} cannot encode column '{}' of type {}",
-                    resolved.encoding,
-                    leaf.path.join("."),
-                    leaf.physical_type
-                ),
-            });
-        }
-        if is_preview_encoding(resolved.encoding) && !self.options.allow_preview_encodings {
-            return Err(Error::Request {
-                message: format!(
-                    "encoding {} of column '{}' is a Preview encoding, which not every \
-                     reader reads (pyarrow 26 and DuckDB 2.0 do not); set \
-                     WriterOptions::allow_preview_encodings to write it",
-                    resolved.encoding,
-                    leaf.path.join(".")
-                ),
-            });
-        }
-        Ok(ColumnChunkWriter::new(leaf, resolved, &self.options))
+        ColumnChunkWriter::new(leaf, self.options.resolve(&leaf.path), &self.options)
     }
 
     /// The Arrow schema being written.
@@ -326,20 +306,18 @@ impl<W: Write> ParquetWriter<W> {
         // Column indexes of every chunk, then offset indexes, as arrow-rs
         // and parquet-cpp lay them out.
         let indexes = std::mem::take(&mut self.indexes);
-        for (rg, idx) in self.row_groups.iter_mut().zip(&indexes) {
-            for (chunk, (ci, _)) in rg.columns.iter_mut().zip(idx) {
-                if let Some(bytes) = ci {
-                    chunk.column_index_offset = Some(self.out.pos as i64);
-                    chunk.column_index_length = Some(bytes.len() as i32);
-                    self.out.write_all(bytes)?;
-                }
-            }
-        }
-        for (rg, idx) in self.row_groups.iter_mut().zip(&indexes) {
-            for (chunk, (_, oi)) in rg.columns.iter_mut().zip(idx) {
-                if let Some(bytes) = oi {
-                    chunk.offset_index_offset = Some(self.out.pos as i64);
-                    chunk.offset_index_length = Some(bytes.len() as i32);
+        for column_index in [true, false] {
+            for (rg, idx) in self.row_groups.iter_mut().zip(&indexes) {
+                for (chunk, (ci, oi)) in rg.columns.iter_mut().zip(idx) {
+                    let Some(bytes) = (if column_index { ci } else { oi }) else {
+                        continue;
+                    };
+                    let place = (Some(self.out.pos as i64), Some(bytes.len() as i32));
+                    if column_index {
+                        (chunk.column_index_offset, chunk.column_index_length) = place;
+                    } else {
+                        (chunk.offset_index_offset, chunk.offset_index_length) = place;
+                    }
                     self.out.write_all(bytes)?;
                 }
             }

@@ -58,6 +58,21 @@ pub(crate) enum Phys<'a> {
     Fixed(Cow<'a, [u8]>, usize),
 }
 
+impl Phys<'_> {
+    /// What the values are, for messages.
+    pub(crate) fn kind(&self) -> &'static str {
+        match self {
+            Phys::Bool(_) => "BOOLEAN",
+            Phys::I32(_) => "INT32",
+            Phys::I64(_) => "INT64",
+            Phys::F32(_) => "FLOAT",
+            Phys::F64(_) => "DOUBLE",
+            Phys::Bytes(_) => "BYTE_ARRAY",
+            Phys::Fixed(..) => "FIXED_LEN_BYTE_ARRAY",
+        }
+    }
+}
+
 /// Buffers for values that need converting, kept by the caller from one
 /// slice to the next so that each slice does not take fresh memory.
 #[derive(Debug, Default)]
@@ -91,8 +106,38 @@ fn i64s<T: ArrowPrimitiveType>(a: &dyn Array) -> Phys<'_> {
     ))
 }
 
-fn be_truncated(be: &[u8], len: usize, out: &mut Vec<u8>) {
-    out.extend_from_slice(&be[be.len().saturating_sub(len)..]);
+/// Decimals wider than their precision needs, as arrow-rs writes them:
+/// INT32 up to precision 9, INT64 up to 18, else the fewest big-endian
+/// bytes that hold the precision. `low` gives the low 128 bits (all of them
+/// for the precisions that fit INT32 or INT64), `be` the big-endian bytes.
+fn decimal<'s, D: Copy, const N: usize>(
+    v: &[D],
+    precision: u8,
+    low: impl Fn(D) -> i128,
+    be: impl Fn(D) -> [u8; N],
+    scratch: &'s mut Scratch,
+) -> Phys<'s> {
+    if precision <= 9 {
+        Phys::I32(Cow::Borrowed(convert(
+            v,
+            |x| low(x) as i32,
+            &mut scratch.i32s,
+        )))
+    } else if precision <= 18 {
+        Phys::I64(Cow::Borrowed(convert(
+            v,
+            |x| low(x) as i64,
+            &mut scratch.i64s,
+        )))
+    } else {
+        let len = decimal_length_from_precision(precision);
+        let mut out = Vec::with_capacity(v.len() * len);
+        for &x in v {
+            let b = be(x);
+            out.extend_from_slice(&b[N.saturating_sub(len)..]);
+        }
+        Phys::Fixed(Cow::Owned(out), len)
+    }
 }
 
 /// The physical view of a leaf array (dictionaries already materialised);
@@ -144,44 +189,20 @@ pub(crate) fn phys<'a>(
         D::Decimal32(_, _) => Phys::I32(Cow::Borrowed(
             array.as_primitive::<Decimal32Type>().values(),
         )),
-        D::Decimal128(p, _) => {
-            let v = array.as_primitive::<Decimal128Type>().values();
-            if *p <= 9 {
-                Phys::I32(Cow::Borrowed(convert(v, |x| x as i32, &mut scratch.i32s)))
-            } else if *p <= 18 {
-                Phys::I64(Cow::Borrowed(convert(v, |x| x as i64, &mut scratch.i64s)))
-            } else {
-                let len = decimal_length_from_precision(*p);
-                let mut out = Vec::with_capacity(v.len() * len);
-                for x in v.iter() {
-                    be_truncated(&x.to_be_bytes(), len, &mut out);
-                }
-                Phys::Fixed(Cow::Owned(out), len)
-            }
-        }
-        D::Decimal256(p, _) => {
-            let v = array.as_primitive::<Decimal256Type>().values();
-            if *p <= 9 {
-                Phys::I32(Cow::Borrowed(convert(
-                    v,
-                    |x| x.as_i128() as i32,
-                    &mut scratch.i32s,
-                )))
-            } else if *p <= 18 {
-                Phys::I64(Cow::Borrowed(convert(
-                    v,
-                    |x| x.as_i128() as i64,
-                    &mut scratch.i64s,
-                )))
-            } else {
-                let len = decimal_length_from_precision(*p);
-                let mut out = Vec::with_capacity(v.len() * len);
-                for x in v.iter() {
-                    be_truncated(&x.to_be_bytes(), len, &mut out);
-                }
-                Phys::Fixed(Cow::Owned(out), len)
-            }
-        }
+        D::Decimal128(p, _) => decimal(
+            array.as_primitive::<Decimal128Type>().values(),
+            *p,
+            |x| x,
+            |x| x.to_be_bytes(),
+            scratch,
+        ),
+        D::Decimal256(p, _) => decimal(
+            array.as_primitive::<Decimal256Type>().values(),
+            *p,
+            |x| x.as_i128(),
+            |x| x.to_be_bytes(),
+            scratch,
+        ),
         D::Float16 => {
             let v = array.as_primitive::<Float16Type>().values();
             Phys::Fixed(Cow::Borrowed(v.inner().as_slice()), 2)

@@ -1,254 +1,198 @@
-//! Min/max statistics in the order the format defines for each type.
+//! Statistics of the writer: running minimum and maximum of a page and of
+//! a chunk in the order the format defines for each type, the bounds of a
+//! batch of values, and the truncation of long binary bounds.
 
-use std::cmp::Ordering;
+use std::borrow::Borrow;
 
-use pq_format::Type;
-
+use crate::physical::PhysicalType;
 use crate::write::schema::SortOrder;
 
-/// How encoded bounds compare: the physical type and sort order.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Order {
-    pub physical: Type,
-    pub sort: SortOrder,
+/// Running minimum and maximum of values of `T` (NaN left out).
+#[derive(Debug, Clone)]
+pub(crate) struct Bounds<T: PhysicalType> {
+    has_bounds: bool,
+    /// Kept allocated between pages: byte-array bounds reuse their buffers.
+    min: T::Owned,
+    max: T::Owned,
 }
 
-fn f16_to_f32(b: &[u8]) -> f32 {
-    let h = u16::from_le_bytes([b[0], b[1]]);
-    half_to_f32(h)
-}
-
-/// IEEE half to single, exactly.
-pub(crate) fn half_to_f32(h: u16) -> f32 {
-    let sign = ((h >> 15) as u32) << 31;
-    let exp = ((h >> 10) & 0x1f) as u32;
-    let man = (h & 0x3ff) as u32;
-    let bits = if exp == 0 {
-        if man == 0 {
-            sign
-        } else {
-            // Subnormal: normalise.
-            let mut e = 127 - 15 + 1;
-            let mut m = man;
-            while m & 0x400 == 0 {
-                m <<= 1;
-                e -= 1;
-            }
-            sign | ((e as u32) << 23) | ((m & 0x3ff) << 13)
-        }
-    } else if exp == 0x1f {
-        sign | 0x7f80_0000 | (man << 13)
-    } else {
-        sign | ((exp + 127 - 15) << 23) | (man << 13)
-    };
-    f32::from_bits(bits)
-}
-
-impl Order {
-    /// Compares two encoded (PLAIN, without length) non-NaN values.
-    pub(crate) fn cmp(&self, a: &[u8], b: &[u8]) -> Ordering {
-        fn arr<const N: usize>(x: &[u8]) -> [u8; N] {
-            let mut o = [0u8; N];
-            let n = x.len().min(N);
-            o[..n].copy_from_slice(&x[..n]);
-            o
-        }
-        match (self.physical, self.sort) {
-            (Type::BOOLEAN, _) => a.cmp(b),
-            (Type::INT32, SortOrder::Unsigned) => {
-                u32::from_le_bytes(arr(a)).cmp(&u32::from_le_bytes(arr(b)))
-            }
-            (Type::INT32, _) => i32::from_le_bytes(arr(a)).cmp(&i32::from_le_bytes(arr(b))),
-            (Type::INT64, SortOrder::Unsigned) => {
-                u64::from_le_bytes(arr(a)).cmp(&u64::from_le_bytes(arr(b)))
-            }
-            (Type::INT64, _) => i64::from_le_bytes(arr(a)).cmp(&i64::from_le_bytes(arr(b))),
-            (Type::FLOAT, _) => f32::from_le_bytes(arr(a))
-                .partial_cmp(&f32::from_le_bytes(arr(b)))
-                .unwrap_or(Ordering::Equal),
-            (Type::DOUBLE, _) => f64::from_le_bytes(arr(a))
-                .partial_cmp(&f64::from_le_bytes(arr(b)))
-                .unwrap_or(Ordering::Equal),
-            (_, SortOrder::Float16) => f16_to_f32(a)
-                .partial_cmp(&f16_to_f32(b))
-                .unwrap_or(Ordering::Equal),
-            (_, SortOrder::SignedBytes) => cmp_signed_be(a, b),
-            _ => a.cmp(b),
+impl<T: PhysicalType> Default for Bounds<T> {
+    fn default() -> Self {
+        Self {
+            has_bounds: false,
+            min: T::Owned::default(),
+            max: T::Owned::default(),
         }
     }
 }
 
-/// Compares big-endian two's complement integers of any (equal or not) length.
-fn cmp_signed_be(a: &[u8], b: &[u8]) -> Ordering {
-    let neg = |x: &[u8]| x.first().is_some_and(|&v| v & 0x80 != 0);
-    match (neg(a), neg(b)) {
-        (true, false) => return Ordering::Less,
-        (false, true) => return Ordering::Greater,
-        _ => {}
-    }
-    let ext = if neg(a) { 0xff } else { 0 };
-    let n = a.len().max(b.len());
-    let at = |x: &[u8], i: usize| {
-        let pad = n - x.len();
-        if i < pad { ext } else { x[i - pad] }
-    };
-    for i in 0..n {
-        match at(a, i).cmp(&at(b, i)) {
-            Ordering::Equal => {}
-            o => return o,
-        }
-    }
-    Ordering::Equal
-}
-
-/// Running min, max and null count.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Stats {
-    pub null_count: u64,
-    /// Non-null values seen (NaN included).
-    pub values: u64,
-    pub has_bounds: bool,
-    pub min: Vec<u8>,
-    pub max: Vec<u8>,
-}
-
-impl Stats {
+impl<T: PhysicalType> Bounds<T> {
     pub(crate) fn clear(&mut self) {
-        self.null_count = 0;
-        self.values = 0;
         self.has_bounds = false;
-        self.min.clear();
-        self.max.clear();
     }
 
-    /// Merges bounds of some values.
-    pub(crate) fn update(&mut self, order: &Order, min: &[u8], max: &[u8]) {
+    /// Widens the bounds to take in `[min, max]`.
+    pub(crate) fn update(&mut self, sort: SortOrder, min: &T::Value, max: &T::Value) {
         if !self.has_bounds {
             self.has_bounds = true;
-            self.min.clear();
-            self.min.extend_from_slice(min);
-            self.max.clear();
-            self.max.extend_from_slice(max);
+            min.clone_into(&mut self.min);
+            max.clone_into(&mut self.max);
             return;
         }
-        if order.cmp(min, &self.min) == Ordering::Less {
-            self.min.clear();
-            self.min.extend_from_slice(min);
+        if T::compare(sort, min, self.min.borrow()).is_lt() {
+            min.clone_into(&mut self.min);
         }
-        if order.cmp(max, &self.max) == Ordering::Greater {
-            self.max.clear();
-            self.max.extend_from_slice(max);
+        if T::compare(sort, max, self.max.borrow()).is_gt() {
+            max.clone_into(&mut self.max);
         }
     }
 
-    /// Merges another accumulator.
-    pub(crate) fn merge(&mut self, order: &Order, other: &Stats) {
-        self.null_count += other.null_count;
-        self.values += other.values;
+    /// Widens the bounds to take in another's.
+    pub(crate) fn merge(&mut self, sort: SortOrder, other: &Self) {
         if other.has_bounds {
-            self.update(order, &other.min, &other.max);
+            self.update(sort, other.min.borrow(), other.max.borrow());
         }
     }
 
-    /// The bounds to write: zero signs fixed for floats (min -0, max +0).
-    pub(crate) fn bounds(&self, order: &Order) -> Option<(Vec<u8>, Vec<u8>)> {
-        if !self.has_bounds || order.sort == SortOrder::Undefined {
+    /// The bounds to write (PLAIN, without length), zero signs fixed for
+    /// floats; `None` without values or without an order.
+    pub(crate) fn encoded(&self, sort: SortOrder) -> Option<(Vec<u8>, Vec<u8>)> {
+        if !self.has_bounds || sort == SortOrder::Undefined {
             return None;
         }
         let (mut min, mut max) = (self.min.clone(), self.max.clone());
-        match (order.physical, order.sort) {
-            (Type::FLOAT, _) => {
-                if f32::from_le_bytes(fix(&min)) == 0.0 {
-                    min = (-0.0f32).to_le_bytes().to_vec();
-                }
-                if f32::from_le_bytes(fix(&max)) == 0.0 {
-                    max = 0.0f32.to_le_bytes().to_vec();
-                }
-            }
-            (Type::DOUBLE, _) => {
-                if f64::from_le_bytes(fix(&min)) == 0.0 {
-                    min = (-0.0f64).to_le_bytes().to_vec();
-                }
-                if f64::from_le_bytes(fix(&max)) == 0.0 {
-                    max = 0.0f64.to_le_bytes().to_vec();
-                }
-            }
-            (_, SortOrder::Float16) => {
-                if f16_to_f32(&min) == 0.0 {
-                    min = vec![0x00, 0x80];
-                }
-                if f16_to_f32(&max) == 0.0 {
-                    max = vec![0x00, 0x00];
-                }
-            }
-            _ => {}
-        }
-        Some((min, max))
-    }
-}
-
-fn fix<const N: usize>(x: &[u8]) -> [u8; N] {
-    let mut o = [0u8; N];
-    let n = x.len().min(N);
-    o[..n].copy_from_slice(&x[..n]);
-    o
-}
-
-/// Min and max of integers as `i32`/`i64` under the sort order.
-pub(crate) fn minmax_i32(v: &[i32], unsigned: bool) -> Option<(i32, i32)> {
-    let first = *v.first()?;
-    if unsigned {
-        let (mut lo, mut hi) = (first as u32, first as u32);
-        for &x in v {
-            let x = x as u32;
-            lo = lo.min(x);
-            hi = hi.max(x);
-        }
-        Some((lo as i32, hi as i32))
-    } else {
-        let (mut lo, mut hi) = (first, first);
-        for &x in v {
-            lo = lo.min(x);
-            hi = hi.max(x);
-        }
+        T::fix_zero_signs(sort, &mut min, &mut max);
+        let (mut lo, mut hi) = (Vec::new(), Vec::new());
+        T::write_plain(min.borrow(), &mut lo);
+        T::write_plain(max.borrow(), &mut hi);
         Some((lo, hi))
     }
 }
 
-/// See [`minmax_i32`].
-pub(crate) fn minmax_i64(v: &[i64], unsigned: bool) -> Option<(i64, i64)> {
-    let first = *v.first()?;
-    if unsigned {
-        let (mut lo, mut hi) = (first as u64, first as u64);
-        for &x in v {
-            let x = x as u64;
-            lo = lo.min(x);
-            hi = hi.max(x);
+/// Fixed-width values whose bounds are taken a slice at a time.
+pub(crate) trait SliceBounds: Copy {
+    /// Minimum and maximum of `v` under `sort`, NaN left out; `None` when
+    /// nothing is left.
+    fn bounds(v: &[Self], sort: SortOrder) -> Option<(Self, Self)>;
+}
+
+/// Minimum and maximum of keys, in one pass the compiler vectorises.
+#[inline]
+fn min_max<K: Ord + Copy>(mut keys: impl Iterator<Item = K>) -> Option<(K, K)> {
+    let first = keys.next()?;
+    Some(keys.fold((first, first), |(lo, hi), k| (lo.min(k), hi.max(k))))
+}
+
+macro_rules! integer_bounds {
+    ($signed:ty, $unsigned:ty) => {
+        impl SliceBounds for $signed {
+            fn bounds(v: &[Self], sort: SortOrder) -> Option<(Self, Self)> {
+                if sort == SortOrder::Unsigned {
+                    let (lo, hi) = min_max(v.iter().map(|&x| x as $unsigned))?;
+                    Some((lo as $signed, hi as $signed))
+                } else {
+                    min_max(v.iter().copied())
+                }
+            }
         }
-        Some((lo as i64, hi as i64))
-    } else {
-        let (mut lo, mut hi) = (first, first);
-        for &x in v {
-            lo = lo.min(x);
-            hi = hi.max(x);
+    };
+}
+
+integer_bounds!(i32, u32);
+integer_bounds!(i64, u64);
+
+macro_rules! float_bounds {
+    ($float:ty) => {
+        impl SliceBounds for $float {
+            /// The first of equal values is kept (of -0 and +0, whichever
+            /// came first: the signs are fixed when the bounds are written).
+            fn bounds(v: &[Self], _: SortOrder) -> Option<(Self, Self)> {
+                let mut out: Option<(Self, Self)> = None;
+                for &x in v {
+                    if x.is_nan() {
+                        continue;
+                    }
+                    out = Some(match out {
+                        None => (x, x),
+                        Some((lo, hi)) => {
+                            (if x < lo { x } else { lo }, if x > hi { x } else { hi })
+                        }
+                    });
+                }
+                out
+            }
         }
-        Some((lo, hi))
+    };
+}
+
+float_bounds!(f32);
+float_bounds!(f64);
+
+impl SliceBounds for bool {
+    fn bounds(v: &[Self], _: SortOrder) -> Option<(Self, Self)> {
+        if v.is_empty() {
+            return None;
+        }
+        Some((!v.iter().any(|b| !b), v.iter().any(|&b| b)))
     }
 }
 
-/// Min and max of floats, NaN skipped; `None` when all are NaN.
-pub(crate) fn minmax_f64(v: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
-    let mut out: Option<(f64, f64)> = None;
-    for x in v {
-        if x.is_nan() {
+/// The first 8 bytes, zero-padded, as a big-endian number: when two
+/// values' prefixes differ, so do the values, in the same order.
+#[inline(always)]
+fn prefix(v: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = v.len().min(8);
+    b[..n].copy_from_slice(&v[..n]);
+    u64::from_be_bytes(b)
+}
+
+/// Minimum and maximum of byte-array values of `T` under `sort`, NaN
+/// (half floats) left out.
+pub(crate) fn byte_bounds<'b, T: PhysicalType<Value = [u8]>>(
+    sort: SortOrder,
+    mut values: impl Iterator<Item = &'b [u8]>,
+) -> Option<(&'b [u8], &'b [u8])> {
+    if sort == SortOrder::Bytes {
+        // Most comparisons are decided by the 8-byte prefixes.
+        let first = values.next()?;
+        let (mut lo, mut hi) = (first, first);
+        let (mut plo, mut phi) = (prefix(first), prefix(first));
+        for v in values {
+            let p = prefix(v);
+            if p < plo || (p == plo && v < lo) {
+                lo = v;
+                plo = p;
+            }
+            if p > phi || (p == phi && v > hi) {
+                hi = v;
+                phi = p;
+            }
+        }
+        return Some((lo, hi));
+    }
+    let mut bounds: Option<(&[u8], &[u8])> = None;
+    for v in values {
+        if T::is_nan(sort, v) {
             continue;
         }
-        out = Some(match out {
-            None => (x, x),
-            Some((lo, hi)) => (if x < lo { x } else { lo }, if x > hi { x } else { hi }),
+        bounds = Some(match bounds {
+            None => (v, v),
+            Some((lo, hi)) => (
+                if T::compare(sort, v, lo).is_lt() {
+                    v
+                } else {
+                    lo
+                },
+                if T::compare(sort, v, hi).is_gt() {
+                    v
+                } else {
+                    hi
+                },
+            ),
         });
     }
-    out
+    bounds
 }
 
 /// Truncates a lower bound to at most `len` bytes (at a UTF-8 character
@@ -315,20 +259,31 @@ pub(crate) fn truncate_max(v: &mut Vec<u8>, len: usize) -> bool {
     false
 }
 
+/// Truncates binary bounds to `len` bytes when their order is that of
+/// bytes (a shorter prefix of a decimal or a half float is another number).
+/// Returns whether each stayed exact.
+pub(crate) fn truncate_bounds(
+    bounds: &mut (Vec<u8>, Vec<u8>),
+    sort: SortOrder,
+    len: Option<usize>,
+) -> (bool, bool) {
+    match (len, sort) {
+        (Some(n), SortOrder::Bytes) => (
+            !truncate_min(&mut bounds.0, n),
+            !truncate_max(&mut bounds.1, n),
+        ),
+        _ => (true, true),
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+    use crate::physical::{ByteArray, Double, FixedLenByteArray, Int32};
 
     #[test]
-    fn orders() {
-        assert_eq!(cmp_signed_be(&[0xff], &[0x00, 0x01]), Ordering::Less);
-        assert_eq!(
-            cmp_signed_be(&[0x01, 0x00], &[0x00, 0xff]),
-            Ordering::Greater
-        );
-        assert_eq!(half_to_f32(0x3c00), 1.0);
-        assert_eq!(half_to_f32(0xc000), -2.0);
+    fn truncation() {
         let mut v = b"abcdef".to_vec();
         assert!(truncate_max(&mut v, 3));
         assert_eq!(v, b"abd");
@@ -338,5 +293,75 @@ mod tests {
         let mut v = "aé€x".as_bytes().to_vec();
         assert!(truncate_min(&mut v, 4));
         assert_eq!(v, "aé".as_bytes());
+        // Decimals are not cut: a prefix is another number.
+        let mut b = (vec![1, 2, 3, 4], vec![5, 6, 7, 8]);
+        assert_eq!(
+            truncate_bounds(&mut b, SortOrder::SignedBytes, Some(2)),
+            (true, true)
+        );
+        assert_eq!(b.0.len(), 4);
+    }
+
+    #[test]
+    fn slice_bounds() {
+        assert_eq!(i32::bounds(&[3, -1, 2], SortOrder::Signed), Some((-1, 3)));
+        assert_eq!(i32::bounds(&[3, -1, 2], SortOrder::Unsigned), Some((2, -1)));
+        assert_eq!(i64::bounds(&[], SortOrder::Signed), None);
+        assert_eq!(
+            f64::bounds(&[f64::NAN, 2.0, -1.0], SortOrder::Float),
+            Some((-1.0, 2.0))
+        );
+        assert_eq!(f32::bounds(&[f32::NAN], SortOrder::Float), None);
+        assert_eq!(
+            bool::bounds(&[true, true], SortOrder::Signed),
+            Some((true, true))
+        );
+        assert_eq!(
+            bool::bounds(&[true, false], SortOrder::Signed),
+            Some((false, true))
+        );
+    }
+
+    #[test]
+    fn bounds_merge_and_encode() {
+        let mut page = Bounds::<Int32>::default();
+        page.update(SortOrder::Signed, &5, &9);
+        page.update(SortOrder::Signed, &-2, &7);
+        let mut chunk = Bounds::<Int32>::default();
+        chunk.update(SortOrder::Signed, &0, &100);
+        chunk.merge(SortOrder::Signed, &page);
+        let (lo, hi) = chunk.encoded(SortOrder::Signed).unwrap();
+        assert_eq!(
+            (lo, hi),
+            (
+                (-2i32).to_le_bytes().to_vec(),
+                100i32.to_le_bytes().to_vec()
+            )
+        );
+        page.clear();
+        assert!(page.encoded(SortOrder::Signed).is_none());
+        let mut zeros = Bounds::<Double>::default();
+        zeros.update(SortOrder::Float, &0.0, &-0.0);
+        let (lo, hi) = zeros.encoded(SortOrder::Float).unwrap();
+        assert_eq!(lo, (-0.0f64).to_le_bytes());
+        assert_eq!(hi, 0.0f64.to_le_bytes());
+        let mut interval = Bounds::<FixedLenByteArray>::default();
+        interval.update(SortOrder::Undefined, &[1], &[2]);
+        assert!(interval.encoded(SortOrder::Undefined).is_none());
+    }
+
+    #[test]
+    fn bytes_bounds() {
+        let values: [&[u8]; 4] = [b"pear", b"apple", b"apples", b"zz"];
+        assert_eq!(
+            byte_bounds::<ByteArray>(SortOrder::Bytes, values.into_iter()),
+            Some((&b"apple"[..], &b"zz"[..]))
+        );
+        // Half floats: NaN (0x7e00) left out, -2.0 (0xc000) the least.
+        let halves: [&[u8]; 3] = [&[0x00, 0x7e], &[0x00, 0x3c], &[0x00, 0xc0]];
+        assert_eq!(
+            byte_bounds::<FixedLenByteArray>(SortOrder::Float16, halves.into_iter()),
+            Some((&[0x00, 0xc0][..], &[0x00, 0x3c][..]))
+        );
     }
 }

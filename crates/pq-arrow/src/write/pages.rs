@@ -1,0 +1,284 @@
+//! Page assembly of a column chunk: the levels of the page being built,
+//! and the framing (levels, values, header, compression, checksum) of each
+//! finished page, with the counts and encodings the chunk's metadata needs.
+
+use pq_format::{Encoding, PageEncodingStats, PageType};
+use pq_page::{DataPageV1Parts, DataPageV2Parts, PageWriteError, PageWriter, bit_width};
+
+use crate::write::levels::LeafLevels;
+use crate::write::rle;
+
+/// The levels and counts of the page being built.
+#[derive(Debug, Default)]
+pub(crate) struct PageLevels {
+    def: Vec<i16>,
+    rep: Vec<i16>,
+    /// Levels (values and nulls) in the page.
+    pub levels: usize,
+    /// Rows that start in the page.
+    pub rows: usize,
+    pub nulls: u64,
+    /// Non-null values.
+    pub values: u64,
+}
+
+impl PageLevels {
+    /// Adds the levels `a..b` of `leaf`, `values` of them non-null.
+    pub(crate) fn add(&mut self, leaf: &LeafLevels, a: usize, b: usize, values: usize) {
+        let rows = match &leaf.rep {
+            Some(r) => {
+                self.rep.extend_from_slice(&r[a..b]);
+                r[a..b].iter().filter(|&&x| x == 0).count()
+            }
+            None => b - a,
+        };
+        if let Some(d) = &leaf.def {
+            self.def.extend_from_slice(&d[a..b]);
+        }
+        self.levels += b - a;
+        self.rows += rows;
+        self.nulls += (b - a - values) as u64;
+        self.values += values as u64;
+    }
+
+    fn clear(&mut self) {
+        *self = Self {
+            def: std::mem::take(&mut self.def),
+            rep: std::mem::take(&mut self.rep),
+            ..Default::default()
+        };
+        self.def.clear();
+        self.rep.clear();
+    }
+}
+
+/// Where a data page went.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WrittenPage {
+    /// Offset of its header from the first data page.
+    pub offset: usize,
+    /// Bytes, header included.
+    pub len: usize,
+    /// Index of its first row in the chunk.
+    pub first_row: u64,
+}
+
+/// The written pages of a column chunk.
+#[derive(Debug)]
+pub(crate) struct PageAssembler {
+    writer: PageWriter,
+    v2: bool,
+    max_def: i16,
+    max_rep: i16,
+    // Scratch of one page.
+    rep_buf: Vec<u8>,
+    def_buf: Vec<u8>,
+    body: Vec<u8>,
+    /// One buffer per page. Page-sized buffers are recycled by the
+    /// allocator across chunks and row groups; one buffer growing to the
+    /// chunk's size would be fresh memory (page faults) for every chunk.
+    data: Vec<Vec<u8>>,
+    data_len: usize,
+    /// Rows, levels and nulls of the pages written.
+    pub rows: u64,
+    pub num_values: u64,
+    pub nulls: u64,
+    /// Header and uncompressed body bytes of every page written.
+    pub uncompressed: u64,
+    encodings: Vec<Encoding>,
+    encoding_stats: Vec<PageEncodingStats>,
+}
+
+impl PageAssembler {
+    pub(crate) fn new(writer: PageWriter, v2: bool, max_def: i16, max_rep: i16) -> Self {
+        Self {
+            writer,
+            v2,
+            max_def,
+            max_rep,
+            rep_buf: Vec::new(),
+            def_buf: Vec::new(),
+            body: Vec::new(),
+            data: Vec::new(),
+            data_len: 0,
+            rows: 0,
+            num_values: 0,
+            nulls: 0,
+            uncompressed: 0,
+            encodings: Vec::new(),
+            encoding_stats: Vec::new(),
+        }
+    }
+
+    /// Bytes of the data pages written.
+    pub(crate) fn data_len(&self) -> usize {
+        self.data_len
+    }
+
+    /// About the bytes the levels of `levels` encode to.
+    pub(crate) fn levels_size(&self, levels: &PageLevels) -> usize {
+        (levels.levels * (bit_width(self.max_def) + bit_width(self.max_rep)) as usize) / 8
+    }
+
+    fn encode_levels(&mut self, page: &PageLevels) {
+        self.rep_buf.clear();
+        self.def_buf.clear();
+        for (levels, max, out) in [
+            (&page.rep, self.max_rep, &mut self.rep_buf),
+            (&page.def, self.max_def, &mut self.def_buf),
+        ] {
+            if max == 0 {
+                continue;
+            }
+            if self.v2 {
+                rle::encode(levels, bit_width(max), out);
+            } else {
+                rle::encode_length_prefixed(levels, bit_width(max), out);
+            }
+        }
+    }
+
+    /// Writes a data page of `page`'s levels and the values `values`
+    /// encodes (returning their encoding), and starts the next page.
+    pub(crate) fn write_data_page<E>(
+        &mut self,
+        page: &mut PageLevels,
+        values: impl FnOnce(&mut Vec<u8>) -> Result<Encoding, E>,
+    ) -> Result<WrittenPage, PageError<E>> {
+        self.encode_levels(page);
+        self.body.clear();
+        let encoding = values(&mut self.body).map_err(PageError::Values)?;
+        let offset = self.data_len;
+        // Room for the header and levels, and the body (compressed, it is
+        // usually smaller; it may grow past this otherwise).
+        let mut out =
+            Vec::with_capacity(self.body.len() + self.rep_buf.len() + self.def_buf.len() + 64);
+        let written = if self.v2 {
+            let parts = DataPageV2Parts {
+                rep_levels: &self.rep_buf,
+                def_levels: &self.def_buf,
+                values: &self.body,
+                num_values: page.levels,
+                num_nulls: page.nulls as usize,
+                num_rows: page.rows,
+                encoding,
+                statistics: None,
+            };
+            self.writer.write_data_v2(&parts, &mut out)
+        } else {
+            let parts = DataPageV1Parts {
+                rep_levels: &self.rep_buf,
+                def_levels: &self.def_buf,
+                values: &self.body,
+                num_values: page.levels,
+                encoding,
+            };
+            self.writer.write_data_v1(&parts, &mut out)
+        }
+        .map_err(PageError::Page)?;
+        // A compressed page can be far smaller than its room: give the rest
+        // back (in place, no copy) so that a buffered row group holds about
+        // its compressed size.
+        if out.len() < out.capacity() / 4 * 3 {
+            out.shrink_to_fit();
+        }
+        self.data_len += out.len();
+        self.data.push(out);
+        self.uncompressed += (written.header_len + written.uncompressed_body_len) as u64;
+        let page_type = if self.v2 {
+            PageType::DATA_PAGE_V2
+        } else {
+            PageType::DATA_PAGE
+        };
+        self.note_encoding(page_type, encoding);
+        let done = WrittenPage {
+            offset,
+            len: written.total_len,
+            first_row: self.rows,
+        };
+        self.rows += page.rows as u64;
+        self.num_values += page.levels as u64;
+        self.nulls += page.nulls;
+        page.clear();
+        Ok(done)
+    }
+
+    fn note_encoding(&mut self, page_type: PageType, encoding: Encoding) {
+        if !self.encodings.contains(&encoding) {
+            self.encodings.push(encoding);
+        }
+        match self
+            .encoding_stats
+            .iter_mut()
+            .find(|s| s.page_type == page_type && s.encoding == encoding)
+        {
+            Some(s) => s.count += 1,
+            None => self.encoding_stats.push(PageEncodingStats {
+                page_type,
+                encoding,
+                count: 1,
+            }),
+        }
+    }
+
+    /// Whether a data page is dictionary-encoded (so the dictionary page
+    /// must be written).
+    pub(crate) fn used_dictionary(&self) -> bool {
+        self.encoding_stats
+            .iter()
+            .any(|s| s.encoding == Encoding::RLE_DICTIONARY)
+    }
+
+    /// Writes the dictionary page of `entries` entries, to go before the
+    /// data pages; returns it and its length.
+    pub(crate) fn write_dictionary(
+        &mut self,
+        body: &[u8],
+        entries: usize,
+    ) -> Result<(Vec<u8>, usize), PageWriteError> {
+        let mut bytes = Vec::new();
+        let written = self.writer.write_dictionary(body, entries, &mut bytes)?;
+        self.uncompressed += (written.header_len + written.uncompressed_body_len) as u64;
+        Ok((bytes, written.total_len))
+    }
+
+    /// The chunk's encodings and per-page-type encoding counts, with or
+    /// without a dictionary page: the dictionary's PLAIN first, then RLE
+    /// when there are levels, then the data pages' in order of appearance.
+    pub(crate) fn encodings(&self, dictionary: bool) -> (Vec<Encoding>, Vec<PageEncodingStats>) {
+        let mut encodings = Vec::new();
+        let mut encoding_stats = Vec::new();
+        if dictionary {
+            encodings.push(Encoding::PLAIN);
+            encoding_stats.push(PageEncodingStats {
+                page_type: PageType::DICTIONARY_PAGE,
+                encoding: Encoding::PLAIN,
+                count: 1,
+            });
+        }
+        if self.max_def > 0 || self.max_rep > 0 {
+            encodings.push(Encoding::RLE);
+        }
+        for e in &self.encodings {
+            if !encodings.contains(e) {
+                encodings.push(*e);
+            }
+        }
+        encoding_stats.extend(self.encoding_stats.iter().cloned());
+        (encodings, encoding_stats)
+    }
+
+    /// The data pages, in order.
+    pub(crate) fn take_pages(&mut self) -> Vec<Vec<u8>> {
+        std::mem::take(&mut self.data)
+    }
+}
+
+/// Why a data page could not be written.
+#[derive(Debug)]
+pub(crate) enum PageError<E> {
+    /// Encoding the values failed.
+    Values(E),
+    /// Framing or compressing the page failed.
+    Page(PageWriteError),
+}
