@@ -11,7 +11,7 @@ use crate::bit_pack::bit_width;
 use crate::error::{Error, Result, eof};
 use crate::offsets::{COPY_SLACK, OffsetSize, begin_append, copy_value};
 use crate::plain::FixedWidth;
-use crate::rle::{RleDecoder, RleEncoder};
+use crate::rle::{self, RleDecoder};
 
 /// Opens the indices of a dictionary-encoded data page: a bit-width byte
 /// then hybrid runs without length prefix.
@@ -329,9 +329,7 @@ fn hash_bytes(b: &[u8]) -> u64 {
 fn write_indices(indices: &mut Vec<u32>, num_entries: usize, out: &mut Vec<u8>) {
     let w = bit_width(num_entries.saturating_sub(1) as u64);
     out.push(w);
-    let mut enc = RleEncoder::new(w);
-    enc.put_slice(indices);
-    enc.finish(out);
+    rle::encode(indices, w, out);
     indices.clear();
 }
 

@@ -11,7 +11,7 @@
 //! | Encoding | Module | Decode | Encode |
 //! |---|---|---|---|
 //! | PLAIN (all types; INT96 as `[u32; 3]`) | [`plain`] | [`plain::PlainDecoder`], [`plain::BooleanDecoder`], [`plain::ByteArrayDecoder`], [`plain::FixedLenDecoder`] | [`plain::encode`], [`plain::encode_bool`], [`plain::encode_byte_array`] |
-//! | RLE / bit-packing hybrid (levels, indices, booleans) | [`rle`] | [`rle::RleDecoder`] | [`rle::RleEncoder`], [`rle::encode`] |
+//! | RLE / bit-packing hybrid (levels, indices, booleans) | [`rle`] | [`rle::RleDecoder`] | [`rle::encode`], [`rle::encode_length_prefixed`] |
 //! | BIT_PACKED (deprecated, MSB first) | [`bit_pack`] | [`bit_pack::unpack_msb`] | [`bit_pack::pack_msb`] |
 //! | Dictionary (PLAIN_DICTIONARY, RLE_DICTIONARY) | [`dictionary`] | [`dictionary::indices_decoder`], [`dictionary::gather`], [`dictionary::gather_byte_array`], [`dictionary::gather_fixed`] | [`dictionary::DictEncoder`], [`dictionary::ByteArrayDictEncoder`] |
 //! | DELTA_BINARY_PACKED | [`delta_binary_packed`] | [`delta_binary_packed::DeltaBitPackDecoder`] | [`delta_binary_packed::DeltaBitPackEncoder`] |

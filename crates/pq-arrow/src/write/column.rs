@@ -1,7 +1,7 @@
 //! The writer of one column chunk: values from Arrow buffers into pages,
 //! dictionary with fallback, statistics and the page index.
 
-use pq_encoding::{alp, byte_stream_split, delta_binary_packed, delta_byte_array, plain};
+use pq_encoding::{alp, byte_stream_split, delta_binary_packed, delta_byte_array, plain, rle};
 use pq_format::{
     BinaryList, BoundaryOrder, ColumnIndex, ColumnMetaData, CompressionCodec, Encoding,
     OffsetIndex, PageEncodingStats, PageLocation, PageType, Statistics, Type,
@@ -13,7 +13,6 @@ use crate::write::dict::{BytesDict, FixedDict};
 use crate::write::levels::{LeafLevels, Selection};
 use crate::write::options::{DataPageVersion, ResolvedColumn, WriterOptions};
 use crate::write::phys::{ByteSource, Phys, Scratch, phys};
-use crate::write::rle;
 use crate::write::schema::{Leaf, SortOrder};
 use crate::write::stats::{
     Order, Stats, half_to_f32, minmax_f64, minmax_i32, minmax_i64, truncate_max, truncate_min,

@@ -10,8 +10,7 @@
 //! probing is bounded by the table's load of at most one half).
 
 use pq_encoding::plain::{self, FixedWidth};
-
-use crate::write::rle;
+use pq_encoding::rle;
 
 const EMPTY: u32 = u32::MAX;
 const K: u64 = 0x9E37_79B9_7F4A_7C15;

@@ -38,7 +38,6 @@ mod dict;
 mod levels;
 mod options;
 mod phys;
-mod rle;
 mod schema;
 mod stats;
 
