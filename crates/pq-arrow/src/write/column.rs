@@ -1,6 +1,7 @@
 //! The writer of one column chunk: values from Arrow buffers into pages,
 //! dictionary with fallback, statistics and the page index.
 
+use pq_encoding::dictionary::{BytesDict, FixedDict};
 use pq_encoding::{alp, byte_stream_split, delta_binary_packed, delta_byte_array, plain, rle};
 use pq_format::{
     BinaryList, BoundaryOrder, ColumnIndex, ColumnMetaData, CompressionCodec, Encoding,
@@ -9,7 +10,6 @@ use pq_format::{
 use pq_page::{DataPageV1Parts, DataPageV2Parts, PageWriteError, PageWriter, bit_width};
 
 use crate::error::{Error, Location, Result, enc_err};
-use crate::write::dict::{BytesDict, FixedDict};
 use crate::write::levels::{LeafLevels, Selection};
 use crate::write::options::{DataPageVersion, ResolvedColumn, WriterOptions};
 use crate::write::phys::{ByteSource, Phys, Scratch, phys};

@@ -34,7 +34,6 @@
 //! under `ARROW:schema` as arrow-rs and pyarrow store it.
 
 mod column;
-mod dict;
 mod levels;
 mod options;
 mod phys;
