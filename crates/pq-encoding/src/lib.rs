@@ -81,6 +81,7 @@ pub mod group_var_int;
 pub mod offsets;
 pub mod plain;
 pub mod rle;
+mod stream;
 mod transpose;
 pub mod varint;
 
