@@ -8,7 +8,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -318,12 +317,8 @@ fn check_file(data: Bytes) -> Vec<Encoding> {
     seen
 }
 
-fn corpus_dir() -> Option<PathBuf> {
-    pq_testkit::parquet_testing_dir().map(|dir| dir.join("data"))
-}
-
 fn corpus(name: &str, expect: Encoding) {
-    let Some(dir) = corpus_dir() else {
+    let Some(dir) = pq_testkit::corpus_data_dir() else {
         return;
     };
     let path = dir.join(name);
@@ -391,7 +386,7 @@ fn corpus_dictionary_and_plain() {
 #[test]
 fn corpus_delta_binary_packed_expect_csv() {
     // The first column against the expected CSV, independently of arrow-rs.
-    let Some(dir) = corpus_dir() else {
+    let Some(dir) = pq_testkit::corpus_data_dir() else {
         return;
     };
     let csv = std::fs::read_to_string(dir.join("delta_binary_packed_expect.csv")).unwrap();
