@@ -353,31 +353,33 @@ mod tests {
     use super::*;
     use crate::delta_binary_packed::DeltaBitPackDecoder;
 
+    /// The 4 DELTA_BINARY_PACKED lengths at the start of `buf`, and the
+    /// bytes after them.
+    fn four_lengths(buf: &[u8]) -> (Vec<i32>, &[u8]) {
+        let mut dec = DeltaBitPackDecoder::<i32>::new(buf).unwrap();
+        let mut l = Vec::new();
+        dec.decode_into(&mut l, 4).unwrap();
+        (l, &buf[dec.bytes_consumed()..])
+    }
+
     #[test]
     fn spec_lengths_hello_world() {
         let mut buf = Vec::new();
         encode_delta_length([&b"Hello"[..], b"World", b"Foobar", b"ABCDEF"], &mut buf).unwrap();
-        let mut lens = DeltaBitPackDecoder::<i32>::new(&buf).unwrap();
-        let mut l = Vec::new();
-        lens.decode_into(&mut l, 4).unwrap();
-        assert_eq!(l, [5, 5, 6, 6]);
-        assert_eq!(&buf[lens.bytes_consumed()..], b"HelloWorldFoobarABCDEF");
+        let (lens, rest) = four_lengths(&buf);
+        assert_eq!(lens, [5, 5, 6, 6]);
+        assert_eq!(rest, b"HelloWorldFoobarABCDEF");
     }
 
     #[test]
     fn spec_axis_axle() {
         let mut buf = Vec::new();
         encode_delta_byte_array([&b"axis"[..], b"axle", b"babble", b"babyhood"], &mut buf).unwrap();
-        let mut p = DeltaBitPackDecoder::<i32>::new(&buf).unwrap();
-        let mut l = Vec::new();
-        p.decode_into(&mut l, 4).unwrap();
-        assert_eq!(l, [0, 2, 0, 3]);
-        let rest = &buf[p.bytes_consumed()..];
-        let mut s = DeltaBitPackDecoder::<i32>::new(rest).unwrap();
-        let mut l = Vec::new();
-        s.decode_into(&mut l, 4).unwrap();
-        assert_eq!(l, [4, 2, 6, 5]);
-        assert_eq!(&rest[s.bytes_consumed()..], b"axislebabbleyhood");
+        let (prefixes, rest) = four_lengths(&buf);
+        assert_eq!(prefixes, [0, 2, 0, 3]);
+        let (suffixes, rest) = four_lengths(rest);
+        assert_eq!(suffixes, [4, 2, 6, 5]);
+        assert_eq!(rest, b"axislebabbleyhood");
 
         let mut dec = DeltaByteArrayDecoder::new(&buf).unwrap();
         let mut out = Vec::new();
