@@ -122,6 +122,21 @@ fn corrupted_footers_never_panic() {
 }
 
 #[test]
+fn a_known_union_field_of_another_type_re_encodes_to_what_decodes() {
+    // LogicalType field 5 (DECIMAL) written as an i32 instead of a struct:
+    // the decoder skips it as an unrecognised variant. Writing that back
+    // must give bytes that decode again, not an empty DECIMAL struct
+    // (which lacks its required scale and precision).
+    let bytes = [0x55, 0x02, 0x00]; // field 5, i32 2; stop
+    let Ok(lt) = LogicalType::decode(&bytes) else {
+        return; // Refusing the field outright is as good.
+    };
+    let encoded = lt.encode();
+    let again = LogicalType::decode(&encoded);
+    assert!(again.is_ok(), "{lt:?} encoded as {encoded:02x?}: {again:?}");
+}
+
+#[test]
 fn random_bytes_never_panic() {
     let mut rng = Rng(42);
     for len in 0..2000 {
