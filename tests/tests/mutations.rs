@@ -32,6 +32,7 @@ use std::time::{Duration, Instant};
 use arrow_array::{RecordBatch, RecordBatchReader};
 use bytes::Bytes;
 use pq_format::{PageHeader, ThriftDecode, ThriftEncode};
+use pq_testkit::Rng;
 
 /// Bytes live on the heap at once above which the test fails. Real files
 /// here need a few MB; a mutated length must not make the reader ask for
@@ -163,22 +164,6 @@ unsafe impl GlobalAlloc for CountingAlloc {
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
-
-/// SplitMix64, seeded per file, so every run mutates the same way.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
 
 /// The footer: (start, end) of the Thrift metadata in `file`.
 fn footer_range(file: &[u8]) -> Option<(usize, usize)> {
@@ -334,7 +319,7 @@ fn mutations(file: &Bytes, seed: u64, out: &mut dyn FnMut(String, Bytes)) -> usi
     let footer = &file[start..end];
     let mut fields = integer_fields(footer);
     while fields.len() > MAX_FIELDS {
-        fields.remove(rng.below(fields.len()));
+        fields.remove(rng.index(fields.len()));
     }
     for (at, len) in fields {
         for v in [0i64, -1, i64::from(i32::MAX), n as i64 + 1] {
@@ -396,16 +381,16 @@ fn random_mutations(file: &Bytes, rng: &mut Rng, out: &mut dyn FnMut(String, Byt
     let n = file.len();
     for i in 0..8 {
         let mut m = file.to_vec();
-        for _ in 0..=rng.below(8) {
-            let at = rng.below(n);
-            m[at] ^= 1 << rng.below(8);
+        for _ in 0..=rng.index(8) {
+            let at = rng.index(n);
+            m[at] ^= 1 << rng.index(8);
         }
         out(format!("bit flips #{i}"), m.into());
     }
     for i in 0..4 {
         let mut m = file.to_vec();
-        let at = rng.below(n);
-        let len = (1 + rng.below(16)).min(n - at);
+        let at = rng.index(n);
+        let len = (1 + rng.index(16)).min(n - at);
         for b in &mut m[at..at + len] {
             *b = rng.next() as u8;
         }
@@ -413,7 +398,7 @@ fn random_mutations(file: &Bytes, rng: &mut Rng, out: &mut dyn FnMut(String, Byt
     }
     for i in 0..4 {
         // A 10-byte varint of all ones planted in the data.
-        let at = rng.below(n.saturating_sub(12));
+        let at = rng.index(n.saturating_sub(12));
         let mut m = file.to_vec();
         m[at..at + 10]
             .copy_from_slice(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01]);
@@ -432,7 +417,7 @@ fn more_mutations(file: &Bytes, seed: u64, out: &mut dyn FnMut(String, Bytes)) {
     }
     random_mutations(file, &mut rng, out);
     for i in 0..4 {
-        let at = rng.below(n - 8);
+        let at = rng.index(n - 8);
         let mut m = file.to_vec();
         let (a, b) = m[at..at + 8].split_at_mut(4);
         a.swap_with_slice(b);
@@ -444,10 +429,10 @@ fn more_mutations(file: &Bytes, seed: u64, out: &mut dyn FnMut(String, Bytes)) {
     let footer = &file[start..end];
     let fields = integer_fields(footer);
     for _ in 0..8.min(fields.len()) {
-        let (at, len) = fields[rng.below(fields.len())];
-        let v = match rng.below(4) {
-            0 => rng.below(64) as i64,
-            1 => -(rng.below(1 << 20) as i64) - 1,
+        let (at, len) = fields[rng.index(fields.len())];
+        let v = match rng.index(4) {
+            0 => rng.index(64) as i64,
+            1 => -(rng.index(1 << 20) as i64) - 1,
             2 => rng.next() as i64,
             _ => i64::from(rng.next() as i32),
         };

@@ -10,13 +10,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // test code: failures should panic
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 
 use pq_compress::{Codec, Decompressor, Limits};
-
-fn corpus_dir() -> Option<PathBuf> {
-    pq_testkit::parquet_testing_dir().map(|dir| dir.join("data"))
-}
 
 // ---- minimal Thrift compact protocol -------------------------------------
 
@@ -250,7 +245,9 @@ fn check_file(dir: &std::path::Path, name: &str) -> BTreeMap<Codec, usize> {
 
 #[test]
 fn lz4_variants_decompress_to_declared_size() {
-    let Some(dir) = corpus_dir() else { return };
+    let Some(dir) = pq_testkit::corpus_data_dir() else {
+        return;
+    };
     if !Codec::Lz4.is_available() {
         eprintln!("skipping: the lz4 feature is disabled");
         return;
@@ -275,7 +272,9 @@ fn lz4_variants_decompress_to_declared_size() {
 
 #[test]
 fn concatenated_gzip_members() {
-    let Some(dir) = corpus_dir() else { return };
+    let Some(dir) = pq_testkit::corpus_data_dir() else {
+        return;
+    };
     if !Codec::Gzip.is_available() {
         eprintln!("skipping: the gzip feature is disabled");
         return;
@@ -288,7 +287,9 @@ fn concatenated_gzip_members() {
 /// panics on the deliberately broken files.
 #[test]
 fn whole_corpus() {
-    let Some(dir) = corpus_dir() else { return };
+    let Some(dir) = pq_testkit::corpus_data_dir() else {
+        return;
+    };
     let mut entries: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())

@@ -13,88 +13,140 @@ use alloc::vec::Vec;
 use crate::bit_pack;
 use crate::error::{Error, Result, eof, invalid};
 use crate::plain::FixedWidth;
+use crate::stream::append_exactly;
 
-const POW10_F64: [f64; 19] = [
-    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-    1e17, 1e18,
-];
-const NEG_POW10_F64: [f64; 19] = [
-    1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12, 1e-13, 1e-14,
-    1e-15, 1e-16, 1e-17, 1e-18,
-];
-const POW10_F32: [f32; 11] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
-const NEG_POW10_F32: [f32; 11] = [
-    1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10,
-];
-
-/// A floating-point type ALP encodes: `f32` (integers are `i32`) or `f64`.
-pub trait AlpFloat: FixedWidth {
+/// A floating-point type ALP encodes: `f32` (integers are `i32`) or `f64`
+/// (integers are `i64`). The encode and decode are written once over the
+/// constants and conversions each type gives; with those constant per
+/// type, each monomorphised copy is the code written for that type alone.
+pub trait AlpFloat:
+    FixedWidth
+    + PartialOrd
+    + core::ops::Add<Output = Self>
+    + core::ops::Sub<Output = Self>
+    + core::ops::Mul<Output = Self>
+    + core::ops::Neg<Output = Self>
+    + sealed::Sealed
+{
     /// Largest exponent.
     const MAX_EXPONENT: u8;
     /// Bits of the encoded integer.
     const INT_BITS: usize;
-    /// The normative decode of `encoded` (truncated to the integer type).
-    fn alp_decode(encoded: i64, e: u8, f: u8) -> Self;
+    /// `10^0 ..= 10^MAX_EXPONENT`, correctly rounded.
+    const POW10: &'static [Self];
+    /// `10^-0 ..= 10^-MAX_EXPONENT`, correctly rounded.
+    const NEG_POW10: &'static [Self];
+    /// 2 to the number of mantissa bits: adding then subtracting it rounds
+    /// a smaller magnitude to an integer.
+    const MAGIC: Self;
+    /// Scaled values at or beyond plus or minus this do not fit the
+    /// integer type.
+    const LIMIT: Self;
+    /// Zero.
+    const ZERO: Self;
+    /// One.
+    const ONE: Self;
+    /// The encoded integer as a float (truncated to the integer type).
+    fn from_int(encoded: i64) -> Self;
+    /// A rounded value as the integer type, widened.
+    fn to_int(self) -> i64;
+    /// The magnitude.
+    fn magnitude(self) -> Self;
+
+    /// The normative decode of `encoded` (truncated to the integer type):
+    /// `encoded * 10^f * 10^-e`, two correctly rounded multiplications.
+    #[inline(always)]
+    fn alp_decode(encoded: i64, e: u8, f: u8) -> Self {
+        let p = Self::POW10.get(f as usize).copied().unwrap_or(Self::ONE);
+        let n = Self::NEG_POW10
+            .get(e as usize)
+            .copied()
+            .unwrap_or(Self::ONE);
+        (Self::from_int(encoded) * p) * n
+    }
+
     /// One candidate integer for `self`, or None if out of range.
-    fn alp_encode(self, e: u8, f: u8) -> Option<i64>;
+    #[inline(always)]
+    fn alp_encode(self, e: u8, f: u8) -> Option<i64> {
+        let p = Self::POW10.get(e as usize).copied().unwrap_or(Self::ONE);
+        let n = Self::NEG_POW10
+            .get(f as usize)
+            .copied()
+            .unwrap_or(Self::ONE);
+        let scaled = (self * p) * n;
+        // Out of the integer's range (and NaN) cannot be encoded.
+        if !(scaled > -Self::LIMIT && scaled < Self::LIMIT) {
+            return None;
+        }
+        let r = if scaled.magnitude() >= Self::MAGIC {
+            scaled
+        } else if scaled >= Self::ZERO {
+            (scaled + Self::MAGIC) - Self::MAGIC
+        } else {
+            (scaled - Self::MAGIC) + Self::MAGIC
+        };
+        Some(r.to_int())
+    }
+}
+
+mod sealed {
+    /// Keeps [`super::AlpFloat`] to `f32` and `f64`.
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
 }
 
 impl AlpFloat for f64 {
     const MAX_EXPONENT: u8 = 18;
     const INT_BITS: usize = 64;
+    const POW10: &'static [f64] = &[
+        1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+        1e17, 1e18,
+    ];
+    const NEG_POW10: &'static [f64] = &[
+        1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10, 1e-11, 1e-12, 1e-13,
+        1e-14, 1e-15, 1e-16, 1e-17, 1e-18,
+    ];
+    const MAGIC: f64 = 4_503_599_627_370_496.0; // 2^52
+    const LIMIT: f64 = 9.2e18;
+    const ZERO: f64 = 0.0;
+    const ONE: f64 = 1.0;
     #[inline(always)]
-    fn alp_decode(encoded: i64, e: u8, f: u8) -> Self {
-        let p = POW10_F64.get(f as usize).copied().unwrap_or(1.0);
-        let n = NEG_POW10_F64.get(e as usize).copied().unwrap_or(1.0);
-        ((encoded as f64) * p) * n
+    fn from_int(encoded: i64) -> Self {
+        encoded as f64
     }
     #[inline(always)]
-    fn alp_encode(self, e: u8, f: u8) -> Option<i64> {
-        let p = POW10_F64.get(e as usize).copied().unwrap_or(1.0);
-        let n = NEG_POW10_F64.get(f as usize).copied().unwrap_or(1.0);
-        let scaled = (self * p) * n;
-        // Out of i64 range (and NaN) cannot be encoded.
-        if !(scaled > -9.2e18 && scaled < 9.2e18) {
-            return None;
-        }
-        const MAGIC: f64 = 4_503_599_627_370_496.0; // 2^52
-        let r = if scaled.abs() >= MAGIC {
-            scaled
-        } else if scaled >= 0.0 {
-            (scaled + MAGIC) - MAGIC
-        } else {
-            (scaled - MAGIC) + MAGIC
-        };
-        Some(r as i64)
+    fn to_int(self) -> i64 {
+        self as i64
+    }
+    #[inline(always)]
+    fn magnitude(self) -> Self {
+        self.abs()
     }
 }
 
 impl AlpFloat for f32 {
     const MAX_EXPONENT: u8 = 10;
     const INT_BITS: usize = 32;
+    const POW10: &'static [f32] = &[1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10];
+    const NEG_POW10: &'static [f32] = &[
+        1e0, 1e-1, 1e-2, 1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10,
+    ];
+    const MAGIC: f32 = 8_388_608.0; // 2^23
+    const LIMIT: f32 = 2.1e9;
+    const ZERO: f32 = 0.0;
+    const ONE: f32 = 1.0;
     #[inline(always)]
-    fn alp_decode(encoded: i64, e: u8, f: u8) -> Self {
-        let p = POW10_F32.get(f as usize).copied().unwrap_or(1.0);
-        let n = NEG_POW10_F32.get(e as usize).copied().unwrap_or(1.0);
-        (((encoded as i32) as f32) * p) * n
+    fn from_int(encoded: i64) -> Self {
+        (encoded as i32) as f32
     }
     #[inline(always)]
-    fn alp_encode(self, e: u8, f: u8) -> Option<i64> {
-        let p = POW10_F32.get(e as usize).copied().unwrap_or(1.0);
-        let n = NEG_POW10_F32.get(f as usize).copied().unwrap_or(1.0);
-        let scaled = (self * p) * n;
-        if !(scaled > -2.1e9 && scaled < 2.1e9) {
-            return None;
-        }
-        const MAGIC: f32 = 8_388_608.0; // 2^23
-        let r = if scaled.abs() >= MAGIC {
-            scaled
-        } else if scaled >= 0.0 {
-            (scaled + MAGIC) - MAGIC
-        } else {
-            (scaled - MAGIC) + MAGIC
-        };
-        Some(i64::from(r as i32))
+    fn to_int(self) -> i64 {
+        i64::from(self as i32)
+    }
+    #[inline(always)]
+    fn magnitude(self) -> Self {
+        self.abs()
     }
 }
 
@@ -406,18 +458,7 @@ impl<'a, T: AlpFloat> AlpDecoder<'a, T> {
 
     /// Appends exactly `n` values, or fails.
     pub fn decode_into(&mut self, out: &mut Vec<T>, n: usize) -> Result<()> {
-        if n > self.left {
-            return Err(Error::NotEnoughValues {
-                what: "ALP",
-                expected: n,
-                found: self.left,
-            });
-        }
-        let at = out.len();
-        out.resize(at + n, T::default());
-        self.decode(&mut out[at..])
-            .map(|_| ())
-            .inspect_err(|_| out.truncate(at))
+        append_exactly(out, n, self.left, "ALP", |buf| self.decode(buf))
     }
 
     /// Skips up to `n` values; returns how many. Whole vectors are skipped
@@ -450,6 +491,11 @@ mod tests {
     use super::*;
     use alloc::vec;
 
+    /// Equal bit for bit (NaN payloads and -0.0 included).
+    fn same_bits<T: FixedWidth>(a: &[T], b: &[T]) -> bool {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.bits() == y.bits())
+    }
+
     #[test]
     fn spec_worked_example() {
         // { 1500.0, NaN, 2500.0, 333.5 } with e=4, f=3: 31-byte vector.
@@ -471,11 +517,7 @@ mod tests {
             .unwrap()
             .decode(&mut out)
             .unwrap();
-        assert!(
-            out.iter()
-                .zip(&values)
-                .all(|(a, b)| a.to_bits() == b.to_bits())
-        );
+        assert!(same_bits(&out, &values));
         // Our encoder round-trips it too.
         let mut enc = Vec::new();
         encode(&values, &mut enc);
@@ -483,11 +525,7 @@ mod tests {
             .unwrap()
             .decode(&mut out)
             .unwrap();
-        assert!(
-            out.iter()
-                .zip(&values)
-                .all(|(a, b)| a.to_bits() == b.to_bits())
-        );
+        assert!(same_bits(&out, &values));
     }
 
     #[test]
@@ -504,12 +542,7 @@ mod tests {
         assert_eq!(dec.skip(700).unwrap(), 700);
         dec.decode_into(&mut out, values.len() - 710).unwrap();
         assert_eq!(&out[..10], &values[..10]);
-        assert!(
-            out[10..]
-                .iter()
-                .zip(&values[710..])
-                .all(|(a, b)| a.to_bits() == b.to_bits())
-        );
+        assert!(same_bits(&out[10..], &values[710..]));
         assert!(
             buf.len() < values.len() * 4 / 2,
             "{} {:?}",

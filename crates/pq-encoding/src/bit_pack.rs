@@ -206,27 +206,68 @@ pub fn pack(values: &[u64], num_bits: usize, out: &mut Vec<u8>) {
     out.extend_from_slice(&(acc as u64).to_le_bytes()[..tail]);
 }
 
-/// [`pack`] for `u32` values (widths 0..=32).
-pub fn pack_u32(values: &[u32], num_bits: usize, out: &mut Vec<u8>) {
-    let num_bits = num_bits.min(32);
-    if num_bits == 0 {
-        return;
+/// Appends `values` bit-packed LSB-first with `num_bits` (clamped to
+/// 0..=32) bits each, padded with zero values to a whole group of 8: the
+/// body of a hybrid bit-packed run, `ceil(len / 8) * num_bits` bytes. Bits
+/// above `num_bits` are ignored.
+///
+/// Each width has its own loop (a const generic, selected by one `match`)
+/// packing a group of 8 into four 64-bit words whose shifts are all
+/// constants once the loop is unrolled.
+///
+/// ```
+/// let mut out = Vec::new();
+/// pq_encoding::bit_pack::pack_groups(&[0u32, 1, 2, 3, 4, 5, 6, 7, 1], 3, &mut out);
+/// assert_eq!(out, [0b1000_1000, 0b1100_0110, 0b1111_1010, 1, 0, 0]);
+/// ```
+pub fn pack_groups<T: RleValue>(values: &[T], num_bits: usize, out: &mut Vec<u8>) {
+    let whole = values.len() / 8 * 8;
+    let (head, rest) = values.split_at(whole);
+    pack_whole_groups(head, num_bits, out);
+    if !rest.is_empty() {
+        let mut tail = [T::default(); 8];
+        tail[..rest.len()].copy_from_slice(rest);
+        pack_whole_groups(&tail, num_bits, out);
     }
-    let mask = mask64(num_bits);
-    out.reserve((values.len() * num_bits).div_ceil(8));
-    let mut acc: u64 = 0;
-    let mut nacc = 0usize;
-    for &v in values {
-        acc |= (u64::from(v) & mask) << nacc;
-        nacc += num_bits;
-        if nacc >= 32 {
-            out.extend_from_slice(&(acc as u32).to_le_bytes());
-            acc >>= 32;
-            nacc -= 32;
+}
+
+/// [`pack_groups`] for a whole number of groups.
+fn pack_whole_groups<T: RleValue>(values: &[T], num_bits: usize, out: &mut Vec<u8>) {
+    macro_rules! widths {
+        ($($n:literal)*) => {
+            match num_bits {
+                $($n => pack8_w::<T, $n>(values, out),)*
+                // Width 0 takes no bytes; wider is clamped to 32.
+                0 => {}
+                _ => pack8_w::<T, 32>(values, out),
+            }
+        };
+    }
+    widths!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32);
+}
+
+fn pack8_w<T: RleValue, const W: usize>(values: &[T], out: &mut Vec<u8>) {
+    let mask = if W == 32 { u32::MAX } else { (1u32 << W) - 1 };
+    let start = out.len();
+    out.resize(start + values.len() / 8 * W, 0);
+    for (c, dst) in values.chunks_exact(8).zip(out[start..].chunks_exact_mut(W)) {
+        // 8 * 32 bits fit in four 64-bit words.
+        let mut acc = [0u64; 4];
+        for (k, &v) in c.iter().enumerate() {
+            let bit = k * W;
+            let x = u64::from(v.to_u32() & mask);
+            let (word, sh) = (bit / 64, bit % 64);
+            acc[word] |= x << sh;
+            if sh + W > 64 {
+                acc[word + 1] |= x >> (64 - sh);
+            }
         }
+        let mut bytes = [0u8; 32];
+        for (b, a) in bytes.chunks_exact_mut(8).zip(acc) {
+            b.copy_from_slice(&a.to_le_bytes());
+        }
+        dst.copy_from_slice(&bytes[..W]);
     }
-    let tail = nacc.div_ceil(8);
-    out.extend_from_slice(&(acc as u32).to_le_bytes()[..tail]);
 }
 
 /// Decodes the deprecated BIT_PACKED encoding (MSB first) of `out.len()`
@@ -292,8 +333,11 @@ mod tests {
     #[test]
     fn spec_example_lsb() {
         let mut out = Vec::new();
-        pack_u32(&[0, 1, 2, 3, 4, 5, 6, 7], 3, &mut out);
+        pack(&[0, 1, 2, 3, 4, 5, 6, 7], 3, &mut out);
         assert_eq!(out, [0b1000_1000, 0b1100_0110, 0b1111_1010]);
+        let mut groups = Vec::new();
+        pack_groups(&[0u8, 1, 2, 3, 4, 5, 6, 7], 3, &mut groups);
+        assert_eq!(groups, out);
     }
 
     #[test]
@@ -322,8 +366,16 @@ mod tests {
             if w <= 32 {
                 let v32: Vec<u32> = vals.iter().map(|&v| v as u32).collect();
                 let mut p32 = Vec::new();
-                pack_u32(&v32, w, &mut p32);
-                assert_eq!(p32, packed);
+                pack_groups(&v32, w, &mut p32);
+                assert_eq!(p32, packed, "width {w}");
+                // A short last group is padded with zero values.
+                let mut short = Vec::new();
+                pack_groups(&v32[..27], w, &mut short);
+                let mut padded = vals[..27].to_vec();
+                padded.resize(32, 0);
+                let mut expected = Vec::new();
+                pack(&padded, w, &mut expected);
+                assert_eq!(short, expected, "width {w}");
                 let mut o32 = [0u32; 32];
                 unpack32(&packed, &mut o32, w);
                 assert_eq!(&o32[..], &v32[..], "width {w}");

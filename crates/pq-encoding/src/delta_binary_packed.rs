@@ -8,6 +8,7 @@ use alloc::vec::Vec;
 use crate::bit_pack;
 use crate::error::{Error, Result, eof, invalid};
 use crate::plain::FixedWidth;
+use crate::stream::append_exactly;
 use crate::varint;
 
 /// An integer type with a delta encoding: `i32` or `i64`.
@@ -280,22 +281,9 @@ impl<'a, T: DeltaInt> DeltaBitPackDecoder<'a, T> {
 
     /// Appends exactly `n` values to `out`, or fails.
     pub fn decode_into(&mut self, out: &mut Vec<T>, n: usize) -> Result<()> {
-        if n > self.left {
-            return Err(Error::NotEnoughValues {
-                what: "DELTA_BINARY_PACKED",
-                expected: n,
-                found: self.left,
-            });
-        }
-        let at = out.len();
-        out.resize(at + n, T::default());
-        match self.decode(&mut out[at..]) {
-            Ok(_) => Ok(()),
-            Err(e) => {
-                out.truncate(at);
-                Err(e)
-            }
-        }
+        append_exactly(out, n, self.left, "DELTA_BINARY_PACKED", |buf| {
+            self.decode(buf)
+        })
     }
 
     /// Skips up to `n` values; returns how many.

@@ -10,6 +10,7 @@ use alloc::vec::Vec;
 use crate::delta_binary_packed::{DeltaBitPackDecoder, DeltaBitPackEncoder};
 use crate::error::{Error, Result, eof, invalid};
 use crate::offsets::{OffsetSize, offset_of, start_offsets};
+use crate::stream::skip_each;
 
 const BATCH: usize = 64;
 
@@ -109,11 +110,7 @@ impl<'a> DeltaLengthDecoder<'a> {
 
     /// Skips up to `n` values; returns how many.
     pub fn skip(&mut self, n: usize) -> Result<usize> {
-        let mut done = 0;
-        while done < n && self.next_value()?.is_some() {
-            done += 1;
-        }
-        Ok(done)
+        skip_each(n, || Ok(self.next_value()?.is_some()))
     }
 }
 
@@ -198,62 +195,52 @@ impl<'a> DeltaByteArrayDecoder<'a> {
         n: usize,
     ) -> Result<usize> {
         start_offsets(offsets, values)?;
-        let mut prefixes = [0i32; BATCH];
-        let mut done = 0;
         // Where the previous value starts in `values`, once this call has
         // appended one.
         let mut prev: Option<usize> = None;
-        while done < n {
-            let k = self
-                .prefixes
-                .decode(&mut prefixes[..(n - done).min(BATCH)])?;
-            if k == 0 {
-                break;
+        let done = self.each_prefix(n, |s, p| {
+            let suffix_at = s.suffixes.pos;
+            let Some(suffix) = s.suffixes.next_value()? else {
+                return Err(Error::NotEnoughValues {
+                    what: "DELTA_BYTE_ARRAY suffixes",
+                    expected: 1,
+                    found: 0,
+                });
+            };
+            let start = values.len();
+            let prev_len = prev.map_or(s.last.len(), |ps| start - ps);
+            if p < 0 || p as usize > prev_len {
+                return Err(invalid(
+                    "DELTA_BYTE_ARRAY prefix length",
+                    "0 to the previous value's length",
+                    p,
+                ));
             }
-            for &p in &prefixes[..k] {
-                let suffix_at = self.suffixes.pos;
-                let Some(suffix) = self.suffixes.next_value()? else {
-                    return Err(Error::NotEnoughValues {
-                        what: "DELTA_BYTE_ARRAY suffixes",
-                        expected: 1,
-                        found: 0,
-                    });
-                };
-                let start = values.len();
-                let prev_len = prev.map_or(self.last.len(), |ps| start - ps);
-                if p < 0 || p as usize > prev_len {
-                    return Err(invalid(
-                        "DELTA_BYTE_ARRAY prefix length",
-                        "0 to the previous value's length",
-                        p,
-                    ));
+            let p = p as usize;
+            // Short prefixes and suffixes are copied as one fixed
+            // `WIDE`-byte move when the bytes after them exist (the
+            // excess is cut off), not a variable-length copy each.
+            match prev {
+                Some(ps) if p <= WIDE && ps + WIDE <= start => {
+                    values.extend_from_within(ps..ps + WIDE);
+                    values.truncate(start + p);
                 }
-                let p = p as usize;
-                // Short prefixes and suffixes are copied as one fixed
-                // `WIDE`-byte move when the bytes after them exist (the
-                // excess is cut off), not a variable-length copy each.
-                match prev {
-                    Some(ps) if p <= WIDE && ps + WIDE <= start => {
-                        values.extend_from_within(ps..ps + WIDE);
-                        values.truncate(start + p);
-                    }
-                    Some(ps) => values.extend_from_within(ps..ps + p),
-                    None => values.extend_from_slice(self.last.get(..p).unwrap_or_default()),
-                }
-                let at = values.len();
-                match self.suffixes.data.get(suffix_at..suffix_at + WIDE) {
-                    Some(wide) if suffix.len() <= WIDE => {
-                        values.extend_from_slice(wide);
-                        values.truncate(at + suffix.len());
-                    }
-                    _ => values.extend_from_slice(suffix),
-                }
-                prev = Some(start);
-                // Checked once for the last (largest) offset below.
-                offsets.push(O::from_usize(values.len()).unwrap_or_default());
+                Some(ps) => values.extend_from_within(ps..ps + p),
+                None => values.extend_from_slice(s.last.get(..p).unwrap_or_default()),
             }
-            done += k;
-        }
+            let at = values.len();
+            match s.suffixes.data.get(suffix_at..suffix_at + WIDE) {
+                Some(wide) if suffix.len() <= WIDE => {
+                    values.extend_from_slice(wide);
+                    values.truncate(at + suffix.len());
+                }
+                _ => values.extend_from_slice(suffix),
+            }
+            prev = Some(start);
+            // Checked once for the last (largest) offset below.
+            offsets.push(O::from_usize(values.len()).unwrap_or_default());
+            Ok(())
+        })?;
         offset_of::<O>(values.len())?;
         if let Some(ps) = prev {
             self.last.clear();
@@ -265,33 +252,33 @@ impl<'a> DeltaByteArrayDecoder<'a> {
 
     /// Appends up to `n` values of exactly `width` bytes to `out`.
     pub fn decode_fixed(&mut self, out: &mut Vec<u8>, width: usize, n: usize) -> Result<usize> {
-        let mut prefixes = [0i32; BATCH];
-        let mut done = 0;
-        while done < n {
-            let k = self
-                .prefixes
-                .decode(&mut prefixes[..(n - done).min(BATCH)])?;
-            if k == 0 {
-                break;
+        self.each_prefix(n, |s, p| {
+            s.advance(p)?;
+            if s.last.len() != width {
+                return Err(invalid(
+                    "FIXED_LEN_BYTE_ARRAY value length",
+                    "the column's type length",
+                    s.last.len() as u64,
+                ));
             }
-            for &p in &prefixes[..k] {
-                self.advance(p)?;
-                if self.last.len() != width {
-                    return Err(invalid(
-                        "FIXED_LEN_BYTE_ARRAY value length",
-                        "the column's type length",
-                        self.last.len() as u64,
-                    ));
-                }
-                out.extend_from_slice(&self.last);
-            }
-            done += k;
-        }
-        Ok(done)
+            out.extend_from_slice(&s.last);
+            Ok(())
+        })
     }
 
     /// Skips up to `n` values; returns how many.
     pub fn skip(&mut self, n: usize) -> Result<usize> {
+        self.each_prefix(n, |s, p| s.advance(p).map(|_| ()))
+    }
+
+    /// Runs `each` on the prefix length of each of the next `n` values (or
+    /// of those left), decoded a batch at a time; returns how many.
+    #[inline(always)]
+    fn each_prefix(
+        &mut self,
+        n: usize,
+        mut each: impl FnMut(&mut Self, i32) -> Result<()>,
+    ) -> Result<usize> {
         let mut prefixes = [0i32; BATCH];
         let mut done = 0;
         while done < n {
@@ -302,7 +289,7 @@ impl<'a> DeltaByteArrayDecoder<'a> {
                 break;
             }
             for &p in &prefixes[..k] {
-                self.advance(p)?;
+                each(self, p)?;
             }
             done += k;
         }
@@ -366,31 +353,33 @@ mod tests {
     use super::*;
     use crate::delta_binary_packed::DeltaBitPackDecoder;
 
+    /// The 4 DELTA_BINARY_PACKED lengths at the start of `buf`, and the
+    /// bytes after them.
+    fn four_lengths(buf: &[u8]) -> (Vec<i32>, &[u8]) {
+        let mut dec = DeltaBitPackDecoder::<i32>::new(buf).unwrap();
+        let mut l = Vec::new();
+        dec.decode_into(&mut l, 4).unwrap();
+        (l, &buf[dec.bytes_consumed()..])
+    }
+
     #[test]
     fn spec_lengths_hello_world() {
         let mut buf = Vec::new();
         encode_delta_length([&b"Hello"[..], b"World", b"Foobar", b"ABCDEF"], &mut buf).unwrap();
-        let mut lens = DeltaBitPackDecoder::<i32>::new(&buf).unwrap();
-        let mut l = Vec::new();
-        lens.decode_into(&mut l, 4).unwrap();
-        assert_eq!(l, [5, 5, 6, 6]);
-        assert_eq!(&buf[lens.bytes_consumed()..], b"HelloWorldFoobarABCDEF");
+        let (lens, rest) = four_lengths(&buf);
+        assert_eq!(lens, [5, 5, 6, 6]);
+        assert_eq!(rest, b"HelloWorldFoobarABCDEF");
     }
 
     #[test]
     fn spec_axis_axle() {
         let mut buf = Vec::new();
         encode_delta_byte_array([&b"axis"[..], b"axle", b"babble", b"babyhood"], &mut buf).unwrap();
-        let mut p = DeltaBitPackDecoder::<i32>::new(&buf).unwrap();
-        let mut l = Vec::new();
-        p.decode_into(&mut l, 4).unwrap();
-        assert_eq!(l, [0, 2, 0, 3]);
-        let rest = &buf[p.bytes_consumed()..];
-        let mut s = DeltaBitPackDecoder::<i32>::new(rest).unwrap();
-        let mut l = Vec::new();
-        s.decode_into(&mut l, 4).unwrap();
-        assert_eq!(l, [4, 2, 6, 5]);
-        assert_eq!(&rest[s.bytes_consumed()..], b"axislebabbleyhood");
+        let (prefixes, rest) = four_lengths(&buf);
+        assert_eq!(prefixes, [0, 2, 0, 3]);
+        let (suffixes, rest) = four_lengths(rest);
+        assert_eq!(suffixes, [4, 2, 6, 5]);
+        assert_eq!(rest, b"axislebabbleyhood");
 
         let mut dec = DeltaByteArrayDecoder::new(&buf).unwrap();
         let mut out = Vec::new();

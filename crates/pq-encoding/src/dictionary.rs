@@ -1,17 +1,20 @@
 //! Dictionary encoding (PLAIN_DICTIONARY = 2, RLE_DICTIONARY = 8): the
 //! indices of data pages, the bulk gathers the Arrow reader needs, and
-//! encoders that build the dictionary.
+//! the encoders that build a dictionary ([`FixedDict`], [`BytesDict`]).
 //!
 //! The dictionary page itself is PLAIN ([`crate::plain`]).
 
-use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::bit_pack::bit_width;
 use crate::error::{Error, Result, eof};
 use crate::offsets::{COPY_SLACK, OffsetSize, begin_append, copy_value};
-use crate::plain::FixedWidth;
-use crate::rle::{RleDecoder, RleEncoder};
+use crate::rle::RleDecoder;
+
+mod encoder;
+mod hash;
+mod table;
+
+pub use encoder::{BytesDict, DictKey, FixedDict};
 
 /// Opens the indices of a dictionary-encoded data page: a bit-width byte
 /// then hybrid runs without length prefix.
@@ -223,316 +226,19 @@ pub fn gather_fixed(dict: &[u8], width: usize, idx: &[u32], out: &mut Vec<u8>) -
     Ok(())
 }
 
-/// Limits after which a dictionary encoder stops accepting new entries and
-/// the caller should fall back to another encoding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DictLimits {
-    /// Most distinct entries.
-    pub max_entries: usize,
-    /// Most bytes of the PLAIN-encoded dictionary page.
-    pub max_bytes: usize,
-}
-
-impl Default for DictLimits {
-    /// 1 MiB of dictionary, as common writers default to.
-    fn default() -> Self {
-        Self {
-            max_entries: i32::MAX as usize,
-            max_bytes: 1024 * 1024,
-        }
-    }
-}
-
-/// Open-addressing table of entry ids keyed by a caller-computed hash.
-#[derive(Debug, Clone)]
-struct Table {
-    slots: Vec<u32>,
-    hashes: Vec<u64>,
-}
-
-const EMPTY: u32 = u32::MAX;
-
-impl Table {
-    fn new() -> Self {
-        Self {
-            slots: vec![EMPTY; 1024],
-            hashes: Vec::new(),
-        }
-    }
-
-    /// Finds the id whose entry `eq` accepts, or None with the slot to fill.
-    #[inline]
-    fn find(&self, hash: u64, mut eq: impl FnMut(u32) -> bool) -> core::result::Result<u32, usize> {
-        let mask = self.slots.len() - 1;
-        let mut i = (hash as usize) & mask;
-        loop {
-            let id = self.slots[i];
-            if id == EMPTY {
-                return Err(i);
-            }
-            if self.hashes[id as usize] == hash && eq(id) {
-                return Ok(id);
-            }
-            i = (i + 1) & mask;
-        }
-    }
-
-    fn insert(&mut self, slot: usize, hash: u64) -> u32 {
-        let id = self.hashes.len() as u32;
-        self.slots[slot] = id;
-        self.hashes.push(hash);
-        if self.hashes.len() * 2 > self.slots.len() {
-            self.grow();
-        }
-        id
-    }
-
-    fn grow(&mut self) {
-        let n = self.slots.len() * 2;
-        self.slots.clear();
-        self.slots.resize(n, EMPTY);
-        let mask = n - 1;
-        for (id, &h) in self.hashes.iter().enumerate() {
-            let mut i = (h as usize) & mask;
-            while self.slots[i] != EMPTY {
-                i = (i + 1) & mask;
-            }
-            self.slots[i] = id as u32;
-        }
-    }
-}
-
-#[inline]
-fn mix(x: u64) -> u64 {
-    // A 64-bit finaliser: spreads low-entropy keys over all bits.
-    let x = (x ^ (x >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
-    let x = (x ^ (x >> 33)).wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    x ^ (x >> 33)
-}
-
-#[inline]
-fn hash_bytes(b: &[u8]) -> u64 {
-    let mut h = 0x9E37_79B9_7F4A_7C15u64 ^ b.len() as u64;
-    let mut chunks = b.chunks_exact(8);
-    for c in &mut chunks {
-        h = (h.rotate_left(5)
-            ^ u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]))
-        .wrapping_mul(0x517C_C1B7_2722_0A95);
-    }
-    let mut tail = [0u8; 8];
-    let rest = chunks.remainder();
-    tail[..rest.len()].copy_from_slice(rest);
-    h = (h.rotate_left(5) ^ u64::from_le_bytes(tail)).wrapping_mul(0x517C_C1B7_2722_0A95);
-    mix(h)
-}
-
-fn write_indices(indices: &mut Vec<u32>, num_entries: usize, out: &mut Vec<u8>) {
-    let w = bit_width(num_entries.saturating_sub(1) as u64);
-    out.push(w);
-    let mut enc = RleEncoder::new(w);
-    enc.put_slice(indices);
-    enc.finish(out);
-    indices.clear();
-}
-
-/// Builds a dictionary of fixed-width values (compared bit for bit, so
-/// NaN payloads and -0.0 are kept) and their indices.
-///
-/// ```
-/// use pq_encoding::dictionary::{DictEncoder, DictLimits};
-/// let mut enc = DictEncoder::<i32>::new(DictLimits::default());
-/// assert_eq!(enc.put(&[5, 7, 5, 5]), 4);
-/// let (mut dict, mut page) = (Vec::new(), Vec::new());
-/// enc.write_dict(&mut dict);
-/// enc.write_indices(&mut page);
-/// assert_eq!(enc.num_entries(), 2);
-/// assert_eq!(page[0], 1); // bit width of the indices
-/// ```
-#[derive(Debug, Clone)]
-pub struct DictEncoder<T> {
-    table: Table,
-    entries: Vec<T>,
-    indices: Vec<u32>,
-    limits: DictLimits,
-}
-
-impl<T: FixedWidth> DictEncoder<T> {
-    /// An empty dictionary with the given limits.
-    pub fn new(limits: DictLimits) -> Self {
-        Self {
-            table: Table::new(),
-            entries: Vec::new(),
-            indices: Vec::new(),
-            limits,
-        }
-    }
-
-    /// Adds values; returns how many were accepted. Fewer than
-    /// `values.len()` means a limit was reached: the caller writes the
-    /// indices so far and falls back for the rest.
-    pub fn put(&mut self, values: &[T]) -> usize {
-        for (n, &v) in values.iter().enumerate() {
-            let bits = v.bits();
-            let h = mix(bits as u64 ^ mix((bits >> 64) as u64));
-            let entries = &self.entries;
-            let id = match self.table.find(h, |id| entries[id as usize].bits() == bits) {
-                Ok(id) => id,
-                Err(slot) => {
-                    if self.entries.len() >= self.limits.max_entries
-                        || (self.entries.len() + 1) * T::SIZE > self.limits.max_bytes
-                    {
-                        return n;
-                    }
-                    self.entries.push(v);
-                    self.table.insert(slot, h)
-                }
-            };
-            self.indices.push(id);
-        }
-        values.len()
-    }
-
-    /// Whether a new distinct value would exceed a limit.
-    pub fn is_full(&self) -> bool {
-        self.entries.len() >= self.limits.max_entries
-            || (self.entries.len() + 1) * T::SIZE > self.limits.max_bytes
-    }
-
-    /// Distinct entries so far.
-    pub fn num_entries(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// The entries, in index order.
-    pub fn entries(&self) -> &[T] {
-        &self.entries
-    }
-
-    /// Size of the PLAIN dictionary page.
-    pub fn dict_size_bytes(&self) -> usize {
-        self.entries.len() * T::SIZE
-    }
-
-    /// Buffered indices (those not yet written).
-    pub fn indices(&self) -> &[u32] {
-        &self.indices
-    }
-
-    /// Appends the PLAIN dictionary page body.
-    pub fn write_dict(&self, out: &mut Vec<u8>) {
-        crate::plain::encode(&self.entries, out);
-    }
-
-    /// Appends a data page body (bit width byte then hybrid runs) of the
-    /// buffered indices, and clears them.
-    pub fn write_indices(&mut self, out: &mut Vec<u8>) {
-        write_indices(&mut self.indices, self.entries.len(), out);
-    }
-}
-
-/// Builds a dictionary of byte arrays. Entries live in one buffer addressed
-/// by offsets, so the hash table allocates nothing per value.
-#[derive(Debug, Clone)]
-pub struct ByteArrayDictEncoder {
-    table: Table,
-    offsets: Vec<usize>,
-    values: Vec<u8>,
-    indices: Vec<u32>,
-    limits: DictLimits,
-}
-
-impl ByteArrayDictEncoder {
-    /// An empty dictionary with the given limits.
-    pub fn new(limits: DictLimits) -> Self {
-        Self {
-            table: Table::new(),
-            offsets: vec![0],
-            values: Vec::new(),
-            indices: Vec::new(),
-            limits,
-        }
-    }
-
-    fn entry(&self, id: u32) -> &[u8] {
-        let id = id as usize;
-        &self.values[self.offsets[id]..self.offsets[id + 1]]
-    }
-
-    /// Adds one value; returns false (adding nothing) when a limit is reached.
-    pub fn put(&mut self, v: &[u8]) -> bool {
-        let h = hash_bytes(v);
-        let found = self.table.find(h, |id| self.entry(id) == v);
-        let id = match found {
-            Ok(id) => id,
-            Err(slot) => {
-                let entries = self.offsets.len() - 1;
-                // PLAIN size: 4-byte length plus bytes per entry.
-                if entries >= self.limits.max_entries
-                    || self.dict_size_bytes() + 4 + v.len() > self.limits.max_bytes
-                {
-                    return false;
-                }
-                self.values.extend_from_slice(v);
-                self.offsets.push(self.values.len());
-                self.table.insert(slot, h)
-            }
-        };
-        self.indices.push(id);
-        true
-    }
-
-    /// Adds values; returns how many were accepted (see [`DictEncoder::put`]).
-    pub fn put_all<'b, I: IntoIterator<Item = &'b [u8]>>(&mut self, values: I) -> usize {
-        let mut n = 0;
-        for v in values {
-            if !self.put(v) {
-                break;
-            }
-            n += 1;
-        }
-        n
-    }
-
-    /// Distinct entries so far.
-    pub fn num_entries(&self) -> usize {
-        self.offsets.len() - 1
-    }
-
-    /// Size of the PLAIN dictionary page.
-    pub fn dict_size_bytes(&self) -> usize {
-        self.values.len() + 4 * self.num_entries()
-    }
-
-    /// Buffered indices (those not yet written).
-    pub fn indices(&self) -> &[u32] {
-        &self.indices
-    }
-
-    /// Appends the PLAIN dictionary page body.
-    pub fn write_dict(&self, out: &mut Vec<u8>) {
-        crate::plain::encode_byte_array((0..self.num_entries() as u32).map(|i| self.entry(i)), out);
-    }
-
-    /// Appends a data page body of the buffered indices, and clears them.
-    pub fn write_indices(&mut self, out: &mut Vec<u8>) {
-        let n = self.num_entries();
-        write_indices(&mut self.indices, n, out);
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::plain::{ByteArrayDecoder, PlainDecoder};
 
     #[test]
-    fn fixed_round_trip_and_limits() {
+    fn fixed_round_trip() {
         let vals: Vec<f64> = (0..5000)
             .map(|i| (i % 37) as f64 * 0.5)
             .chain([f64::NAN, -0.0, 0.0])
             .collect();
-        let mut enc = DictEncoder::<f64>::new(DictLimits::default());
-        assert_eq!(enc.put(&vals), vals.len());
+        let mut enc = FixedDict::<f64>::new(usize::MAX);
+        enc.put(&vals);
         assert_eq!(enc.num_entries(), 37 + 2);
         let (mut dict, mut page) = (Vec::new(), Vec::new());
         enc.write_dict(&mut dict);
@@ -553,25 +259,20 @@ mod tests {
                 .zip(&vals)
                 .all(|(a, b)| a.to_bits() == b.to_bits())
         );
-
-        let mut small = DictEncoder::<i32>::new(DictLimits {
-            max_entries: 3,
-            max_bytes: 100,
-        });
-        assert_eq!(small.put(&[1, 2, 1, 3, 4, 5]), 4);
-        assert!(small.is_full());
         assert!(gather(&[1, 2], &[0, 2], &mut Vec::new()).is_err());
     }
 
     #[test]
     fn byte_array_round_trip() {
         let words: Vec<&[u8]> = [&b"a"[..], b"bb", b"", b"a", b"ccc", b"bb"].repeat(100);
-        let mut enc = ByteArrayDictEncoder::new(DictLimits::default());
-        assert_eq!(enc.put_all(words.iter().copied()), words.len());
+        let mut enc = BytesDict::new();
+        for w in &words {
+            enc.put(w);
+        }
         assert_eq!(enc.num_entries(), 4);
         let (mut dict, mut page) = (Vec::new(), Vec::new());
         enc.write_dict(&mut dict);
-        assert_eq!(dict.len(), enc.dict_size_bytes());
+        assert_eq!(dict.len(), enc.size());
         enc.write_indices(&mut page);
         let (mut doff, mut dval) = (Vec::<i32>::new(), Vec::new());
         ByteArrayDecoder::new(&dict)
@@ -586,11 +287,6 @@ mod tests {
         gather_byte_array(&doff, &dval, &idx, &mut off, &mut val).unwrap();
         assert_eq!(val, words.concat());
         assert_eq!(off.len(), words.len() + 1);
-        let mut limited = ByteArrayDictEncoder::new(DictLimits {
-            max_entries: 10,
-            max_bytes: 10,
-        });
-        assert_eq!(limited.put_all([&b"abc"[..], b"abc", b"defgh"]), 2);
         let mut fixed = Vec::new();
         gather_fixed(b"aabbcc", 2, &[2, 0], &mut fixed).unwrap();
         assert_eq!(fixed, b"ccaa");

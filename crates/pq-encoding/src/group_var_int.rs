@@ -33,6 +33,92 @@ fn read_le(bytes: &[u8]) -> u64 {
     u64::from_le_bytes(b)
 }
 
+/// INT32 (`i32`) or INT64 (`i64`): the layout of one group of the type.
+pub trait GroupVarIntValue: Copy + Default + sealed::Sealed {
+    /// Values in a group.
+    const GROUP: usize;
+    /// Bytes of a group's header.
+    const HEADER_BYTES: usize;
+    /// Bits of a header field (one per value: its byte length minus one).
+    const FIELD_BITS: usize;
+    /// The value's bits, zero-extended.
+    fn to_u64(self) -> u64;
+    /// The value of the low bits of `v` (of at most the type's width).
+    fn from_u64(v: u64) -> Self;
+}
+
+mod sealed {
+    /// Keeps [`super::GroupVarIntValue`] to the two layouts the drafts define.
+    pub trait Sealed {}
+    impl Sealed for i32 {}
+    impl Sealed for i64 {}
+}
+
+impl GroupVarIntValue for i32 {
+    const GROUP: usize = 4;
+    const HEADER_BYTES: usize = 1;
+    const FIELD_BITS: usize = 2;
+    #[inline]
+    fn to_u64(self) -> u64 {
+        u64::from(self as u32)
+    }
+    #[inline]
+    fn from_u64(v: u64) -> Self {
+        v as u32 as i32
+    }
+}
+
+impl GroupVarIntValue for i64 {
+    const GROUP: usize = 5;
+    const HEADER_BYTES: usize = 2;
+    const FIELD_BITS: usize = 3;
+    #[inline]
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
+    #[inline]
+    fn from_u64(v: u64) -> Self {
+        v as i64
+    }
+}
+
+/// The largest group, for the decoder's buffer.
+const MAX_GROUP: usize = 5;
+
+/// The byte length of each value of a group from its header: the first
+/// value's field is the most significant.
+#[inline]
+fn lengths<T: GroupVarIntValue>(header: u16) -> [usize; MAX_GROUP] {
+    let mask = (1u16 << T::FIELD_BITS) - 1;
+    core::array::from_fn(|i| {
+        let shift = (T::GROUP.saturating_sub(1 + i)) * T::FIELD_BITS;
+        if i < T::GROUP {
+            usize::from((header >> shift) & mask) + 1
+        } else {
+            0
+        }
+    })
+}
+
+/// Appends values GROUP_VAR_INT-encoded.
+pub fn encode<T: GroupVarIntValue>(values: &[T], out: &mut Vec<u8>) {
+    for group in values.chunks(T::GROUP) {
+        let mut vals = [0u64; MAX_GROUP];
+        for (d, &s) in vals.iter_mut().zip(group) {
+            *d = s.to_u64();
+        }
+        let vals = &vals[..T::GROUP];
+        let mut header = 0u16;
+        for &v in vals {
+            header = (header << T::FIELD_BITS) | (byte_len(v) - 1) as u16;
+        }
+        out.extend_from_slice(&header.to_le_bytes()[..T::HEADER_BYTES]);
+        for &v in vals {
+            out.extend_from_slice(&v.to_le_bytes()[..byte_len(v)]);
+        }
+    }
+}
+
 /// Appends INT32 values GROUP_VAR_INT-encoded.
 ///
 /// ```
@@ -42,131 +128,46 @@ fn read_le(bytes: &[u8]) -> u64 {
 /// assert_eq!(out.len(), 11);
 /// ```
 pub fn encode_i32(values: &[i32], out: &mut Vec<u8>) {
-    for group in values.chunks(4) {
-        let mut vals = [0u32; 4];
-        for (d, &s) in vals.iter_mut().zip(group) {
-            *d = s as u32;
-        }
-        let mut header = 0u8;
-        for v in vals {
-            header = (header << 2) | (byte_len(v.into()) - 1) as u8;
-        }
-        out.push(header);
-        for v in vals {
-            out.extend_from_slice(&v.to_le_bytes()[..byte_len(v.into())]);
-        }
-    }
+    encode(values, out);
 }
 
 /// Appends INT64 values GROUP_VAR_INT-encoded.
 pub fn encode_i64(values: &[i64], out: &mut Vec<u8>) {
-    for group in values.chunks(5) {
-        let mut vals = [0u64; 5];
-        for (d, &s) in vals.iter_mut().zip(group) {
-            *d = s as u64;
-        }
-        let mut header = 0u16;
-        for v in vals {
-            header = (header << 3) | (byte_len(v) - 1) as u16;
-        }
-        out.extend_from_slice(&header.to_le_bytes());
-        for v in vals {
-            out.extend_from_slice(&v.to_le_bytes()[..byte_len(v)]);
-        }
-    }
+    encode(values, out);
 }
 
-/// Streaming GROUP_VAR_INT decoder for INT32.
+/// Streaming GROUP_VAR_INT decoder of `i32` or `i64` values.
+///
+/// ```
+/// use pq_encoding::group_var_int::{GroupVarIntDecoder64, encode_i64};
+/// let mut out = Vec::new();
+/// encode_i64(&[1, -1, 1 << 40], &mut out);
+/// let mut back = [0i64; 5];
+/// // The last group is padded with zeros, which decode as values.
+/// assert_eq!(GroupVarIntDecoder64::new(&out).decode(&mut back).unwrap(), 5);
+/// assert_eq!(back, [1, -1, 1 << 40, 0, 0]);
+/// ```
 #[derive(Debug, Clone)]
-pub struct GroupVarIntDecoder32<'a> {
+pub struct GroupVarIntDecoder<'a, T> {
     data: &'a [u8],
     pos: usize,
-    buf: [i32; 4],
+    buf: [T; MAX_GROUP],
     buf_pos: usize,
 }
 
-impl<'a> GroupVarIntDecoder32<'a> {
+/// The INT32 decoder.
+pub type GroupVarIntDecoder32<'a> = GroupVarIntDecoder<'a, i32>;
+/// The INT64 decoder.
+pub type GroupVarIntDecoder64<'a> = GroupVarIntDecoder<'a, i64>;
+
+impl<'a, T: GroupVarIntValue> GroupVarIntDecoder<'a, T> {
     /// A decoder over `data`.
     pub fn new(data: &'a [u8]) -> Self {
         Self {
             data,
             pos: 0,
-            buf: [0; 4],
-            buf_pos: 4,
-        }
-    }
-
-    fn next_group(&mut self) -> Result<bool> {
-        let Some(&header) = self.data.get(self.pos) else {
-            return Ok(false);
-        };
-        let lens: [usize; 4] = core::array::from_fn(|i| ((header >> (6 - 2 * i)) & 3) as usize + 1);
-        let total: usize = lens.iter().sum();
-        let Some(body) = self.data.get(self.pos + 1..self.pos + 1 + total) else {
-            return Err(eof(
-                "GROUP_VAR_INT group",
-                total,
-                self.data.len() - self.pos - 1,
-            ));
-        };
-        let mut at = 0;
-        for (b, l) in self.buf.iter_mut().zip(lens) {
-            *b = read_le(&body[at..at + l]) as u32 as i32;
-            at += l;
-        }
-        self.pos += 1 + total;
-        self.buf_pos = 0;
-        Ok(true)
-    }
-
-    /// Fills up to `out.len()` values; returns how many (fewer at the end,
-    /// where padding zeros of the last group also count as values).
-    pub fn decode(&mut self, out: &mut [i32]) -> Result<usize> {
-        let mut done = 0;
-        while done < out.len() {
-            if self.buf_pos == 4 && !self.next_group()? {
-                break;
-            }
-            let k = (4 - self.buf_pos).min(out.len() - done);
-            out[done..done + k].copy_from_slice(&self.buf[self.buf_pos..self.buf_pos + k]);
-            self.buf_pos += k;
-            done += k;
-        }
-        Ok(done)
-    }
-
-    /// Skips up to `n` values; returns how many.
-    pub fn skip(&mut self, n: usize) -> Result<usize> {
-        let mut scratch = [0i32; 32];
-        let mut done = 0;
-        while done < n {
-            let k = self.decode(&mut scratch[..(n - done).min(32)])?;
-            if k == 0 {
-                break;
-            }
-            done += k;
-        }
-        Ok(done)
-    }
-}
-
-/// Streaming GROUP_VAR_INT decoder for INT64.
-#[derive(Debug, Clone)]
-pub struct GroupVarIntDecoder64<'a> {
-    data: &'a [u8],
-    pos: usize,
-    buf: [i64; 5],
-    buf_pos: usize,
-}
-
-impl<'a> GroupVarIntDecoder64<'a> {
-    /// A decoder over `data`.
-    pub fn new(data: &'a [u8]) -> Self {
-        Self {
-            data,
-            pos: 0,
-            buf: [0; 5],
-            buf_pos: 5,
+            buf: [T::default(); MAX_GROUP],
+            buf_pos: T::GROUP,
         }
     }
 
@@ -174,38 +175,37 @@ impl<'a> GroupVarIntDecoder64<'a> {
         if self.pos >= self.data.len() {
             return Ok(false);
         }
-        let Some(h) = self.data.get(self.pos..self.pos + 2) else {
-            return Err(eof("GROUP_VAR_INT header", 2, self.data.len() - self.pos));
+        let hb = T::HEADER_BYTES;
+        let Some(h) = self.data.get(self.pos..self.pos + hb) else {
+            return Err(eof("GROUP_VAR_INT header", hb, self.data.len() - self.pos));
         };
-        let header = u16::from_le_bytes([h[0], h[1]]);
-        let lens: [usize; 5] =
-            core::array::from_fn(|i| ((header >> (12 - 3 * i)) & 7) as usize + 1);
+        let mut header = [0u8; 2];
+        header[..hb].copy_from_slice(h);
+        let lens = lengths::<T>(u16::from_le_bytes(header));
         let total: usize = lens.iter().sum();
-        let Some(body) = self.data.get(self.pos + 2..self.pos + 2 + total) else {
-            return Err(eof(
-                "GROUP_VAR_INT group",
-                total,
-                self.data.len() - self.pos - 2,
-            ));
+        let start = self.pos + hb;
+        let Some(body) = self.data.get(start..start + total) else {
+            return Err(eof("GROUP_VAR_INT group", total, self.data.len() - start));
         };
         let mut at = 0;
         for (b, l) in self.buf.iter_mut().zip(lens) {
-            *b = read_le(&body[at..at + l]) as i64;
+            *b = T::from_u64(read_le(&body[at..at + l]));
             at += l;
         }
-        self.pos += 2 + total;
+        self.pos = start + total;
         self.buf_pos = 0;
         Ok(true)
     }
 
-    /// Fills up to `out.len()` values; returns how many.
-    pub fn decode(&mut self, out: &mut [i64]) -> Result<usize> {
+    /// Fills up to `out.len()` values; returns how many (fewer at the end,
+    /// where padding zeros of the last group also count as values).
+    pub fn decode(&mut self, out: &mut [T]) -> Result<usize> {
         let mut done = 0;
         while done < out.len() {
-            if self.buf_pos == 5 && !self.next_group()? {
+            if self.buf_pos == T::GROUP && !self.next_group()? {
                 break;
             }
-            let k = (5 - self.buf_pos).min(out.len() - done);
+            let k = (T::GROUP - self.buf_pos).min(out.len() - done);
             out[done..done + k].copy_from_slice(&self.buf[self.buf_pos..self.buf_pos + k]);
             self.buf_pos += k;
             done += k;
@@ -215,7 +215,7 @@ impl<'a> GroupVarIntDecoder64<'a> {
 
     /// Skips up to `n` values; returns how many.
     pub fn skip(&mut self, n: usize) -> Result<usize> {
-        let mut scratch = [0i64; 32];
+        let mut scratch = [T::default(); 32];
         let mut done = 0;
         while done < n {
             let k = self.decode(&mut scratch[..(n - done).min(32)])?;

@@ -11,9 +11,9 @@
 //! | Encoding | Module | Decode | Encode |
 //! |---|---|---|---|
 //! | PLAIN (all types; INT96 as `[u32; 3]`) | [`plain`] | [`plain::PlainDecoder`], [`plain::BooleanDecoder`], [`plain::ByteArrayDecoder`], [`plain::FixedLenDecoder`] | [`plain::encode`], [`plain::encode_bool`], [`plain::encode_byte_array`] |
-//! | RLE / bit-packing hybrid (levels, indices, booleans) | [`rle`] | [`rle::RleDecoder`] | [`rle::RleEncoder`], [`rle::encode`] |
+//! | RLE / bit-packing hybrid (levels, indices, booleans) | [`rle`] | [`rle::RleDecoder`] | [`rle::encode`], [`rle::encode_length_prefixed`] |
 //! | BIT_PACKED (deprecated, MSB first) | [`bit_pack`] | [`bit_pack::unpack_msb`] | [`bit_pack::pack_msb`] |
-//! | Dictionary (PLAIN_DICTIONARY, RLE_DICTIONARY) | [`dictionary`] | [`dictionary::indices_decoder`], [`dictionary::gather`], [`dictionary::gather_byte_array`], [`dictionary::gather_fixed`] | [`dictionary::DictEncoder`], [`dictionary::ByteArrayDictEncoder`] |
+//! | Dictionary (PLAIN_DICTIONARY, RLE_DICTIONARY) | [`dictionary`] | [`dictionary::indices_decoder`], [`dictionary::gather`], [`dictionary::gather_byte_array`], [`dictionary::gather_fixed`] | [`dictionary::FixedDict`], [`dictionary::BytesDict`] |
 //! | DELTA_BINARY_PACKED | [`delta_binary_packed`] | [`delta_binary_packed::DeltaBitPackDecoder`] | [`delta_binary_packed::DeltaBitPackEncoder`] |
 //! | DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY | [`delta_byte_array`] | [`delta_byte_array::DeltaLengthDecoder`], [`delta_byte_array::DeltaByteArrayDecoder`] | [`delta_byte_array::encode_delta_length`], [`delta_byte_array::encode_delta_byte_array`] |
 //! | BYTE_STREAM_SPLIT | [`byte_stream_split`] | [`byte_stream_split::ByteStreamSplitDecoder`] | [`byte_stream_split::encode`], [`byte_stream_split::encode_bytes`] |
@@ -81,6 +81,7 @@ pub mod group_var_int;
 pub mod offsets;
 pub mod plain;
 pub mod rle;
+mod stream;
 mod transpose;
 pub mod varint;
 

@@ -6,8 +6,9 @@
 
 use alloc::vec::Vec;
 
-use crate::error::{Error, Result, eof, invalid};
+use crate::error::{Result, eof, invalid};
 use crate::offsets::{COPY_SLACK, OffsetSize, begin_append, copy_value};
+use crate::stream::{append_exactly, skip_each};
 
 /// A fixed-width physical type: `i32`, `i64`, `f32`, `f64`, or INT96 as
 /// `[u32; 3]` (little-endian words, as stored).
@@ -144,16 +145,8 @@ impl<'a, T: FixedWidth> PlainDecoder<'a, T> {
 
     /// Appends exactly `n` values to `out`, or fails without appending.
     pub fn decode_into(&mut self, out: &mut Vec<T>, n: usize) -> Result<()> {
-        if n > self.remaining() {
-            return Err(Error::NotEnoughValues {
-                what: "PLAIN values",
-                expected: n,
-                found: self.remaining(),
-            });
-        }
-        let at = out.len();
-        out.resize(at + n, T::default());
-        self.decode(&mut out[at..]).map(|_| ())
+        let left = self.remaining();
+        append_exactly(out, n, left, "PLAIN values", |buf| self.decode(buf))
     }
 
     /// Skips up to `n` values; returns how many.
@@ -335,11 +328,7 @@ impl<'a> ByteArrayDecoder<'a> {
 
     /// Skips up to `n` values; returns how many.
     pub fn skip(&mut self, n: usize) -> Result<usize> {
-        let mut done = 0;
-        while done < n && self.next()?.is_some() {
-            done += 1;
-        }
-        Ok(done)
+        skip_each(n, || Ok(self.next()?.is_some()))
     }
 }
 

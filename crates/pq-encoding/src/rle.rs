@@ -2,9 +2,14 @@
 //! repetition levels, dictionary indices and RLE booleans.
 //!
 //! Bit-packed runs are decoded 32 values at a time by the width-specialised
-//! unpackers of [`crate::bit_pack`]; repeated runs become a `fill`.
+//! unpackers of [`crate::bit_pack`]; repeated runs become a `fill`. The
+//! encoder ([`encode`], [`encode_length_prefixed`]) works on whole slices.
 
 use alloc::vec::Vec;
+
+mod encoder;
+
+pub use encoder::{encode, encode_length_prefixed};
 
 use crate::bit_pack;
 use crate::error::{Error, Result, eof, invalid};
@@ -56,11 +61,9 @@ fn check_width(bit_width: u8) -> Result<usize> {
 /// Streaming decoder of hybrid runs.
 ///
 /// ```
-/// use pq_encoding::rle::{RleDecoder, RleEncoder};
+/// use pq_encoding::rle::{self, RleDecoder};
 /// let mut buf = Vec::new();
-/// let mut enc = RleEncoder::new(3);
-/// enc.put_slice(&[1u32, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 4]);
-/// enc.finish(&mut buf);
+/// rle::encode(&[1u32, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3, 4], 3, &mut buf);
 /// let mut dec = RleDecoder::new(&buf, 3).unwrap();
 /// let mut out = [0i16; 12];
 /// assert_eq!(dec.decode(&mut out).unwrap(), 12);
@@ -353,117 +356,6 @@ impl<'a> RleDecoder<'a> {
     }
 }
 
-/// Streaming encoder of hybrid runs: runs of 8 or more equal values become
-/// repeated runs, everything else bit-packed runs.
-#[derive(Debug, Clone)]
-pub struct RleEncoder {
-    bit_width: usize,
-    out: Vec<u8>,
-    /// Values waiting to be bit-packed.
-    literals: Vec<u32>,
-    run_value: u32,
-    run_len: usize,
-}
-
-/// Length of a run of equal values worth a repeated run.
-const MIN_REPEAT: usize = 8;
-/// Largest bit-packed run we emit, in values (keeps the header one byte).
-const MAX_LITERALS: usize = 63 * 8;
-
-impl RleEncoder {
-    /// An encoder for values of `bit_width` (clamped to 0..=32) bits.
-    pub fn new(bit_width: u8) -> Self {
-        Self {
-            bit_width: bit_width.min(32) as usize,
-            out: Vec::new(),
-            literals: Vec::new(),
-            run_value: 0,
-            run_len: 0,
-        }
-    }
-
-    /// Adds one value.
-    #[inline]
-    pub fn put(&mut self, v: u32) {
-        if self.run_len > 0 && v == self.run_value {
-            self.run_len += 1;
-        } else {
-            self.commit_run();
-            self.run_value = v;
-            self.run_len = 1;
-        }
-    }
-
-    /// Adds values of any [`RleValue`] type.
-    pub fn put_slice<T: RleValue>(&mut self, values: &[T]) {
-        for &v in values {
-            self.put(v.to_u32());
-        }
-    }
-
-    fn commit_run(&mut self) {
-        let mut len = self.run_len;
-        self.run_len = 0;
-        if len >= MIN_REPEAT {
-            // Top the literals up to a whole group from this run first.
-            let k = (8 - self.literals.len() % 8) % 8;
-            for _ in 0..k {
-                self.literals.push(self.run_value);
-            }
-            len -= k;
-            if len >= MIN_REPEAT {
-                self.flush_literals();
-                varint::write_uleb128(&mut self.out, (len as u64) << 1);
-                let nbytes = self.bit_width.div_ceil(8);
-                self.out
-                    .extend_from_slice(&self.run_value.to_le_bytes()[..nbytes]);
-                return;
-            }
-        }
-        for _ in 0..len {
-            self.literals.push(self.run_value);
-            if self.literals.len() == MAX_LITERALS {
-                self.flush_literals();
-            }
-        }
-    }
-
-    fn flush_literals(&mut self) {
-        if self.literals.is_empty() {
-            return;
-        }
-        let groups = self.literals.len().div_ceil(8);
-        self.literals.resize(groups * 8, 0);
-        varint::write_uleb128(&mut self.out, ((groups as u64) << 1) | 1);
-        bit_pack::pack_u32(&self.literals, self.bit_width, &mut self.out);
-        self.literals.clear();
-    }
-
-    /// Appends all runs to `out` (no length prefix) and resets the encoder.
-    pub fn finish(&mut self, out: &mut Vec<u8>) {
-        self.commit_run();
-        self.flush_literals();
-        out.append(&mut self.out);
-    }
-
-    /// Appends a 4-byte length then the runs, as data page v1 levels and
-    /// RLE booleans require.
-    pub fn finish_length_prefixed(&mut self, out: &mut Vec<u8>) {
-        let at = out.len();
-        out.extend_from_slice(&[0; 4]);
-        self.finish(out);
-        let len = (out.len() - at - 4) as u32;
-        out[at..at + 4].copy_from_slice(&len.to_le_bytes());
-    }
-}
-
-/// One-shot helper: hybrid-encodes `values` with `bit_width` bits, appended to `out`.
-pub fn encode<T: RleValue>(values: &[T], bit_width: u8, out: &mut Vec<u8>) {
-    let mut enc = RleEncoder::new(bit_width);
-    enc.put_slice(values);
-    enc.finish(out);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -513,10 +405,8 @@ mod tests {
 
     #[test]
     fn length_prefixed() {
-        let mut enc = RleEncoder::new(1);
-        enc.put_slice(&[true, false, true]);
         let mut buf = Vec::new();
-        enc.finish_length_prefixed(&mut buf);
+        encode_length_prefixed(&[true, false, true], 1, &mut buf);
         buf.push(0xAA);
         let (mut dec, used) = RleDecoder::new_length_prefixed(&buf, 1).unwrap();
         assert_eq!(used, buf.len() - 1);

@@ -8,7 +8,6 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -20,9 +19,7 @@ use parquet::file::properties::{WriterProperties, WriterVersion};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
-use pq_encoding::{
-    alp, byte_stream_split as bss, delta_binary_packed as dbp, delta_byte_array as dba,
-};
+use pq_encoding::{byte_stream_split as bss, delta_binary_packed as dbp, delta_byte_array as dba};
 use pq_encoding::{dictionary, plain, rle};
 
 /// Every value as its PLAIN bytes (booleans as one byte), so all types
@@ -55,39 +52,35 @@ fn decode_values(
     n: usize,
     dict: &Values,
 ) -> Values {
-    fn fixed<T: plain::FixedWidth + pq_encoding::delta_binary_packed::DeltaInt>(
+    /// PLAIN and BYTE_STREAM_SPLIT for every fixed-width type; `other`
+    /// decodes the type's own encodings, or returns None.
+    fn fixed<T: plain::FixedWidth>(
         enc: Encoding,
         buf: &[u8],
         n: usize,
+        other: impl FnOnce(&mut [T]) -> Option<usize>,
     ) -> Values {
         let mut out = vec![T::default(); n];
         let got = match enc {
             Encoding::PLAIN => plain::PlainDecoder::<T>::new(buf).decode(&mut out).unwrap(),
-            Encoding::DELTA_BINARY_PACKED => dbp::DeltaBitPackDecoder::<T>::new(buf)
-                .unwrap()
-                .decode(&mut out)
-                .unwrap(),
             Encoding::BYTE_STREAM_SPLIT => bss::ByteStreamSplitDecoder::new(buf, T::SIZE)
                 .unwrap()
                 .decode(&mut out)
                 .unwrap(),
-            e => panic!("unexpected encoding {e}"),
+            e => other(&mut out).unwrap_or_else(|| panic!("unexpected encoding {e}")),
         };
         assert_eq!(got, n);
         le(&out)
     }
-    fn float<T: plain::FixedWidth + alp::AlpFloat>(enc: Encoding, buf: &[u8], n: usize) -> Values {
-        let mut out = vec![T::default(); n];
-        let got = match enc {
-            Encoding::PLAIN => plain::PlainDecoder::<T>::new(buf).decode(&mut out).unwrap(),
-            Encoding::BYTE_STREAM_SPLIT => bss::ByteStreamSplitDecoder::new(buf, T::SIZE)
-                .unwrap()
-                .decode(&mut out)
-                .unwrap(),
-            e => panic!("unexpected encoding {e}"),
-        };
-        assert_eq!(got, n);
-        le(&out)
+    fn int<T: plain::FixedWidth + dbp::DeltaInt>(enc: Encoding, buf: &[u8], n: usize) -> Values {
+        fixed::<T>(enc, buf, n, |out| {
+            (enc == Encoding::DELTA_BINARY_PACKED).then(|| {
+                dbp::DeltaBitPackDecoder::<T>::new(buf)
+                    .unwrap()
+                    .decode(out)
+                    .unwrap()
+            })
+        })
     }
     if matches!(enc, Encoding::RLE_DICTIONARY | Encoding::PLAIN_DICTIONARY) {
         let mut idx = Vec::new();
@@ -119,10 +112,10 @@ fn decode_values(
             }
             out.iter().map(|&b| vec![b as u8]).collect()
         }
-        PhysicalType::INT32 => fixed::<i32>(enc, buf, n),
-        PhysicalType::INT64 => fixed::<i64>(enc, buf, n),
-        PhysicalType::FLOAT => float::<f32>(enc, buf, n),
-        PhysicalType::DOUBLE => float::<f64>(enc, buf, n),
+        PhysicalType::INT32 => int::<i32>(enc, buf, n),
+        PhysicalType::INT64 => int::<i64>(enc, buf, n),
+        PhysicalType::FLOAT => fixed::<f32>(enc, buf, n, |_| None),
+        PhysicalType::DOUBLE => fixed::<f64>(enc, buf, n, |_| None),
         PhysicalType::INT96 => {
             let mut out = vec![[0u32; 3]; n];
             assert_eq!(
@@ -324,12 +317,10 @@ fn check_file(data: Bytes) -> Vec<Encoding> {
     seen
 }
 
-fn corpus_dir() -> Option<PathBuf> {
-    pq_testkit::parquet_testing_dir().map(|dir| dir.join("data"))
-}
-
 fn corpus(name: &str, expect: Encoding) {
-    let Some(dir) = corpus_dir() else { return };
+    let Some(dir) = pq_testkit::corpus_data_dir() else {
+        return;
+    };
     let path = dir.join(name);
     let data = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let seen = check_file(Bytes::from(data));
@@ -395,7 +386,9 @@ fn corpus_dictionary_and_plain() {
 #[test]
 fn corpus_delta_binary_packed_expect_csv() {
     // The first column against the expected CSV, independently of arrow-rs.
-    let Some(dir) = corpus_dir() else { return };
+    let Some(dir) = pq_testkit::corpus_data_dir() else {
+        return;
+    };
     let csv = std::fs::read_to_string(dir.join("delta_binary_packed_expect.csv")).unwrap();
     let first: Vec<i64> = csv
         .lines()

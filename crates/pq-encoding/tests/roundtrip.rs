@@ -273,8 +273,8 @@ proptest! {
     #[test]
     fn dictionary(a in vec_i64(), arrays in byte_arrays()) {
         let small: Vec<i64> = a.iter().map(|x| x % 17).collect();
-        let mut enc = dictionary::DictEncoder::<i64>::new(dictionary::DictLimits::default());
-        prop_assert_eq!(enc.put(&small), small.len());
+        let mut enc = dictionary::FixedDict::<i64>::new(usize::MAX);
+        enc.put(&small);
         let (mut dict, mut page) = (Vec::new(), Vec::new());
         enc.write_dict(&mut dict);
         enc.write_indices(&mut page);
@@ -286,8 +286,10 @@ proptest! {
         dictionary::gather(&d, &idx, &mut out).unwrap();
         prop_assert_eq!(out, small);
 
-        let mut enc = dictionary::ByteArrayDictEncoder::new(dictionary::DictLimits::default());
-        prop_assert_eq!(enc.put_all(arrays.iter().map(|v| v.as_slice())), arrays.len());
+        let mut enc = dictionary::BytesDict::new();
+        for v in &arrays {
+            enc.put(v);
+        }
         let (mut dict, mut page) = (Vec::new(), Vec::new());
         enc.write_dict(&mut dict);
         enc.write_indices(&mut page);

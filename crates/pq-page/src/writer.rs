@@ -297,17 +297,9 @@ mod tests {
         let mut values = Vec::new();
         pq_encoding::plain::encode(&(0..1000).collect::<Vec<i32>>(), &mut values);
         let mut def = Vec::new();
-        let mut enc = pq_encoding::rle::RleEncoder::new(1);
-        for _ in 0..1000 {
-            enc.put(1);
-        }
         let mut v2_def = Vec::new();
-        enc.finish(&mut v2_def);
-        let mut enc = pq_encoding::rle::RleEncoder::new(1);
-        for _ in 0..1000 {
-            enc.put(1);
-        }
-        enc.finish_length_prefixed(&mut def);
+        pq_encoding::rle::encode(&[1u32; 1000], 1, &mut v2_def);
+        pq_encoding::rle::encode_length_prefixed(&[1u32; 1000], 1, &mut def);
         for codec in [
             Codec::Uncompressed,
             Codec::Snappy,

@@ -164,19 +164,8 @@ fn index_and_unknown_pages_are_skipped() {
 
 #[test]
 fn dictionary_after_data_is_an_error() {
-    let dict = PageHeader {
-        type_: PageType::DICTIONARY_PAGE,
-        uncompressed_page_size: 4,
-        compressed_page_size: 4,
-        dictionary_page_header: Some(DictionaryPageHeader {
-            num_values: 1,
-            encoding: Encoding::PLAIN,
-            is_sorted: None,
-        }),
-        ..Default::default()
-    };
     let mut chunk = required_page(1);
-    chunk.extend(page(&dict, &[1, 0, 0, 0]));
+    chunk.extend(dict_page(1, &[1, 0, 0, 0]));
     chunk.extend(required_page(1));
     let err = kind(chunk, ctx(2, 0));
     assert!(
@@ -351,19 +340,25 @@ fn values_per_page_limit() {
     assert_eq!(err.location.offset, 1000);
 }
 
-fn dict_page(num_values: i32, body: &[u8]) -> Vec<u8> {
-    let h = PageHeader {
+/// A PLAIN dictionary page header of `num_values` entries declaring
+/// `uncompressed` bytes, `compressed` of them stored.
+fn dict_header(num_values: i32, uncompressed: i32, compressed: i32) -> PageHeader {
+    PageHeader {
         type_: PageType::DICTIONARY_PAGE,
-        uncompressed_page_size: body.len() as i32,
-        compressed_page_size: body.len() as i32,
+        uncompressed_page_size: uncompressed,
+        compressed_page_size: compressed,
         dictionary_page_header: Some(DictionaryPageHeader {
             num_values,
             encoding: Encoding::PLAIN,
             is_sorted: None,
         }),
         ..Default::default()
-    };
-    page(&h, body)
+    }
+}
+
+fn dict_page(num_values: i32, body: &[u8]) -> Vec<u8> {
+    let len = body.len() as i32;
+    page(&dict_header(num_values, len, len), body)
 }
 
 #[test]
@@ -384,17 +379,7 @@ fn dictionary_size_limit() {
 
     // The default stops a compressed dictionary declaring more than 1 GiB
     // before it is decompressed.
-    let h = PageHeader {
-        type_: PageType::DICTIONARY_PAGE,
-        uncompressed_page_size: (1 << 30) + 1,
-        compressed_page_size: 4,
-        dictionary_page_header: Some(DictionaryPageHeader {
-            num_values: 1,
-            encoding: Encoding::PLAIN,
-            is_sorted: None,
-        }),
-        ..Default::default()
-    };
+    let h = dict_header(1, (1 << 30) + 1, 4);
     let mut c = ctx(1, 0);
     c.codec = Codec::Snappy;
     let err = kind(page(&h, &[0; 4]), c);
@@ -440,15 +425,9 @@ fn chunk_decompressed_size_limit() {
 fn first_repetition_level_must_be_zero() {
     // A repeated column (max rep 1, max def 1) whose first level says
     // "continue the previous record".
-    let mut rep = Vec::new();
-    pq_encoding::rle::encode(&[1u32, 0], 1, &mut rep);
-    let mut def = Vec::new();
-    pq_encoding::rle::encode(&[1u32, 1], 1, &mut def);
     let mut body = Vec::new();
-    for levels in [&rep, &def] {
-        body.extend((levels.len() as u32).to_le_bytes());
-        body.extend(levels);
-    }
+    pq_encoding::rle::encode_length_prefixed(&[1u32, 0], 1, &mut body);
+    pq_encoding::rle::encode_length_prefixed(&[1u32, 1], 1, &mut body);
     body.extend([0u8; 8]);
     let mut c = ctx(2, 1);
     c.max_rep_level = 1;

@@ -6,10 +6,16 @@
 //! run ends with a summary of every skipped test and why. With `CI` set a
 //! skip is a failure instead: CI can never pass by skipping.
 //!
+//! It also holds the tests' pseudo-random generator, [`Rng`].
+//!
 //! This crate knows nothing of Parquet; it depends only on `std`.
 
 use std::io::Write;
 use std::path::PathBuf;
+
+mod rng;
+
+pub use rng::Rng;
 
 /// The environment variable naming the file that skips are appended to, one
 /// line each: `package/binary::test<TAB>reason`.
@@ -43,6 +49,12 @@ pub fn parquet_testing_dir() -> Option<PathBuf> {
             None
         }
     }
+}
+
+/// The corpus's `data/` folder: [`parquet_testing_dir`] joined with `data`,
+/// `None` (the test skipped) when the variable is unset.
+pub fn corpus_data_dir() -> Option<PathBuf> {
+    parquet_testing_dir().map(|dir| dir.join("data"))
 }
 
 /// Records that the calling test skips its checks, and why.

@@ -18,8 +18,8 @@ use pq_format::Encoding;
 use crate::physical::{
     Boolean, ByteArray, Double, FixedLenByteArray, Float, Int32, Int64, PhysicalType,
 };
-use crate::write::dict::{BytesDict, FixedDict};
-use crate::write::rle;
+use pq_encoding::dictionary::{BytesDict, DictKey, FixedDict};
+use pq_encoding::rle;
 
 /// Levels per mini-batch: page limits are checked between mini-batches,
 /// and a dictionary may grow this many entries past its limit.
@@ -179,7 +179,7 @@ fn bit_width_of(entries: usize) -> usize {
     (usize::BITS - entries.saturating_sub(1).leading_zeros()) as usize
 }
 
-impl<T: FixedWidth + Send> Dictionary for FixedDict<T> {
+impl<T: DictKey + Send> Dictionary for FixedDict<T> {
     fn num_entries(&self) -> usize {
         FixedDict::num_entries(self)
     }
@@ -197,7 +197,7 @@ impl<T: FixedWidth + Send> Dictionary for FixedDict<T> {
     }
 }
 
-impl<T: FixedWidth> PutSlice<T> for FixedDict<T> {
+impl<T: DictKey> PutSlice<T> for FixedDict<T> {
     fn put_slice(&mut self, values: &[T]) {
         self.put(values);
     }

@@ -37,14 +37,12 @@
 //! under `ARROW:schema` as arrow-rs and pyarrow store it.
 
 mod column;
-mod dict;
 mod encoder;
 mod levels;
 mod options;
 mod page_index;
 mod pages;
 mod phys;
-mod rle;
 mod schema;
 mod stats;
 mod typed;

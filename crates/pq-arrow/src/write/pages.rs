@@ -6,7 +6,7 @@ use pq_format::{Encoding, PageEncodingStats, PageType};
 use pq_page::{DataPageV1Parts, DataPageV2Parts, PageWriteError, PageWriter, bit_width};
 
 use crate::write::levels::LeafLevels;
-use crate::write::rle;
+use pq_encoding::rle;
 
 /// The levels and counts of the page being built.
 #[derive(Debug, Default)]

@@ -9,30 +9,13 @@ use arrow_array::*;
 use arrow_buffer::{NullBuffer, OffsetBuffer, i256};
 use arrow_schema::{DataType, Field, Fields, IntervalUnit, Schema, TimeUnit};
 use bytes::Bytes;
+pub use pq_testkit::Rng;
 
 /// When set, float generators make no NaN (pyarrow compares NaN unequal).
 pub static NO_NAN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 fn nan_ok() -> bool {
     !NO_NAN.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// A small deterministic generator.
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        if n == 0 { 0 } else { self.next() % n }
-    }
-    pub fn chance(&mut self, pct: u64) -> bool {
-        self.below(100) < pct
-    }
 }
 
 /// Every leaf type the writer maps.

@@ -139,24 +139,10 @@ fn decompress_hadoop_frames(input: &[u8], total: usize, dst: &mut [u8]) -> Resul
 }
 
 pub(crate) fn compress_raw(input: &[u8], out: &mut Vec<u8>) -> crate::Result<()> {
-    let start = out.len();
-    out.resize(
-        start + lz4_flex::block::get_maximum_output_size(input.len()),
-        0,
-    );
-    match lz4_flex::block::compress_into(input, &mut out[start..]) {
-        Ok(n) => {
-            out.truncate(start + n);
-            Ok(())
-        }
-        Err(e) => {
-            out.truncate(start);
-            Err(crate::Error::Compress {
-                codec: crate::Codec::Lz4Raw,
-                message: e.to_string(),
-            })
-        }
-    }
+    let bound = lz4_flex::block::get_maximum_output_size(input.len());
+    super::compress_block(out, bound, crate::Codec::Lz4Raw, |dst| {
+        lz4_flex::block::compress_into(input, dst).map_err(|e| e.to_string())
+    })
 }
 
 /// Writes one Hadoop frame holding the whole input, as parquet-cpp does.

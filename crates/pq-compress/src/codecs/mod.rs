@@ -171,3 +171,27 @@ fn probe_end<R: std::io::Read>(mut reader: R, n: usize) -> Result<usize, Fail> {
         }
     }
 }
+
+/// Appends what a block compressor writes into a slice of `bound` bytes
+/// (its worst case for the input), returning how many it wrote; on error
+/// `out` is left as it was and the compressor's message names `codec`.
+#[allow(dead_code)] // unused when every block codec is disabled
+pub(crate) fn compress_block(
+    out: &mut Vec<u8>,
+    bound: usize,
+    codec: crate::Codec,
+    compress: impl FnOnce(&mut [u8]) -> Result<usize, String>,
+) -> crate::Result<()> {
+    let start = out.len();
+    out.resize(start + bound, 0);
+    match compress(&mut out[start..]) {
+        Ok(n) => {
+            out.truncate(start + n);
+            Ok(())
+        }
+        Err(message) => {
+            out.truncate(start);
+            Err(crate::Error::Compress { codec, message })
+        }
+    }
+}

@@ -40,19 +40,9 @@ pub(crate) fn compress(input: &[u8], out: &mut Vec<u8>) -> crate::Result<()> {
             reason: "Snappy blocks hold at most 2^32 - 1 bytes",
         });
     }
-    let start = out.len();
-    out.resize(start + max, 0);
-    match snap::raw::Encoder::new().compress(input, &mut out[start..]) {
-        Ok(n) => {
-            out.truncate(start + n);
-            Ok(())
-        }
-        Err(e) => {
-            out.truncate(start);
-            Err(crate::Error::Compress {
-                codec: crate::Codec::Snappy,
-                message: e.to_string(),
-            })
-        }
-    }
+    super::compress_block(out, max, crate::Codec::Snappy, |dst| {
+        snap::raw::Encoder::new()
+            .compress(input, dst)
+            .map_err(|e| e.to_string())
+    })
 }

@@ -123,19 +123,9 @@ pub(crate) fn decompress(
 }
 
 pub(crate) fn compress(input: &[u8], out: &mut Vec<u8>, level: i32) -> crate::Result<()> {
-    let start = out.len();
-    out.resize(start + zstd_safe::compress_bound(input.len()), 0);
-    match zstd_safe::compress(&mut out[start..], input, level) {
-        Ok(n) => {
-            out.truncate(start + n);
-            Ok(())
-        }
-        Err(code) => {
-            out.truncate(start);
-            Err(crate::Error::Compress {
-                codec: crate::Codec::Zstd,
-                message: zstd_safe::get_error_name(code).to_string(),
-            })
-        }
-    }
+    let bound = zstd_safe::compress_bound(input.len());
+    super::compress_block(out, bound, crate::Codec::Zstd, |dst| {
+        zstd_safe::compress(dst, input, level)
+            .map_err(|code| zstd_safe::get_error_name(code).to_string())
+    })
 }
