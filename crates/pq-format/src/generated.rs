@@ -1342,7 +1342,7 @@ impl ThriftDecode for TimeUnit {
                 3 if ty == ct::STRUCT => value = Some(TimeUnit::Nanos(NanoSeconds::read_from(r)?)),
                 _ => {
                     r.skip(ty)?;
-                    if value.is_none() {
+                    if value.is_none() && !matches!(id, 1 | 2 | 3) {
                         value = Some(TimeUnit::Unrecognized(id));
                     }
                 }
@@ -2131,7 +2131,28 @@ impl ThriftDecode for LogicalType {
                 19 if ty == ct::STRUCT => value = Some(LogicalType::File(FileType::read_from(r)?)),
                 _ => {
                     r.skip(ty)?;
-                    if value.is_none() {
+                    if value.is_none()
+                        && !matches!(
+                            id,
+                            1 | 2
+                                | 3
+                                | 4
+                                | 5
+                                | 6
+                                | 7
+                                | 8
+                                | 10
+                                | 11
+                                | 12
+                                | 13
+                                | 14
+                                | 15
+                                | 16
+                                | 17
+                                | 18
+                                | 19
+                        )
+                    {
                         value = Some(LogicalType::Unrecognized(id));
                     }
                 }
@@ -3155,7 +3176,7 @@ impl ThriftDecode for BloomFilterAlgorithm {
                 }
                 _ => {
                     r.skip(ty)?;
-                    if value.is_none() {
+                    if value.is_none() && !matches!(id, 1) {
                         value = Some(BloomFilterAlgorithm::Unrecognized(id));
                     }
                 }
@@ -3275,7 +3296,7 @@ impl ThriftDecode for BloomFilterHash {
                 }
                 _ => {
                     r.skip(ty)?;
-                    if value.is_none() {
+                    if value.is_none() && !matches!(id, 1) {
                         value = Some(BloomFilterHash::Unrecognized(id));
                     }
                 }
@@ -3397,7 +3418,7 @@ impl ThriftDecode for BloomFilterCompression {
                 }
                 _ => {
                     r.skip(ty)?;
-                    if value.is_none() {
+                    if value.is_none() && !matches!(id, 1) {
                         value = Some(BloomFilterCompression::Unrecognized(id));
                     }
                 }
@@ -4363,7 +4384,7 @@ impl ThriftDecode for ColumnCryptoMetaData {
                 }
                 _ => {
                     r.skip(ty)?;
-                    if value.is_none() {
+                    if value.is_none() && !matches!(id, 1 | 2) {
                         value = Some(ColumnCryptoMetaData::Unrecognized(id));
                     }
                 }
@@ -4853,7 +4874,7 @@ impl ThriftDecode for ColumnOrder {
                 }
                 _ => {
                     r.skip(ty)?;
-                    if value.is_none() {
+                    if value.is_none() && !matches!(id, 1 | 2 | 3) {
                         value = Some(ColumnOrder::Unrecognized(id));
                     }
                 }
@@ -5398,7 +5419,7 @@ impl ThriftDecode for EncryptionAlgorithm {
                 }
                 _ => {
                     r.skip(ty)?;
-                    if value.is_none() {
+                    if value.is_none() && !matches!(id, 1 | 2) {
                         value = Some(EncryptionAlgorithm::Unrecognized(id));
                     }
                 }

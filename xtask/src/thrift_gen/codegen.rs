@@ -506,9 +506,14 @@ impl<'a> Gen<'a> {
                 );
             }
         }
+        // A known field id of another wire type is skipped like an unknown
+        // field, but is not kept as `Unrecognized`: written back under its
+        // known id it would read as that field, with nothing in it.
+        let known: Vec<String> = s.fields.iter().map(|f| f.id.to_string()).collect();
         let _ = writeln!(
             o,
-            "_ => {{ r.skip(ty)?; if value.is_none() {{ value = Some({n}::Unrecognized(id)); }} }} }} }}"
+            "_ => {{ r.skip(ty)?; if value.is_none() && !matches!(id, {}) {{ value = Some({n}::Unrecognized(id)); }} }} }} }}",
+            known.join(" | ")
         );
         let _ = writeln!(
             o,
