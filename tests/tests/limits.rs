@@ -272,30 +272,15 @@ fn metadata_limits() {
         read_err(ParquetReader::from_bytes_with_limits(file.clone(), &limits))
     };
     let defaults = MetadataLimits::default;
-    let err = with(MetadataLimits {
-        max_metadata_size: 64,
-        ..defaults()
-    });
+    let err = with(defaults().with_max_metadata_size(64));
     assert_has(&err, &["metadata length", "exceeds the limit of 64 bytes"]);
-    let err = with(MetadataLimits {
-        max_nesting_depth: 2,
-        ..defaults()
-    });
+    let err = with(defaults().with_max_nesting_depth(2));
     assert_has(&err, &["nesting deeper than 2"]);
-    let err = with(MetadataLimits {
-        max_string_len: 3,
-        ..defaults()
-    });
+    let err = with(defaults().with_max_string_len(3));
     assert_has(&err, &["exceeds the limit 3"]);
-    let err = with(MetadataLimits {
-        max_list_len: 2,
-        ..defaults()
-    });
+    let err = with(defaults().with_max_list_len(2));
     assert_has(&err, &["exceeds the limit 2"]);
-    let err = with(MetadataLimits {
-        max_schema_depth: 0,
-        ..defaults()
-    });
+    let err = with(defaults().with_max_schema_depth(0));
     assert_has(
         &err,
         &["the schema is nested 1 deep, more than the limit of 0 (Limits::max_schema_depth)"],
@@ -304,18 +289,12 @@ fn metadata_limits() {
     let list = written_nested_file();
     let err = read_err(ParquetReader::from_bytes_with_limits(
         list.clone(),
-        &MetadataLimits {
-            max_schema_depth: 3,
-            ..defaults()
-        },
+        &defaults().with_max_schema_depth(3),
     ));
     assert_has(&err, &["nested 4 deep, more than the limit of 3"]);
     let reader = ParquetReader::from_bytes_with_limits(
         list,
-        &MetadataLimits {
-            max_schema_depth: 4,
-            ..defaults()
-        },
+        &defaults().with_max_schema_depth(4),
     );
     assert!(reader.unwrap().build().unwrap().all(|b| b.is_ok()));
     // The defaults read it.

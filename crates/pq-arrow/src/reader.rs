@@ -119,7 +119,7 @@ impl ParquetReader {
     ///
     /// ```
     /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
-    /// let tiny = pq_arrow::MetadataLimits { max_metadata_size: 16, ..Default::default() };
+    /// let tiny = pq_arrow::MetadataLimits::default().with_max_metadata_size(16);
     /// let err = pq_arrow::ParquetReader::open_with_limits(path, &tiny).unwrap_err();
     /// assert!(err.to_string().contains("exceeds the limit of 16 bytes"), "{err}");
     /// ```
@@ -174,13 +174,13 @@ impl ParquetReader {
         pq_format::check_not_encrypted(&md).map_err(format_err)?;
         pq_format::check_counts(&md).map_err(format_err)?;
         let depth = schema_depth(&md.schema);
-        if depth > limits.max_schema_depth {
+        if depth > limits.max_schema_depth() {
             return Err(crate::error::schema_err(
                 &Location::default(),
                 format!(
                     "the schema is nested {depth} deep, more than the limit of {} \
                      (Limits::max_schema_depth)",
-                    limits.max_schema_depth
+                    limits.max_schema_depth()
                 ),
             ));
         }
