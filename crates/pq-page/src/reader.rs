@@ -239,9 +239,10 @@ impl PageReader {
 
     fn location(&self, page: Option<usize>, pos: usize) -> Location {
         Location {
-            column: self.ctx.column.clone(),
+            column: Some(self.ctx.column.clone()),
             page,
-            offset: self.ctx.file_offset + pos as u64,
+            file_offset: Some(self.ctx.file_offset + pos as u64),
+            ..Location::default()
         }
     }
 
