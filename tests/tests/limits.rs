@@ -172,7 +172,7 @@ fn values_per_page_limit() {
     assert_has(
         &err,
         &[
-            "column 'x', page 0 at file offset 4",
+            "column x, row group 0, page 0, file offset 4",
             "data page of 2147483647 values exceeds the limit of 67108864 values per page",
             "max_page_values",
         ],
@@ -208,7 +208,7 @@ fn dictionary_size_limit() {
     assert_has(
         &err,
         &[
-            "column 's', page 0 at file offset 4",
+            "column s, row group 0, page 0, file offset 4",
             "dictionary page of 35 bytes exceeds the limit of 20 bytes",
             "max_dictionary_size",
         ],
@@ -240,7 +240,7 @@ fn chunk_decompressed_size_limit() {
     assert_has(
         &err,
         &[
-            "column 'i', page 0",
+            "column i, row group 0, page 0",
             "more than the chunk's total_uncompressed_size 100 plus the allowed slack of 1024 bytes",
             "chunk_size_slack",
         ],

@@ -8,7 +8,7 @@ use pq_format::{
 };
 use pq_page::{DataPageV1Parts, DataPageV2Parts, PageWriteError, PageWriter, bit_width};
 
-use crate::error::{Error, Location, Result, enc_err};
+use crate::error::{Error, Location, Result, write_err};
 use crate::write::dict::{BytesDict, FixedDict};
 use crate::write::levels::{LeafLevels, Selection};
 use crate::write::options::{DataPageVersion, ResolvedColumn, WriterOptions};
@@ -279,7 +279,7 @@ fn page_err(at: &Location, e: PageWriteError) -> Error {
             at: Box::new(at.clone()),
             source,
         },
-        other => crate::error::data_err(at, other.to_string()),
+        other => write_err(at, other),
     }
 }
 
@@ -681,7 +681,7 @@ impl ColumnChunkWriter {
             _ => {
                 self.values
                     .encode(self.opts.encoding, &mut self.body)
-                    .map_err(|e| enc_err(&self.at, e))?;
+                    .map_err(|e| write_err(&self.at, e))?;
                 self.values.clear();
                 self.opts.encoding
             }
