@@ -1,58 +1,14 @@
 //! count, head, tail, schema --json and --ddl, completions and man.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
 use parquet::file::reader::FileReader;
 
 mod common;
-use common::{dir, pq, s};
-
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data");
-
-fn data(name: &str) -> PathBuf {
-    PathBuf::from(format!("{DATA}/{name}"))
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = pq().args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "pq {args:?}: {stderr}");
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn fails(args: &[&str]) -> String {
-    let out = pq().args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(1), "pq {args:?}: {stderr}");
-    stderr
-}
-
-fn arrow_rs(path: &Path) -> Vec<RecordBatch> {
-    let file = std::fs::File::open(path).unwrap();
-    parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-        .unwrap()
-        .build()
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
-}
-
-fn jsonl(batches: &[RecordBatch]) -> String {
-    let mut buf = Vec::new();
-    {
-        let mut w = arrow_json::WriterBuilder::new()
-            .with_explicit_nulls(true)
-            .build::<_, arrow_json::writer::LineDelimited>(&mut buf);
-        for b in batches {
-            w.write(b).unwrap();
-        }
-        w.finish().unwrap();
-    }
-    String::from_utf8(buf).unwrap()
-}
+use common::{arrow_rs, data, dir, fails, jsonl, ok, pq, s};
 
 /// 1000 rows in 10 row groups of 100, uncompressed: `id` 0..1000 and a
 /// string.
