@@ -292,10 +292,7 @@ fn metadata_limits() {
         &defaults().with_max_schema_depth(3),
     ));
     assert_has(&err, &["nested 4 deep, more than the limit of 3"]);
-    let reader = ParquetReader::from_bytes_with_limits(
-        list,
-        &defaults().with_max_schema_depth(4),
-    );
+    let reader = ParquetReader::from_bytes_with_limits(list, &defaults().with_max_schema_depth(4));
     assert!(reader.unwrap().build().unwrap().all(|b| b.is_ok()));
     // The defaults read it.
     assert!(ParquetReader::from_bytes_with_limits(file.clone(), &defaults()).is_ok());

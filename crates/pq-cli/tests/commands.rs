@@ -348,3 +348,26 @@ fn count_agrees_with_reads_on_the_corpus() {
         }
     }
 }
+
+#[test]
+fn a_corrupt_page_is_named_once_with_its_row_group() {
+    let d = dir("corrupt-page");
+    let file = d.join("t.parquet");
+    ten_groups(&file);
+    let broken = d.join("broken.parquet");
+    corrupt_group(&file, 3, &broken);
+    // `pages` reads the chunk through the page layer, `cat` through the
+    // reader above it: both name the column once and add the row group.
+    for args in [
+        vec!["pages", s(&broken)],
+        vec!["cat", s(&broken), "--columns", "id"],
+    ] {
+        let err = fails(&args);
+        assert!(
+            err.contains("column id, row group 3, page 0, file offset "),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.matches("column").count(), 1, "{args:?}: {err}");
+        assert_eq!(err.matches("row group").count(), 1, "{args:?}: {err}");
+    }
+}

@@ -221,7 +221,10 @@ mod tests {
             at.to_string(),
             "column a.b, row group 3, page 2, row 7, file offset 100"
         );
-        assert_eq!(Location::default().at_offset(5).to_string(), "file offset 5");
+        assert_eq!(
+            Location::default().at_offset(5).to_string(),
+            "file offset 5"
+        );
     }
 
     #[test]

@@ -380,7 +380,10 @@ fn dictionary_size_limit() {
             if m.contains("dictionary page of 400 bytes exceeds the limit of 399 bytes")),
         "{err}"
     );
-    assert_eq!((err.location.page, err.location.file_offset), (Some(0), Some(1000)));
+    assert_eq!(
+        (err.location.page, err.location.file_offset),
+        (Some(0), Some(1000))
+    );
 
     // The default stops a compressed dictionary declaring more than 1 GiB
     // before it is decompressed.
