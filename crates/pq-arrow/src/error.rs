@@ -270,7 +270,7 @@ mod tests {
                 expected: 1,
                 actual: 2,
             },
-            location: Location::column("a.b").at_page(3).at_offset(4096),
+            location: Box::new(Location::column("a.b").at_page(3).at_offset(4096)),
         };
         vec![
             Error::Io {

@@ -29,11 +29,11 @@ pub fn column_chunk_range(
     // The location is the chunk's first byte as far as it is known.
     let err_at = |offset: Option<u64>, msg: String| Error {
         kind: ErrorKind::ChunkRange(msg),
-        location: Location {
+        location: Box::new(Location {
             column: Some(column.clone()),
             file_offset: offset,
             ..Location::default()
-        },
+        }),
     };
     let err = |msg: String| err_at(None, msg);
     // The dictionary page comes first when there is one. A data page offset

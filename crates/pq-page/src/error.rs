@@ -179,8 +179,9 @@ pub enum ErrorKind {
 pub struct Error {
     /// What went wrong.
     pub kind: ErrorKind,
-    /// Where.
-    pub location: Location,
+    /// Where (boxed: results of the page reader stay small on the happy
+    /// path).
+    pub location: Box<Location>,
 }
 
 impl Error {
@@ -250,7 +251,7 @@ mod tests {
                 expected: 1,
                 actual: 2,
             },
-            location: Location::column("x").at_page(0).at_offset(4),
+            location: Box::new(Location::column("x").at_page(0).at_offset(4)),
         }
         .within(&Location::chunk(0, "x"));
         let text = e.to_string();

@@ -237,13 +237,13 @@ impl PageReader {
         &self.ctx
     }
 
-    fn location(&self, page: Option<usize>, pos: usize) -> Location {
-        Location {
+    fn location(&self, page: Option<usize>, pos: usize) -> Box<Location> {
+        Box::new(Location {
             column: Some(self.ctx.column.clone()),
             page,
             file_offset: Some(self.ctx.file_offset + pos as u64),
             ..Location::default()
-        }
+        })
     }
 
     fn err(&self, pos: usize, kind: ErrorKind) -> Error {
