@@ -129,3 +129,38 @@ impl Default for Limits {
         Self::new()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Limits;
+
+    #[test]
+    fn defaults_are_the_documented_values() {
+        let l = Limits::default();
+        assert_eq!(l.max_metadata_size(), 256 << 20);
+        assert_eq!(l.max_nesting_depth(), 64);
+        assert_eq!(l.max_string_len(), 64 << 20);
+        assert_eq!(l.max_list_len(), 16 << 20);
+        assert_eq!(l.max_schema_depth(), 128);
+    }
+
+    #[test]
+    fn each_setter_changes_its_limit_alone() {
+        let l = Limits::new()
+            .with_max_metadata_size(1)
+            .with_max_nesting_depth(2)
+            .with_max_string_len(3)
+            .with_max_list_len(4);
+        assert_eq!(
+            (
+                l.max_metadata_size(),
+                l.max_nesting_depth(),
+                l.max_string_len(),
+                l.max_list_len(),
+                l.max_schema_depth()
+            ),
+            (1, 2, 3, 4, Limits::DEFAULT_MAX_SCHEMA_DEPTH)
+        );
+        assert_eq!(l.with_max_schema_depth(5).max_schema_depth(), 5);
+    }
+}

@@ -48,6 +48,12 @@ pub struct ChunkContext {
 /// assert_eq!(options.max_page_values(), 1 << 20);
 /// assert_eq!(options.max_dictionary_size(), 1 << 30);
 /// assert!(!options.verify_checksums());
+/// // The defaults.
+/// let defaults = pq_page::PageOptions::default();
+/// assert_eq!(defaults.max_page_values(), 1 << 26);
+/// assert_eq!(defaults.chunk_size_slack(), 16 << 20);
+/// assert_eq!(defaults.compress_limits(), &pq_compress::Limits::default());
+/// assert_eq!(defaults.format_limits(), &pq_format::Limits::default());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
