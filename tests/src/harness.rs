@@ -233,9 +233,9 @@ pub fn page_reader(data: &[u8]) {
         file_offset: 0,
         column: "fuzz".into(),
     };
-    let mut options =
-        pq_page::PageOptions::default().with_verify_checksums((codec as u8).is_multiple_of(2));
-    options.compress_limits = pq_compress::Limits::default().with_max_uncompressed_size(16 << 20);
+    let options = pq_page::PageOptions::default()
+        .with_verify_checksums((codec as u8).is_multiple_of(2))
+        .with_compress_limits(pq_compress::Limits::default().with_max_uncompressed_size(16 << 20));
     let mut levels = Vec::new();
     for page in
         pq_page::PageReader::new(Bytes::copy_from_slice(chunk), ctx, &options).take(MAX_CALLS)

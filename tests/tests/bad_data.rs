@@ -47,7 +47,7 @@ const EXPECTED: &[(&str, &str, Expect)] = &[
         "ARROW-GH-45185.parquet",
         "repetition levels start with 1 instead of 0",
         Expect::Error(&[
-            "column 'x.list.element', page 0 at file offset 4",
+            "column x.list.element, row group 0, page 0, file offset 4",
             "the column chunk's first repetition level is 1: a record must start with \
              repetition level 0",
         ]),
@@ -66,7 +66,7 @@ const EXPECTED: &[(&str, &str, Expect)] = &[
         "a dictionary page header with a negative num_values (and chunks past \
          the end of the file, found first when every column is read)",
         Expect::Error(&[
-            "column 'region_key' at file offset 466",
+            "column region_key, row group 0, file offset 466",
             "invalid column chunk range: chunk at 466..591 runs past the end of the file \
              (533 bytes)",
         ]),
@@ -75,7 +75,7 @@ const EXPECTED: &[(&str, &str, Expect)] = &[
         "ARROW-RS-GH-6229-LEVELS.parquet",
         "a page with more levels than the chunk holds values",
         Expect::Error(&[
-            "column 'outer.list.item.c', page 1 at file offset 19",
+            "column outer.list.item.c, row group 0, page 1, file offset 19",
             "pages hold 21 values, the column chunk metadata says 1",
         ]),
     ),
@@ -169,7 +169,7 @@ fn dictheader_columns_each_name_their_own_defect() {
         &path,
         Some(&["name"]),
         &[
-            "column 'name', page 0 at file offset 129",
+            "column name, row group 0, page 0, file offset 129",
             "invalid page header: negative dictionary page num_values -26",
         ],
     );
@@ -177,7 +177,7 @@ fn dictheader_columns_each_name_their_own_defect() {
         &path,
         Some(&["nation_key"]),
         &[
-            "column 'nation_key', page 0 at file offset 4",
+            "column nation_key, row group 0, page 0, file offset 4",
             "required field DataPageHeader.num_values is missing",
         ],
     );

@@ -172,7 +172,7 @@ fn values_per_page_limit() {
     assert_has(
         &err,
         &[
-            "column 'x', page 0 at file offset 4",
+            "column x, row group 0, page 0, file offset 4",
             "data page of 2147483647 values exceeds the limit of 67108864 values per page",
             "max_page_values",
         ],
@@ -208,7 +208,7 @@ fn dictionary_size_limit() {
     assert_has(
         &err,
         &[
-            "column 's', page 0 at file offset 4",
+            "column s, row group 0, page 0, file offset 4",
             "dictionary page of 35 bytes exceeds the limit of 20 bytes",
             "max_dictionary_size",
         ],
@@ -240,7 +240,7 @@ fn chunk_decompressed_size_limit() {
     assert_has(
         &err,
         &[
-            "column 'i', page 0",
+            "column i, row group 0, page 0",
             "more than the chunk's total_uncompressed_size 100 plus the allowed slack of 1024 bytes",
             "chunk_size_slack",
         ],
@@ -272,30 +272,15 @@ fn metadata_limits() {
         read_err(ParquetReader::from_bytes_with_limits(file.clone(), &limits))
     };
     let defaults = MetadataLimits::default;
-    let err = with(MetadataLimits {
-        max_metadata_size: 64,
-        ..defaults()
-    });
+    let err = with(defaults().with_max_metadata_size(64));
     assert_has(&err, &["metadata length", "exceeds the limit of 64 bytes"]);
-    let err = with(MetadataLimits {
-        max_nesting_depth: 2,
-        ..defaults()
-    });
+    let err = with(defaults().with_max_nesting_depth(2));
     assert_has(&err, &["nesting deeper than 2"]);
-    let err = with(MetadataLimits {
-        max_string_len: 3,
-        ..defaults()
-    });
+    let err = with(defaults().with_max_string_len(3));
     assert_has(&err, &["exceeds the limit 3"]);
-    let err = with(MetadataLimits {
-        max_list_len: 2,
-        ..defaults()
-    });
+    let err = with(defaults().with_max_list_len(2));
     assert_has(&err, &["exceeds the limit 2"]);
-    let err = with(MetadataLimits {
-        max_schema_depth: 0,
-        ..defaults()
-    });
+    let err = with(defaults().with_max_schema_depth(0));
     assert_has(
         &err,
         &["is nested 1 deep, deeper than the limit of 0 (Limits::max_schema_depth)"],
@@ -304,19 +289,10 @@ fn metadata_limits() {
     let list = written_nested_file();
     let err = read_err(ParquetReader::from_bytes_with_limits(
         list.clone(),
-        &MetadataLimits {
-            max_schema_depth: 3,
-            ..defaults()
-        },
+        &defaults().with_max_schema_depth(3),
     ));
     assert_has(&err, &["nested 4 deep, deeper than the limit of 3"]);
-    let reader = ParquetReader::from_bytes_with_limits(
-        list,
-        &MetadataLimits {
-            max_schema_depth: 4,
-            ..defaults()
-        },
-    );
+    let reader = ParquetReader::from_bytes_with_limits(list, &defaults().with_max_schema_depth(4));
     assert!(reader.unwrap().build().unwrap().all(|b| b.is_ok()));
     // The defaults read it.
     assert!(ParquetReader::from_bytes_with_limits(file.clone(), &defaults()).is_ok());

@@ -161,27 +161,14 @@ enum Command {
         /// `-` (or a pipe) is read from standard input.
         #[arg(required = true)]
         files: Vec<PathBuf>,
-        /// Only these columns: names or dotted paths, comma separated.
-        #[arg(long)]
-        columns: Vec<String>,
+        #[command(flatten)]
+        show: ShowArgs,
         /// Skip this many rows first.
         #[arg(long, default_value_t = 0)]
         offset: usize,
         /// Print at most this many rows.
         #[arg(long)]
         limit: Option<usize>,
-        /// Output format.
-        #[arg(long, value_enum, default_value = "table")]
-        format: cat::Format,
-        /// Merge files whose schemas differ by column name; a column missing
-        /// from a file is null in its rows.
-        #[arg(long)]
-        union_by_name: bool,
-        /// Fit a table to this many terminal columns (0: no limit). By
-        /// default the terminal's width (or COLUMNS); no limit when the
-        /// output is not a terminal.
-        #[arg(long, value_name = "N")]
-        max_width: Option<usize>,
     },
     /// The first rows (default 10) of the files, read no further.
     ///
@@ -333,6 +320,51 @@ enum Command {
     },
 }
 
+/// What `cat`, `head` and `tail` show and how.
+#[derive(Debug, Args)]
+struct ShowArgs {
+    /// Only these columns: names or dotted paths, comma separated.
+    #[arg(long)]
+    columns: Vec<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "table")]
+    format: cat::Format,
+    /// Merge files whose schemas differ by column name; a column missing
+    /// from a file is null in its rows.
+    #[arg(long)]
+    union_by_name: bool,
+    /// Fit a table to this many terminal columns (0: no limit). By
+    /// default the terminal's width (or COLUMNS); no limit when the
+    /// output is not a terminal.
+    #[arg(long, value_name = "N")]
+    max_width: Option<usize>,
+}
+
+impl ShowArgs {
+    /// Prints `rows` of `files`; `all_rows` shows every row of a table
+    /// instead of eliding the middle.
+    fn run(
+        &self,
+        files: &[PathBuf],
+        rows: cat::Rows,
+        all_rows: bool,
+        out: &mut impl std::io::Write,
+    ) -> Result<(), CliError> {
+        cat::run(
+            &cat::CatArgs {
+                paths: files,
+                columns: read::split_columns(&self.columns)?,
+                union_by_name: self.union_by_name,
+                rows,
+                format: self.format,
+                all_rows,
+                max_width: self.max_width,
+            },
+            out,
+        )
+    }
+}
+
 /// The arguments `head` and `tail` share.
 #[derive(Debug, Args)]
 struct EndsArgs {
@@ -343,37 +375,14 @@ struct EndsArgs {
     /// How many rows.
     #[arg(short = 'n', long = "lines", default_value_t = 10)]
     rows: usize,
-    /// Only these columns: names or dotted paths, comma separated.
-    #[arg(long)]
-    columns: Vec<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "table")]
-    format: cat::Format,
-    /// Merge files whose schemas differ by column name.
-    #[arg(long)]
-    union_by_name: bool,
-    /// Fit a table to this many terminal columns (0: no limit). By
-    /// default the terminal's width (or COLUMNS); no limit when the
-    /// output is not a terminal.
-    #[arg(long, value_name = "N")]
-    max_width: Option<usize>,
+    #[command(flatten)]
+    show: ShowArgs,
 }
 
 impl EndsArgs {
     /// Prints `rows` of the files as `cat` does, every row shown.
     fn run(&self, rows: cat::Rows, out: &mut impl std::io::Write) -> Result<(), CliError> {
-        cat::run(
-            &cat::CatArgs {
-                paths: &self.files,
-                columns: read::split_columns(&self.columns)?,
-                union_by_name: self.union_by_name,
-                rows,
-                format: self.format,
-                all_rows: true,
-                max_width: self.max_width,
-            },
-            out,
-        )
+        self.show.run(&self.files, rows, true, out)
     }
 }
 
@@ -420,24 +429,10 @@ fn run(cli: Cli) -> Result<(), CliError> {
         }
         Command::Cat {
             files,
-            columns,
+            show,
             offset,
             limit,
-            format,
-            union_by_name,
-            max_width,
-        } => cat::run(
-            &cat::CatArgs {
-                paths: &files,
-                columns: read::split_columns(&columns)?,
-                union_by_name,
-                rows: cat::Rows::Range { offset, limit },
-                format,
-                all_rows: false,
-                max_width,
-            },
-            &mut out,
-        )?,
+        } => show.run(&files, cat::Rows::Range { offset, limit }, false, &mut out)?,
         Command::Head { args } => {
             let rows = cat::Rows::Range {
                 offset: 0,

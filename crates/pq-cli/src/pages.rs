@@ -66,8 +66,12 @@ pub fn run(path: &Path, column: Option<&str>, out: &mut impl Write) -> Result<()
                     format!("row group {rg_index}, column '{path_string}': {e}"),
                 )
             };
+            // A page layer error names the column itself: it gains the row
+            // group rather than a second copy of the column.
+            let chunk_at = pq_page::Location::chunk(rg_index, path_string.clone());
+            let page_at = |e: pq_page::Error| CliError::file(path, e.within(&chunk_at));
             let range = column_chunk_range(cmd, file_len, meta.file.created_by.as_deref())
-                .map_err(|e| at(&e))?;
+                .map_err(page_at)?;
             let mut buf = vec![0u8; (range.end - range.start) as usize];
             file.seek(SeekFrom::Start(range.start))
                 .map_err(|e| at(&e))?;
@@ -86,7 +90,7 @@ pub fn run(path: &Path, column: Option<&str>, out: &mut impl Write) -> Result<()
             let mut nulls = Vec::new();
             let mut levels = Vec::new();
             for page in PageReader::new(chunk_bytes.clone(), ctx, &PageOptions::default()) {
-                if let Page::Data(p) = page.map_err(|e| at(&e))? {
+                if let Page::Data(p) = page.map_err(page_at)? {
                     levels.clear();
                     p.def_levels.decode_into(&mut levels).map_err(|e| at(&e))?;
                     nulls.push(levels.iter().filter(|&&l| l < desc.max_def_level).count());

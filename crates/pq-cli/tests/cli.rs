@@ -5,58 +5,12 @@
 use std::path::{Path, PathBuf};
 
 use arrow_array::RecordBatch;
-use assert_cmd::Command;
 
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data");
+mod common;
+use common::{DATA, arrow_rs, assert_no_panic, fails_with, ok, pq, temp};
 
 fn data(name: &str) -> String {
     format!("{DATA}/{name}")
-}
-
-fn pq() -> Command {
-    Command::cargo_bin("pq").unwrap()
-}
-
-/// Runs `pq` with `args`, expecting success; gives stdout.
-fn ok(args: &[&str]) -> String {
-    let out = pq().args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "pq {args:?} failed: {stderr}");
-    assert_no_panic(&stderr);
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// Runs `pq` with `args`, expecting exit status `code`; gives stderr.
-fn fails(args: &[&str], code: i32) -> String {
-    let out = pq().args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(code), "pq {args:?}: {stderr}");
-    assert_no_panic(&stderr);
-    stderr
-}
-
-fn assert_no_panic(stderr: &str) {
-    assert!(!stderr.contains("panicked"), "panic: {stderr}");
-    assert!(!stderr.contains("RUST_BACKTRACE"), "backtrace: {stderr}");
-    assert!(!stderr.contains("stack backtrace"), "backtrace: {stderr}");
-}
-
-/// A file of this name under the temp dir, unique to this test process.
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pq-cli-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
-/// The file as read by arrow-rs.
-fn arrow_rs_read(path: &Path) -> Vec<RecordBatch> {
-    let file = std::fs::File::open(path).unwrap();
-    parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-        .unwrap()
-        .build()
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
 }
 
 /// `batch` with named time zones as `+00:00`, as `pq cat` prints them
@@ -82,19 +36,10 @@ fn offset_zones(batch: &RecordBatch) -> RecordBatch {
     RecordBatch::try_new(std::sync::Arc::new(Schema::new(fields)), columns).unwrap()
 }
 
-/// Batches as JSON lines through arrow-json, nulls written out as pq does.
+/// Batches as JSON lines, named time zones as offsets, as `pq cat` writes
+/// them.
 fn jsonl(batches: &[RecordBatch]) -> String {
-    let mut buf = Vec::new();
-    {
-        let mut w = arrow_json::WriterBuilder::new()
-            .with_explicit_nulls(true)
-            .build::<_, arrow_json::writer::LineDelimited>(&mut buf);
-        for b in batches {
-            w.write(&offset_zones(b)).unwrap();
-        }
-        w.finish().unwrap();
-    }
-    String::from_utf8(buf).unwrap()
+    common::jsonl(&batches.iter().map(offset_zones).collect::<Vec<_>>())
 }
 
 /// Corpus files when `PARQUET_TESTING_DIR` is set (the test is reported
@@ -129,7 +74,7 @@ fn cat_jsonl_equals_arrow_rs() {
     for name in FIXTURES {
         let path = data(name);
         let ours = ok(&["cat", &path, "--format", "jsonl"]);
-        let theirs = jsonl(&arrow_rs_read(Path::new(&path)));
+        let theirs = jsonl(&arrow_rs(Path::new(&path)));
         assert_eq!(ours, theirs, "{name}");
     }
 }
@@ -224,7 +169,7 @@ fn cat_offset_limit_and_columns() {
 
 #[test]
 fn cat_unknown_column() {
-    let err = fails(&["cat", &data("sample.parquet"), "--columns", "nope"], 1);
+    let err = fails_with(&["cat", &data("sample.parquet"), "--columns", "nope"], 1);
     assert!(err.contains("nope") && err.contains("columns are"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
 }
@@ -232,36 +177,36 @@ fn cat_unknown_column() {
 #[test]
 fn bad_inputs() {
     let missing = temp("missing.parquet");
-    let err = fails(&["cat", missing.to_str().unwrap()], 1);
+    let err = fails_with(&["cat", missing.to_str().unwrap()], 1);
     assert!(err.contains("no such file"), "{err}");
 
     let dir = temp("empty-dir");
     std::fs::create_dir_all(&dir).unwrap();
-    let err = fails(&["cat", dir.to_str().unwrap()], 1);
+    let err = fails_with(&["cat", dir.to_str().unwrap()], 1);
     assert!(err.contains("directory with no Parquet files"), "{err}");
 
     let empty = temp("empty.parquet");
     std::fs::write(&empty, b"").unwrap();
-    let err = fails(&["cat", empty.to_str().unwrap()], 1);
+    let err = fails_with(&["cat", empty.to_str().unwrap()], 1);
     assert!(err.contains("empty"), "{err}");
 
     let text = temp("text.parquet");
     std::fs::write(&text, b"id,name\n1,a\n2,b\n").unwrap();
-    let err = fails(&["cat", text.to_str().unwrap()], 1);
+    let err = fails_with(&["cat", text.to_str().unwrap()], 1);
     assert!(err.starts_with("pq: ") && err.lines().count() == 1, "{err}");
 
     let whole = std::fs::read(data("sample.parquet")).unwrap();
     let truncated = temp("truncated.parquet");
     std::fs::write(&truncated, &whole[..whole.len() / 2]).unwrap();
     for cmd in ["cat", "meta", "schema"] {
-        let err = fails(&[cmd, truncated.to_str().unwrap()], 1);
+        let err = fails_with(&[cmd, truncated.to_str().unwrap()], 1);
         assert!(err.starts_with("pq: ") && err.lines().count() == 1, "{err}");
     }
 }
 
 #[test]
 fn unknown_subcommand_is_usage_error() {
-    fails(&["frobnicate", &data("sample.parquet")], 2);
+    fails_with(&["frobnicate", &data("sample.parquet")], 2);
 }
 
 #[test]
@@ -291,7 +236,7 @@ fn scan_reports_rows() {
         assert!(out.contains(&format!("rows: {rows}\n")), "{name}: {out}");
         assert!(out.contains("MB/s"), "{out}");
     }
-    let err = fails(&["scan", &data("sample.parquet"), "--columns", "nope"], 1);
+    let err = fails_with(&["scan", &data("sample.parquet"), "--columns", "nope"], 1);
     assert!(err.contains("nope"), "{err}");
 }
 
@@ -375,7 +320,7 @@ fn convert_to_arrow_equals_arrow_rs() {
             .unwrap();
         // Dictionary columns are written as their values (one dictionary
         // per field in an IPC file).
-        let theirs: Vec<RecordBatch> = arrow_rs_read(Path::new(&path))
+        let theirs: Vec<RecordBatch> = arrow_rs(Path::new(&path))
             .iter()
             .map(|b| {
                 let cols: Vec<_> = b
@@ -474,7 +419,7 @@ fn convert_preview_encoding_needs_its_flag() {
         "--encodings",
         "x=alp",
     ];
-    let err = fails(&args, 2);
+    let err = fails_with(&args, 2);
     assert!(err.contains("'x'"), "{err}");
     assert!(err.contains("--allow-preview-encodings"), "{err}");
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -494,7 +439,7 @@ fn convert_preview_encoding_needs_its_flag() {
 
 #[test]
 fn convert_unwritable_output() {
-    let err = fails(
+    let err = fails_with(
         &[
             "convert",
             &data("sample.parquet"),
@@ -507,7 +452,7 @@ fn convert_unwritable_output() {
     // A failing input leaves no output behind.
     let out = temp("never.parquet");
     let missing = temp("missing-input.parquet");
-    fails(
+    fails_with(
         &["convert", missing.to_str().unwrap(), out.to_str().unwrap()],
         1,
     );

@@ -8,51 +8,7 @@ use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
 use parquet::file::reader::FileReader;
 
 mod common;
-use common::{dir, pq, s};
-
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data");
-
-fn data(name: &str) -> PathBuf {
-    PathBuf::from(format!("{DATA}/{name}"))
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = pq().args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "pq {args:?}: {stderr}");
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn fails(args: &[&str]) -> String {
-    let out = pq().args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(1), "pq {args:?}: {stderr}");
-    stderr
-}
-
-fn arrow_rs(path: &Path) -> Vec<RecordBatch> {
-    let file = std::fs::File::open(path).unwrap();
-    parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-        .unwrap()
-        .build()
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
-}
-
-fn jsonl(batches: &[RecordBatch]) -> String {
-    let mut buf = Vec::new();
-    {
-        let mut w = arrow_json::WriterBuilder::new()
-            .with_explicit_nulls(true)
-            .build::<_, arrow_json::writer::LineDelimited>(&mut buf);
-        for b in batches {
-            w.write(b).unwrap();
-        }
-        w.finish().unwrap();
-    }
-    String::from_utf8(buf).unwrap()
-}
+use common::{arrow_rs, data, dir, fails, jsonl, ok, pq, s};
 
 /// 1000 rows in 10 row groups of 100, uncompressed: `id` 0..1000 and a
 /// string.
@@ -74,28 +30,32 @@ fn ten_groups(path: &Path) {
     w.close().unwrap();
 }
 
-/// A copy of `path` whose row group `rg` has every column chunk
-/// overwritten with 0xff: any read of it fails.
-fn corrupt_group(path: &Path, rg: usize, to: &Path) {
+/// In a directory of its own for `test`: the file of [`ten_groups`], and a
+/// copy whose row groups `broken` have every column chunk overwritten with
+/// 0xff, so that any read of them fails.
+fn ten_groups_and_broken(test: &str, broken: &[usize]) -> (PathBuf, PathBuf) {
+    let d = dir(test);
+    let file = d.join("t.parquet");
+    ten_groups(&file);
     let reader = parquet::file::serialized_reader::SerializedFileReader::new(
-        std::fs::File::open(path).unwrap(),
+        std::fs::File::open(&file).unwrap(),
     )
     .unwrap();
-    let mut bytes = std::fs::read(path).unwrap();
-    for c in reader.metadata().row_group(rg).columns() {
-        let (start, len) = c.byte_range();
-        bytes[start as usize..(start + len) as usize].fill(0xff);
+    let mut bytes = std::fs::read(&file).unwrap();
+    for &rg in broken {
+        for c in reader.metadata().row_group(rg).columns() {
+            let (start, len) = c.byte_range();
+            bytes[start as usize..(start + len) as usize].fill(0xff);
+        }
     }
-    std::fs::write(to, bytes).unwrap();
+    let copy = d.join("broken.parquet");
+    std::fs::write(&copy, bytes).unwrap();
+    (file, copy)
 }
 
 #[test]
 fn count_reads_footers_only() {
-    let d = dir("count");
-    let file = d.join("t.parquet");
-    ten_groups(&file);
-    let broken = d.join("broken.parquet");
-    corrupt_group(&file, 3, &broken);
+    let (file, broken) = ten_groups_and_broken("count", &[3]);
     assert_eq!(ok(&["count", s(&file)]), "1000\n");
     // The pages are never read: a file with a broken row group counts.
     assert_eq!(ok(&["count", s(&broken)]), "1000\n");
@@ -115,17 +75,10 @@ fn count_reads_footers_only() {
 
 #[test]
 fn tail_reads_only_the_last_row_groups() {
-    let d = dir("tail");
-    let file = d.join("t.parquet");
-    ten_groups(&file);
+    // Row groups 0 to 7 broken: a read of any of them fails...
+    let (file, broken) = ten_groups_and_broken("tail", &[0, 1, 2, 3, 4, 5, 6, 7]);
     let all = jsonl(&arrow_rs(&file));
     let lines: Vec<&str> = all.lines().collect();
-    // Row groups 0 to 7 broken: a read of any of them fails...
-    let broken = d.join("broken.parquet");
-    corrupt_group(&file, 0, &broken);
-    for rg in 1..8 {
-        corrupt_group(&broken, rg, &broken);
-    }
     fails(&["cat", s(&broken), "--format", "csv"]);
     // ...and the last 150 rows, in row groups 8 and 9, read as arrow-rs
     // reads them from the whole file.
@@ -177,13 +130,9 @@ fn tail_and_head_across_files() {
 
 #[test]
 fn head_stops_before_later_row_groups() {
-    let d = dir("head");
-    let file = d.join("t.parquet");
-    ten_groups(&file);
+    let (file, broken) = ten_groups_and_broken("head", &[9]);
     let all = jsonl(&arrow_rs(&file));
     let lines: Vec<&str> = all.lines().collect();
-    let broken = d.join("broken.parquet");
-    corrupt_group(&file, 9, &broken);
     let head = ok(&["head", s(&broken), "-n", "150", "--format", "jsonl"]);
     assert_eq!(head.lines().collect::<Vec<_>>(), lines[..150]);
     let table = ok(&["head", s(&file)]);
@@ -390,5 +339,24 @@ fn count_agrees_with_reads_on_the_corpus() {
         } else {
             assert_eq!(read, 6, "{name}");
         }
+    }
+}
+
+#[test]
+fn a_corrupt_page_is_named_once_with_its_row_group() {
+    let (_, broken) = ten_groups_and_broken("corrupt-page", &[3]);
+    // `pages` reads the chunk through the page layer, `cat` through the
+    // reader above it: both name the column once and add the row group.
+    for args in [
+        vec!["pages", s(&broken)],
+        vec!["cat", s(&broken), "--columns", "id"],
+    ] {
+        let err = fails(&args);
+        assert!(
+            err.contains("column id, row group 3, page 0, file offset "),
+            "{args:?}: {err}"
+        );
+        assert_eq!(err.matches("column").count(), 1, "{args:?}: {err}");
+        assert_eq!(err.matches("row group").count(), 1, "{args:?}: {err}");
     }
 }

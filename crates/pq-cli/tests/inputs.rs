@@ -3,61 +3,13 @@
 //! commands that describe files.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 
 mod common;
-use common::{dir, pq, s};
-
-const DATA: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data");
-
-fn data(name: &str) -> PathBuf {
-    PathBuf::from(format!("{DATA}/{name}"))
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = pq().args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "pq {args:?}: {stderr}");
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn fails(args: &[&str]) -> String {
-    let out = pq().args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(1), "pq {args:?}: {stderr}");
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    stderr
-}
-
-/// The file as arrow-rs reads it.
-fn arrow_rs(path: &Path) -> Vec<RecordBatch> {
-    let file = std::fs::File::open(path).unwrap();
-    parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-        .unwrap()
-        .build()
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
-}
-
-/// Batches as JSON lines, nulls written out, as `pq cat --format jsonl`.
-fn jsonl(batches: &[RecordBatch]) -> String {
-    let mut buf = Vec::new();
-    {
-        let mut w = arrow_json::WriterBuilder::new()
-            .with_explicit_nulls(true)
-            .build::<_, arrow_json::writer::LineDelimited>(&mut buf);
-        for b in batches {
-            w.write(b).unwrap();
-        }
-        w.finish().unwrap();
-    }
-    String::from_utf8(buf).unwrap()
-}
+use common::{arrow_rs, data, dir, fails, jsonl, ok, s};
 
 /// `batches` with a string column `key` of `value` added at the end.
 fn with_partition(batches: &[RecordBatch], key: &str, value: &str) -> Vec<RecordBatch> {

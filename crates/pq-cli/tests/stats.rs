@@ -10,21 +10,12 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int32Type, Int64Type};
 use arrow_array::{Array, ArrayRef, Int64Array, RecordBatch, StringArray};
 use arrow_schema::DataType;
-use assert_cmd::Command;
 use serde_json::Value;
 
+mod common;
+use common::{arrow_rs, ok, temp};
+
 const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
-
-fn pq() -> Command {
-    Command::cargo_bin("pq").unwrap()
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = pq().args(args).output().unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "pq {args:?}: {stderr}");
-    String::from_utf8(out.stdout).unwrap()
-}
 
 /// The stats rows as JSON objects, by column.
 fn stats(args: &[&str]) -> BTreeMap<String, Value> {
@@ -37,22 +28,6 @@ fn stats(args: &[&str]) -> BTreeMap<String, Value> {
             (v["column"].as_str().unwrap().to_string(), v)
         })
         .collect()
-}
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pq-cli-stats-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
-
-fn arrow_rs_read(path: &Path) -> Vec<RecordBatch> {
-    let file = std::fs::File::open(path).unwrap();
-    parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-        .unwrap()
-        .build()
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap()
 }
 
 /// Figures of one flat column from arrow-rs's batches: rows, nulls, min,
@@ -118,7 +93,7 @@ fn expected(batches: &[RecordBatch], name: &str) -> Option<Expected> {
 
 #[test]
 fn footer_stats_match_an_arrow_rs_read() {
-    let batches = arrow_rs_read(Path::new(SAMPLE));
+    let batches = arrow_rs(Path::new(SAMPLE));
     let got = stats(&[SAMPLE]);
     let mut checked = 0;
     for field in batches[0].schema().fields() {
@@ -146,7 +121,7 @@ fn footer_stats_match_an_arrow_rs_read() {
 
 #[test]
 fn exact_stats_match_an_arrow_rs_read() {
-    let batches = arrow_rs_read(Path::new(SAMPLE));
+    let batches = arrow_rs(Path::new(SAMPLE));
     let got = stats(&["--exact", SAMPLE]);
     let mut checked = 0;
     for field in batches[0].schema().fields() {

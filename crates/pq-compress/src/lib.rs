@@ -135,6 +135,13 @@ pub use error::{Error, Result};
 
 /// Resource limits for decompression.
 ///
+/// | limit | default | protects against |
+/// |---|---|---|
+/// | [`max_uncompressed_size`](Limits::max_uncompressed_size) | 1 GiB | a page that really decompresses to more than memory holds (a bomb); sizes a header declares without the bytes to back them are refused before this, whatever the limit |
+///
+/// Like `pq_format::Limits` and `pq_page::PageOptions`, each limit has a
+/// getter, a `with_*` setter and a `DEFAULT_*` constant.
+///
 /// ```
 /// use pq_compress::Limits;
 ///

@@ -179,10 +179,7 @@ fn file_errors_are_clear() {
         FormatError::Thrift { offset, .. } => assert!((4..=8).contains(&offset), "{offset}"),
         e => panic!("{e}"),
     }
-    let small = Limits {
-        max_metadata_size: 2,
-        ..Limits::default()
-    };
+    let small = Limits::default().with_max_metadata_size(2);
     let e = pq_format::read_metadata_from_slice(b"PAR1\0\0\0\0\x04\0\0\0PAR1", &small).unwrap_err();
     assert!(matches!(e, FormatError::MetadataTooLarge { .. }), "{e}");
 }

@@ -325,12 +325,9 @@ fn nesting_beyond_the_limit_errors() {
     let e = KeyValue::decode(&deep).unwrap_err();
     assert_eq!(
         *e.kind(),
-        DecodeErrorKind::TooDeep(Limits::default().max_nesting_depth)
+        DecodeErrorKind::TooDeep(Limits::default().max_nesting_depth())
     );
-    let strict = Limits {
-        max_nesting_depth: 10,
-        ..Limits::default()
-    };
+    let strict = Limits::default().with_max_nesting_depth(10);
     let e = KeyValue::decode_prefix(&ok, &strict).unwrap_err();
     assert_eq!(*e.kind(), DecodeErrorKind::TooDeep(10));
     // Deep lists of lists are limited too.
@@ -395,10 +392,7 @@ fn oversized_lengths_error_before_allocating() {
         "{e}"
     );
     // Over the configured list limit.
-    let small = Limits {
-        max_list_len: 2,
-        ..Limits::default()
-    };
+    let small = Limits::default().with_max_list_len(2);
     let md = FileMetaData {
         schema: vec![Default::default(); 3],
         ..Default::default()

@@ -150,10 +150,7 @@ fn depth_is_limited() {
     s.push(leaf("x", R::OPTIONAL, Type::INT32));
     let err = build(&s).unwrap_err();
     assert!(err.contains("deeper than the limit of 128"), "{err}");
-    let limits = Limits {
-        max_schema_depth: 2000,
-        ..Limits::default()
-    };
+    let limits = Limits::default().with_max_schema_depth(2000);
     let schema = SchemaDescriptor::new(&s, &limits).unwrap();
     assert_eq!(schema.columns()[0].max_def_level, depth as i16 + 1);
     assert_eq!(schema.columns()[0].path.len(), depth + 1);

@@ -27,15 +27,15 @@ pub fn column_chunk_range(
 ) -> Result<Range<u64>> {
     let column = meta.path_in_schema.join(".");
     // The location is the chunk's first byte as far as it is known.
-    let err_at = |offset: u64, msg: String| Error {
+    let err_at = |offset: Option<u64>, msg: String| Error {
         kind: ErrorKind::ChunkRange(msg),
-        location: Location {
-            column: column.clone(),
-            page: None,
-            offset,
-        },
+        location: Box::new(Location {
+            column: Some(column.clone()),
+            file_offset: offset,
+            ..Location::default()
+        }),
     };
-    let err = |msg: String| err_at(0, msg);
+    let err = |msg: String| err_at(None, msg);
     // The dictionary page comes first when there is one. A data page offset
     // at or before the dictionary's is bogus (writers put 0 there for chunks
     // of no values), so the dictionary offset wins then too.
@@ -52,13 +52,13 @@ pub fn column_chunk_range(
     })?;
     let end = start.checked_add(len).ok_or_else(|| {
         err_at(
-            start,
+            Some(start),
             format!("chunk offset {start} + size {len} overflows"),
         )
     })?;
     if end > file_len {
         return Err(err_at(
-            start,
+            Some(start),
             format!("chunk at {start}..{end} runs past the end of the file ({file_len} bytes)"),
         ));
     }

@@ -40,28 +40,30 @@ pub struct ChunkContext {
 /// The last applies only where the chunk's size is given with
 /// [`PageReader::with_total_uncompressed_size`].
 ///
+/// Like [`pq_compress::Limits`] and [`pq_format::Limits`], each setting has
+/// a getter, a `with_*` setter and, for limits, a `DEFAULT_*` constant.
+///
 /// ```
 /// let options = pq_page::PageOptions::default().with_max_page_values(1 << 20);
-/// assert_eq!(options.max_page_values, 1 << 20);
-/// assert_eq!(options.max_dictionary_size, 1 << 30);
+/// assert_eq!(options.max_page_values(), 1 << 20);
+/// assert_eq!(options.max_dictionary_size(), 1 << 30);
+/// assert!(!options.verify_checksums());
+/// // The defaults.
+/// let defaults = pq_page::PageOptions::default();
+/// assert_eq!(defaults.max_page_values(), 1 << 26);
+/// assert_eq!(defaults.chunk_size_slack(), 16 << 20);
+/// assert_eq!(defaults.compress_limits(), &pq_compress::Limits::default());
+/// assert_eq!(defaults.format_limits(), &pq_format::Limits::default());
 /// ```
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PageOptions {
-    /// Verify page CRC32 checksums where the header has one. Off by default,
-    /// as in other readers: it costs a pass over every page.
-    pub verify_checksums: bool,
-    /// Limits on decompressed page sizes.
-    pub compress_limits: pq_compress::Limits,
-    /// Limits on page header decoding.
-    pub format_limits: pq_format::Limits,
-    /// Most values (levels) one data page may declare.
-    pub max_page_values: usize,
-    /// Largest dictionary page accepted, in uncompressed bytes.
-    pub max_dictionary_size: usize,
-    /// Bytes the pages of a chunk (headers plus uncompressed bodies) may add
-    /// up to beyond the chunk's `total_uncompressed_size`.
-    pub chunk_size_slack: u64,
+    pub(crate) verify_checksums: bool,
+    pub(crate) compress_limits: pq_compress::Limits,
+    pub(crate) format_limits: pq_format::Limits,
+    pub(crate) max_page_values: usize,
+    pub(crate) max_dictionary_size: usize,
+    pub(crate) chunk_size_slack: u64,
 }
 
 impl PageOptions {
@@ -72,38 +74,91 @@ impl PageOptions {
     /// Default for [`chunk_size_slack`](Self::chunk_size_slack): 16 MiB.
     pub const DEFAULT_CHUNK_SIZE_SLACK: u64 = 16 << 20;
 
+    /// Options with the defaults.
+    ///
+    /// ```
+    /// assert_eq!(pq_page::PageOptions::new(), pq_page::PageOptions::default());
+    /// ```
+    pub const fn new() -> Self {
+        PageOptions {
+            verify_checksums: false,
+            compress_limits: pq_compress::Limits::new(),
+            format_limits: pq_format::Limits::new(),
+            max_page_values: Self::DEFAULT_MAX_PAGE_VALUES,
+            max_dictionary_size: Self::DEFAULT_MAX_DICTIONARY_SIZE,
+            chunk_size_slack: Self::DEFAULT_CHUNK_SIZE_SLACK,
+        }
+    }
+
+    /// Whether page CRC32 checksums are verified where the header has one.
+    /// Off by default, as in other readers: it costs a pass over every page.
+    pub const fn verify_checksums(&self) -> bool {
+        self.verify_checksums
+    }
+
+    /// Limits on decompressed page sizes (default:
+    /// [`pq_compress::Limits::default`]).
+    pub const fn compress_limits(&self) -> &pq_compress::Limits {
+        &self.compress_limits
+    }
+
+    /// Limits on page header decoding (default:
+    /// [`pq_format::Limits::default`]).
+    pub const fn format_limits(&self) -> &pq_format::Limits {
+        &self.format_limits
+    }
+
+    /// Most values (levels) one data page may declare (default
+    /// [`DEFAULT_MAX_PAGE_VALUES`](Self::DEFAULT_MAX_PAGE_VALUES)).
+    pub const fn max_page_values(&self) -> usize {
+        self.max_page_values
+    }
+
+    /// Largest dictionary page accepted, in uncompressed bytes (default
+    /// [`DEFAULT_MAX_DICTIONARY_SIZE`](Self::DEFAULT_MAX_DICTIONARY_SIZE)).
+    pub const fn max_dictionary_size(&self) -> usize {
+        self.max_dictionary_size
+    }
+
+    /// Bytes the pages of a chunk (headers plus uncompressed bodies) may add
+    /// up to beyond the chunk's `total_uncompressed_size` (default
+    /// [`DEFAULT_CHUNK_SIZE_SLACK`](Self::DEFAULT_CHUNK_SIZE_SLACK)).
+    pub const fn chunk_size_slack(&self) -> u64 {
+        self.chunk_size_slack
+    }
+
     /// Options with checksum verification on or off.
-    pub fn with_verify_checksums(mut self, verify: bool) -> Self {
+    pub const fn with_verify_checksums(mut self, verify: bool) -> Self {
         self.verify_checksums = verify;
         self
     }
 
     /// Options with these decompression limits.
-    pub fn with_compress_limits(mut self, limits: pq_compress::Limits) -> Self {
+    pub const fn with_compress_limits(mut self, limits: pq_compress::Limits) -> Self {
         self.compress_limits = limits;
         self
     }
 
     /// Options with these Thrift limits for page headers.
-    pub fn with_format_limits(mut self, limits: pq_format::Limits) -> Self {
+    pub const fn with_format_limits(mut self, limits: pq_format::Limits) -> Self {
         self.format_limits = limits;
         self
     }
 
     /// Options with this [`max_page_values`](Self::max_page_values).
-    pub fn with_max_page_values(mut self, max: usize) -> Self {
+    pub const fn with_max_page_values(mut self, max: usize) -> Self {
         self.max_page_values = max;
         self
     }
 
     /// Options with this [`max_dictionary_size`](Self::max_dictionary_size).
-    pub fn with_max_dictionary_size(mut self, max: usize) -> Self {
+    pub const fn with_max_dictionary_size(mut self, max: usize) -> Self {
         self.max_dictionary_size = max;
         self
     }
 
     /// Options with this [`chunk_size_slack`](Self::chunk_size_slack).
-    pub fn with_chunk_size_slack(mut self, slack: u64) -> Self {
+    pub const fn with_chunk_size_slack(mut self, slack: u64) -> Self {
         self.chunk_size_slack = slack;
         self
     }
@@ -111,14 +166,7 @@ impl PageOptions {
 
 impl Default for PageOptions {
     fn default() -> Self {
-        PageOptions {
-            verify_checksums: false,
-            compress_limits: pq_compress::Limits::default(),
-            format_limits: pq_format::Limits::default(),
-            max_page_values: Self::DEFAULT_MAX_PAGE_VALUES,
-            max_dictionary_size: Self::DEFAULT_MAX_DICTIONARY_SIZE,
-            chunk_size_slack: Self::DEFAULT_CHUNK_SIZE_SLACK,
-        }
+        PageOptions::new()
     }
 }
 
@@ -195,12 +243,13 @@ impl PageReader {
         &self.ctx
     }
 
-    fn location(&self, page: Option<usize>, pos: usize) -> Location {
-        Location {
-            column: self.ctx.column.clone(),
+    fn location(&self, page: Option<usize>, pos: usize) -> Box<Location> {
+        Box::new(Location {
+            column: Some(self.ctx.column.clone()),
             page,
-            offset: self.ctx.file_offset + pos as u64,
-        }
+            file_offset: Some(self.ctx.file_offset + pos as u64),
+            ..Location::default()
+        })
     }
 
     fn err(&self, pos: usize, kind: ErrorKind) -> Error {

@@ -90,7 +90,7 @@ fn body_past_the_chunk() {
     // The location names the column, the page and the file offset.
     assert_eq!(
         err.to_string().split(':').next().unwrap(),
-        "column 'a.b', page 0 at file offset 1000"
+        "column a.b, page 0, file offset 1000"
     );
 }
 
@@ -337,7 +337,7 @@ fn values_per_page_limit() {
     let err = read_all(all_null_page(1001), ctx(1001, 1), &options).unwrap_err();
     assert!(matches!(err.kind, ErrorKind::LimitExceeded(_)), "{err}");
     assert_eq!(err.location.page, Some(0));
-    assert_eq!(err.location.offset, 1000);
+    assert_eq!(err.location.file_offset, Some(1000));
 }
 
 /// A PLAIN dictionary page header of `num_values` entries declaring
@@ -375,7 +375,10 @@ fn dictionary_size_limit() {
             if m.contains("dictionary page of 400 bytes exceeds the limit of 399 bytes")),
         "{err}"
     );
-    assert_eq!((err.location.page, err.location.offset), (Some(0), 1000));
+    assert_eq!(
+        (err.location.page, err.location.file_offset),
+        (Some(0), Some(1000))
+    );
 
     // The default stops a compressed dictionary declaring more than 1 GiB
     // before it is decompressed.

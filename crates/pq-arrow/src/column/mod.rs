@@ -61,10 +61,7 @@ fn empty_dense(leaf: &LeafColumn, dt: &DataType) -> Dense {
 }
 
 fn page_err(source: pq_page::Error, at: &Location) -> Error {
-    Error::Page {
-        at: Box::new(at.clone()),
-        source: Box::new(source),
-    }
+    crate::error::page_err(source, at)
 }
 
 fn is_utf8(dt: &DataType) -> bool {

@@ -112,9 +112,7 @@ impl ParquetRecordBatchReader {
             }
             let Some(cmd) = &chunk.meta_data else {
                 if chunk.crypto_metadata.is_some() || chunk.encrypted_column_metadata.is_some() {
-                    return Err(Error::Encrypted {
-                        message: format!("column {} is encrypted", leaf.dotted()),
-                    });
+                    return Err(crate::error::encrypted(&at, "encrypted column chunk"));
                 }
                 return Err(data_err(&at, "the column chunk has no metadata"));
             };
@@ -132,10 +130,7 @@ impl ParquetRecordBatchReader {
                 ));
             }
             let range = pq_page::column_chunk_range(cmd, self.file_len, md.created_by.as_deref())
-                .map_err(|source| Error::Page {
-                at: Box::new(at.clone()),
-                source: Box::new(source),
-            })?;
+                .map_err(|source| crate::error::page_err(source, &at))?;
             let codec =
                 pq_compress::Codec::from_thrift(cmd.codec.0).map_err(|source| Error::Compress {
                     at: Box::new(at.clone()),

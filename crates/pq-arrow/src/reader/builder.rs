@@ -17,7 +17,7 @@ use super::source::Source;
 use super::workers::Workers;
 use crate::error::{Error, Result};
 use crate::pool::{DEFAULT_POOL_BYTES, Pool};
-use crate::schema::{FieldKind, FieldNode, LeafColumn, convert, from_schema_error};
+use crate::schema::{FieldKind, FieldNode, LeafColumn, convert};
 
 /// Opens a Parquet file and configures how it is read; [`build`] gives the
 /// iterator of batches.
@@ -64,13 +64,7 @@ pub struct ParquetReader {
 }
 
 fn format_err(source: pq_format::FormatError) -> Error {
-    match source {
-        pq_format::FormatError::Encrypted { detail } => Error::Encrypted {
-            message: detail.to_string(),
-        },
-        pq_format::FormatError::Schema(e) => from_schema_error(e),
-        source => Error::Format { source },
-    }
+    Error::from(source)
 }
 
 impl ParquetReader {
@@ -86,7 +80,7 @@ impl ParquetReader {
     ///
     /// ```
     /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
-    /// let tiny = pq_arrow::MetadataLimits { max_metadata_size: 16, ..Default::default() };
+    /// let tiny = pq_arrow::MetadataLimits::default().with_max_metadata_size(16);
     /// let err = pq_arrow::ParquetReader::open_with_limits(path, &tiny).unwrap_err();
     /// assert!(err.to_string().contains("exceeds the limit of 16 bytes"), "{err}");
     /// ```

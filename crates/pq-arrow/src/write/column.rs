@@ -10,7 +10,7 @@
 use pq_format::{ColumnIndex, ColumnMetaData, CompressionCodec, OffsetIndex, Statistics};
 use pq_page::{PageWriteError, PageWriter};
 
-use crate::error::{Error, Location, Result, data_err};
+use crate::error::{Error, Location, Result, write_err};
 use crate::write::encoder::MINI_BATCH;
 use crate::write::levels::LeafLevels;
 use crate::write::options::{DataPageVersion, ResolvedColumn, WriterOptions};
@@ -41,14 +41,13 @@ fn page_err(at: &Location, e: PageWriteError) -> Error {
             at: Box::new(at.clone()),
             source,
         },
-        other => data_err(at, other.to_string()),
+        other => write_err(at, other),
     }
 }
 
-/// Values that cannot be encoded (a byte array of 2 GiB or more). Not
-/// `Error::Encoding`, whose message speaks of decoding a file.
+/// Values that cannot be encoded (a byte array of 2 GiB or more).
 fn encode_err(at: &Location, e: pq_encoding::Error) -> Error {
-    data_err(at, format!("cannot encode the values of a page: {e}"))
+    write_err(at, format!("cannot encode the values of a page: {e}"))
 }
 
 /// The limits of a column's pages and dictionary.
@@ -156,7 +155,7 @@ impl ColumnChunkWriter {
                 };
                 self.values
                     .put(&phys, picked)
-                    .map_err(|message| data_err(&self.at, message))?;
+                    .map_err(|message| write_err(&self.at, message))?;
             }
             va += nv;
             a = b;
