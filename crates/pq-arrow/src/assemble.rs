@@ -45,6 +45,13 @@ fn levels<'a>(node: &FieldNode, leaves: &'a Leaves) -> (Option<&'a [i16]>, Optio
     }
 }
 
+/// The validity of the first leaf under `node`, for a leaf whose
+/// definition levels are left out (see [`LeafData::def`]).
+fn leaf_nulls(node: &FieldNode, leaves: &Leaves) -> Option<NullBuffer> {
+    let leaf = first_leaf(node).and_then(|i| leaves.get(&i))?;
+    leaf.array.nulls().filter(|n| n.null_count() > 0).cloned()
+}
+
 /// The slot definition level of the children of `node`, whose own is
 /// `slot_def`: a list's element level, else unchanged.
 pub(crate) fn child_slot_def(node: &FieldNode, slot_def: i16) -> i16 {
@@ -97,7 +104,12 @@ fn node_nulls(node: &FieldNode, leaves: &Leaves, slot_def: i16) -> Option<NullBu
         return None;
     }
     let (def, rep) = levels(node, leaves);
-    let def = def?;
+    let Some(def) = def else {
+        // A flat leaf without levels: they are 1 where it is valid (the
+        // node's level, between 1 and the leaf's max of 1), or all the
+        // leaf's max level, at or above the node's.
+        return leaf_nulls(node, leaves);
+    };
     let buf = match rep {
         Some(rep) => {
             let mut b = BooleanBufferBuilder::new(def.len());
