@@ -192,45 +192,44 @@ fn decimal<T: DecimalType>(a: PrimitiveArray<T>, p: u8, s: i8, at: &Location) ->
     ))
 }
 
-/// Big-endian two's complement bytes to i128 (sign-extended).
-fn be_i128(b: &[u8]) -> i128 {
+/// Big-endian two's complement bytes sign-extended to `N` bytes (the
+/// last `N` if there are more).
+fn sign_extend<const N: usize>(b: &[u8]) -> [u8; N] {
     let mut buf = if b.first().is_some_and(|x| x & 0x80 != 0) {
-        [0xffu8; 16]
+        [0xffu8; N]
     } else {
-        [0u8; 16]
+        [0u8; N]
     };
-    let n = b.len().min(16);
+    let n = b.len().min(N);
     let src = b.get(b.len() - n..).unwrap_or_default();
-    if let Some(dst) = buf.get_mut(16 - n..) {
+    if let Some(dst) = buf.get_mut(N - n..) {
         dst.copy_from_slice(src);
     }
-    i128::from_be_bytes(buf)
+    buf
+}
+
+/// Big-endian two's complement bytes to i128 (sign-extended).
+fn be_i128(b: &[u8]) -> i128 {
+    i128::from_be_bytes(sign_extend(b))
 }
 
 fn be_i256(b: &[u8]) -> i256 {
-    let mut buf = if b.first().is_some_and(|x| x & 0x80 != 0) {
-        [0xffu8; 32]
-    } else {
-        [0u8; 32]
-    };
-    let n = b.len().min(32);
-    let src = b.get(b.len() - n..).unwrap_or_default();
-    if let Some(dst) = buf.get_mut(32 - n..) {
-        dst.copy_from_slice(src);
-    }
-    i256::from_be_bytes(buf)
+    i256::from_be_bytes(sign_extend(b))
 }
 
 fn int96_to(v: [u32; 3], unit: TimeUnit) -> i64 {
     let nanos = ((v[1] as i64) << 32) | v[0] as i64;
     // The Julian day is unsigned, as pyarrow reads it.
     let day = v[2] as i64 - JULIAN_DAY_OF_EPOCH;
-    match unit {
-        TimeUnit::Second => day.wrapping_mul(86_400).wrapping_add(nanos / 1_000_000_000),
-        TimeUnit::Millisecond => day.wrapping_mul(86_400_000).wrapping_add(nanos / 1_000_000),
-        TimeUnit::Microsecond => day.wrapping_mul(86_400_000_000).wrapping_add(nanos / 1_000),
-        TimeUnit::Nanosecond => day.wrapping_mul(86_400_000_000_000).wrapping_add(nanos),
-    }
+    let nanos_per_unit: i64 = match unit {
+        TimeUnit::Second => 1_000_000_000,
+        TimeUnit::Millisecond => 1_000_000,
+        TimeUnit::Microsecond => 1_000,
+        TimeUnit::Nanosecond => 1,
+    };
+    let per_day = 86_400_000_000_000 / nanos_per_unit;
+    day.wrapping_mul(per_day)
+        .wrapping_add(nanos / nanos_per_unit)
 }
 
 /// Builds the Arrow array of type `dt` from `dense` values and `nulls`
@@ -812,6 +811,39 @@ mod tests {
         )
         .unwrap();
         assert_eq!(a.as_binary::<i32>().value(1), b"\xff\xfe");
+    }
+
+    /// The per-width decimal conversion against the byte-by-byte one, for
+    /// every width, positive and negative values.
+    #[test]
+    fn decimals_of_every_width_match_the_general_conversion() {
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        for width in 1..=16usize {
+            let data: Vec<u8> = (0..width * 50)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    seed as u8
+                })
+                .collect();
+            let want: Vec<i128> = data.chunks_exact(width).map(be_i128).collect();
+            assert_eq!(be_i128s(&data, width, &pool()), want, "width {width}");
+            assert!(want.iter().any(|&v| v < 0) && want.iter().any(|&v| v > 0));
+        }
+        assert_eq!(be_i128(&[0xff, 0x85]), -123);
+        assert_eq!(be_i256(&[0x00, 0x80]).as_i128(), 128);
+    }
+
+    #[test]
+    fn int96_in_every_unit() {
+        // The day after the epoch, 1.5 s in.
+        let ns = 1_500_000_000u64;
+        let v = [ns as u32, (ns >> 32) as u32, JULIAN_DAY_OF_EPOCH as u32 + 1];
+        assert_eq!(int96_to(v, TimeUnit::Second), 86_401);
+        assert_eq!(int96_to(v, TimeUnit::Millisecond), 86_401_500);
+        assert_eq!(int96_to(v, TimeUnit::Microsecond), 86_401_500_000);
+        assert_eq!(int96_to(v, TimeUnit::Nanosecond), 86_401_500_000_000);
     }
 
     #[test]
