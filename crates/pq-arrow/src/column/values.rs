@@ -479,6 +479,35 @@ pub(crate) fn decode_values(
     }
 }
 
+/// Entries of a dictionary small enough for [`gather_small`]'s table.
+const SMALL_DICT: usize = 256;
+
+/// `dict[i]` for every `i` of `idx`, appended to `out`. A dictionary of at
+/// most [`SMALL_DICT`] entries (flags, codes, small counts) is copied into
+/// a table of that size, so that a masked index needs no bounds check and
+/// the loop no branch (the indices are checked once, by their max, so the
+/// mask changes none); larger ones take [`gather`].
+fn gather_small<T: Copy + Default>(
+    dict: &[T],
+    idx: &[u32],
+    out: &mut Vec<T>,
+) -> std::result::Result<(), pq_encoding::Error> {
+    let mut table = [T::default(); SMALL_DICT];
+    let Some(head) = table.get_mut(..dict.len()) else {
+        return gather(dict, idx, out);
+    };
+    head.copy_from_slice(dict);
+    let max = idx.iter().copied().fold(0u32, u32::max);
+    if !idx.is_empty() && max as usize >= dict.len() {
+        return Err(pq_encoding::Error::IndexOutOfBounds {
+            index: max.into(),
+            len: dict.len(),
+        });
+    }
+    out.extend(idx.iter().map(|&i| table[i as usize % SMALL_DICT]));
+    Ok(())
+}
+
 pub(crate) fn gather_dense(
     out: &mut Dense,
     dict: &Dense,
@@ -494,11 +523,11 @@ pub(crate) fn gather_dense(
         // A dictionary with an invalid string: what is gathered is checked.
         (Dense::Utf8(o), d) => o.append_raw(at, |raw| gather_dense(raw, d, idx, at)),
         (Dense::Bool(o), Dense::Bool(d)) => gather(d, idx, o).map_err(e),
-        (Dense::I32(o), Dense::I32(d)) => gather(d, idx, o).map_err(e),
-        (Dense::I64(o), Dense::I64(d)) => gather(d, idx, o).map_err(e),
+        (Dense::I32(o), Dense::I32(d)) => gather_small(d, idx, o).map_err(e),
+        (Dense::I64(o), Dense::I64(d)) => gather_small(d, idx, o).map_err(e),
         (Dense::I96(o), Dense::I96(d)) => gather(d, idx, o).map_err(e),
-        (Dense::F32(o), Dense::F32(d)) => gather(d, idx, o).map_err(e),
-        (Dense::F64(o), Dense::F64(d)) => gather(d, idx, o).map_err(e),
+        (Dense::F32(o), Dense::F32(d)) => gather_small(d, idx, o).map_err(e),
+        (Dense::F64(o), Dense::F64(d)) => gather_small(d, idx, o).map_err(e),
         (
             Dense::Bytes { offsets, values },
             Dense::Bytes {
@@ -660,4 +689,30 @@ pub(crate) fn extend_range(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The table gather against the plain one, at the table's size and
+    /// around it, and an index past a small dictionary.
+    #[test]
+    fn small_dictionaries_gather_as_large_ones_do() {
+        for n in [1usize, 7, 255, 256, 257, 1000] {
+            let dict: Vec<i64> = (0..n as i64).map(|i| i * 31 - 5).collect();
+            let idx: Vec<u32> = (0..3000u32).map(|i| (i * 7919) % n as u32).collect();
+            let (mut fast, mut plain) = (vec![42i64], vec![42i64]);
+            gather_small(&dict, &idx, &mut fast).unwrap();
+            gather(&dict, &idx, &mut plain).unwrap();
+            assert_eq!(fast, plain, "{n} entries");
+            let mut out = Vec::new();
+            let e = gather_small(&dict, &[0, n as u32], &mut out).unwrap_err();
+            assert!(matches!(e, pq_encoding::Error::IndexOutOfBounds { .. }), "{e}");
+            assert!(out.is_empty());
+        }
+        assert!(gather_small::<i32>(&[], &[], &mut Vec::new()).is_ok());
+        assert!(gather_small::<i32>(&[], &[0], &mut Vec::new()).is_err());
+    }
 }
