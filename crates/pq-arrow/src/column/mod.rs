@@ -427,13 +427,19 @@ impl LeafReader {
         } = spare;
         let def = decode_levels(&p.def_levels, def, self.def_form, "definition levels", &at)?;
         let non_null = def.count_max(0..n);
-        let rep = decode_levels(
-            &p.rep_levels,
-            rep,
-            LevelForm::Levels,
-            "repetition levels",
-            &at,
-        )?;
+        // A column that is not repeated has no repetition levels to keep
+        // (they would be a zero per entry).
+        let rep = if self.max_rep > 0 {
+            decode_levels(
+                &p.rep_levels,
+                rep,
+                LevelForm::Levels,
+                "repetition levels",
+                &at,
+            )?
+        } else {
+            rep
+        };
         let values = if matches!(self.dt, DataType::Null) || non_null == 0 {
             PageValues::None
         } else {
