@@ -413,13 +413,11 @@ fn fixed_to_arrow(
     pool: &Pool,
 ) -> Result<ArrayRef> {
     let n = nulls.as_ref();
-    let numbers = |v: Vec<i128>, data: Vec<u8>| {
-        pool.put(data);
-        spread(v, n, pool)
-    };
     match dt {
         DataType::Decimal128(p, s) if width <= 16 => {
-            let v = numbers(be_i128s(&data, width, pool), data);
+            let v = be_i128s(&data, width, pool);
+            pool.put(data);
+            let v = spread(v, n, pool);
             decimal(prim::<Decimal128Type>(v, nulls, at, pool)?, *p, *s, at)
         }
         DataType::Decimal64(p, s) if width <= 8 => {
