@@ -709,7 +709,10 @@ mod tests {
             assert_eq!(fast, plain, "{n} entries");
             let mut out = Vec::new();
             let e = gather_small(&dict, &[0, n as u32], &mut out).unwrap_err();
-            assert!(matches!(e, pq_encoding::Error::IndexOutOfBounds { .. }), "{e}");
+            assert!(
+                matches!(e, pq_encoding::Error::IndexOutOfBounds { .. }),
+                "{e}"
+            );
             assert!(out.is_empty());
         }
         assert!(gather_small::<i32>(&[], &[], &mut Vec::new()).is_ok());
