@@ -45,6 +45,13 @@ fn levels<'a>(node: &FieldNode, leaves: &'a Leaves) -> (Option<&'a [i16]>, Optio
     }
 }
 
+/// The validity of the first leaf under `node`, for a leaf whose
+/// definition levels are left out (see [`LeafData::def`]).
+fn leaf_nulls(node: &FieldNode, leaves: &Leaves) -> Option<NullBuffer> {
+    let leaf = first_leaf(node).and_then(|i| leaves.get(&i))?;
+    leaf.array.nulls().filter(|n| n.null_count() > 0).cloned()
+}
+
 /// The slot definition level of the children of `node`, whose own is
 /// `slot_def`: a list's element level, else unchanged.
 pub(crate) fn child_slot_def(node: &FieldNode, slot_def: i16) -> i16 {
@@ -97,7 +104,12 @@ fn node_nulls(node: &FieldNode, leaves: &Leaves, slot_def: i16) -> Option<NullBu
         return None;
     }
     let (def, rep) = levels(node, leaves);
-    let def = def?;
+    let Some(def) = def else {
+        // A flat leaf without levels: they are 1 where it is valid (the
+        // node's level, between 1 and the leaf's max of 1), or all the
+        // leaf's max level, at or above the node's.
+        return leaf_nulls(node, leaves);
+    };
     let buf = match rep {
         Some(rep) => {
             let mut b = BooleanBufferBuilder::new(def.len());
@@ -243,11 +255,46 @@ fn list_shape<O: OffsetSizeTrait>(
     })
 }
 
-fn child_len_err(at: &Location, what: &str, levels: usize, child: usize) -> crate::error::Error {
+fn child_len_err(at: &Location, child: &str, levels: usize, len: usize) -> crate::error::Error {
     data_err(
         at,
-        format!("the list's levels give {levels} {what} but its child has {child}"),
+        format!("the list's levels give {levels} elements but its child {child} has {len}"),
     )
+}
+
+/// A list's or map's offsets and validity, from the levels, and its child
+/// arrays (one per `(node, field)` of `children`), each checked to hold
+/// the elements the levels give.
+struct ListParts<O: OffsetSizeTrait> {
+    offsets: OffsetBuffer<O>,
+    nulls: Option<NullBuffer>,
+    children: Vec<ArrayRef>,
+}
+
+fn list_parts<'a, O: OffsetSizeTrait>(
+    node: &FieldNode,
+    children: impl IntoIterator<Item = (&'a FieldNode, &'a arrow_schema::FieldRef)>,
+    leaves: &Leaves,
+    (def, rep): (&[i16], &[i16]),
+    slot_def: i16,
+    at: &Location,
+) -> Result<ListParts<O>> {
+    let shape = list_shape::<O>(node, def, rep, slot_def, false, at)?;
+    let elem_def = child_slot_def(node, slot_def);
+    let mut arrays = Vec::new();
+    for (c, f) in children {
+        let a = build_node(c, leaves, elem_def, &child_at(at, f.name()))?;
+        if a.len() != shape.child_len {
+            return Err(child_len_err(at, f.name(), shape.child_len, a.len()));
+        }
+        arrays.push(a);
+    }
+    Ok(ListParts {
+        // Never decreasing: `list_shape` counts elements up.
+        offsets: OffsetBuffer::new(ScalarBuffer::from(shape.offsets)),
+        nulls: shape.nulls,
+        children: arrays,
+    })
 }
 
 fn list_array<O: OffsetSizeTrait>(
@@ -255,23 +302,16 @@ fn list_array<O: OffsetSizeTrait>(
     field: &arrow_schema::FieldRef,
     child: &FieldNode,
     leaves: &Leaves,
-    (def, rep): (&[i16], &[i16]),
+    levels: (&[i16], &[i16]),
     slot_def: i16,
     at: &Location,
 ) -> Result<ArrayRef> {
-    let shape = list_shape::<O>(node, def, rep, slot_def, false, at)?;
-    let elem_def = child_slot_def(node, slot_def);
-    let values = build_node(child, leaves, elem_def, &child_at(at, field.name()))?;
-    if values.len() != shape.child_len {
-        return Err(child_len_err(at, "elements", shape.child_len, values.len()));
-    }
-    let a = GenericListArray::<O>::try_new(
-        field.clone(),
-        OffsetBuffer::new(ScalarBuffer::from(shape.offsets)),
-        values,
-        shape.nulls,
-    )
-    .map_err(|e| arrow_err(at, e))?;
+    let parts = list_parts::<O>(node, [(child, field)], leaves, levels, slot_def, at)?;
+    let Some(values) = parts.children.into_iter().next() else {
+        return Err(data_err(at, "a list without element"));
+    };
+    let a = GenericListArray::<O>::try_new(field.clone(), parts.offsets, values, parts.nulls)
+        .map_err(|e| arrow_err(at, e))?;
     Ok(Arc::new(a))
 }
 
@@ -307,7 +347,12 @@ fn build_list(
             };
             let values = build_node(child, leaves, elem_def, &child_at(at, field.name()))?;
             if values.len() != shape.child_len {
-                return Err(child_len_err(at, "elements", shape.child_len, values.len()));
+                return Err(child_len_err(
+                    at,
+                    field.name(),
+                    shape.child_len,
+                    values.len(),
+                ));
             }
             let size_u = usize::try_from(*size).unwrap_or(0);
             let data = values.to_data();
@@ -336,34 +381,25 @@ fn build_list(
             Ok(Arc::new(a))
         }
         DataType::Map(entries, _) => {
-            let shape = list_shape::<i32>(node, def, rep, slot_def, false, at)?;
             let DataType::Struct(fields) = entries.data_type() else {
                 return Err(data_err(at, "map entries are not a struct"));
             };
-            let mut arrays = Vec::with_capacity(children.len());
-            for (c, f) in children.iter().zip(fields.iter()) {
-                let a = build_node(c, leaves, elem_def, &child_at(at, f.name()))?;
-                if a.len() != shape.child_len {
-                    return Err(data_err(
-                        at,
-                        format!(
-                            "the map's levels give {} entries but its {} has {}",
-                            shape.child_len,
-                            f.name(),
-                            a.len()
-                        ),
-                    ));
-                }
-                arrays.push(a);
-            }
-            let entries_arr =
-                StructArray::try_new(fields.clone(), arrays, None).map_err(|e| arrow_err(at, e))?;
+            let parts = list_parts::<i32>(
+                node,
+                children.iter().zip(fields.iter()),
+                leaves,
+                (def, rep),
+                slot_def,
+                at,
+            )?;
+            let entries_arr = StructArray::try_new(fields.clone(), parts.children, None)
+                .map_err(|e| arrow_err(at, e))?;
             let sorted = matches!(node.arrow_type, DataType::Map(_, true));
             let a = MapArray::try_new(
                 entries.clone(),
-                OffsetBuffer::new(ScalarBuffer::from(shape.offsets)),
+                parts.offsets,
                 entries_arr,
-                shape.nulls,
+                parts.nulls,
                 sorted,
             )
             .map_err(|e| arrow_err(at, e))?;

@@ -6,13 +6,15 @@ use std::sync::Arc;
 
 use arrow_array::types::*;
 use arrow_array::*;
-use arrow_buffer::{
-    BooleanBuffer, Buffer, IntervalDayTime, NullBuffer, OffsetBuffer, ScalarBuffer, i256,
-};
+use arrow_buffer::{BooleanBuffer, Buffer, IntervalDayTime, NullBuffer, ScalarBuffer, i256};
 use arrow_data::ArrayData;
 use arrow_schema::{DataType, IntervalUnit, TimeUnit};
 
-use crate::column::values::{Dense, Offsets};
+use arrow_array::cast::AsArray;
+use pq_encoding::offsets::OffsetSize;
+
+use crate::column::utf8::{CheckedUtf8, offset_buffer};
+use crate::column::values::{Dense, Offsets, Utf8};
 use crate::error::{Location, Result, arrow_err, data_err, unsupported};
 use crate::pool::Pool;
 
@@ -109,7 +111,7 @@ fn spread_fixed(
     Ok(out)
 }
 
-fn spread_offsets<O: Copy + Default + Send + 'static>(
+pub(crate) fn spread_offsets<O: Copy + Default + Send + 'static>(
     dense: Vec<O>,
     nulls: Option<&NullBuffer>,
     pool: &Pool,
@@ -190,45 +192,44 @@ fn decimal<T: DecimalType>(a: PrimitiveArray<T>, p: u8, s: i8, at: &Location) ->
     ))
 }
 
-/// Big-endian two's complement bytes to i128 (sign-extended).
-fn be_i128(b: &[u8]) -> i128 {
+/// Big-endian two's complement bytes sign-extended to `N` bytes (the
+/// last `N` if there are more).
+fn sign_extend<const N: usize>(b: &[u8]) -> [u8; N] {
     let mut buf = if b.first().is_some_and(|x| x & 0x80 != 0) {
-        [0xffu8; 16]
+        [0xffu8; N]
     } else {
-        [0u8; 16]
+        [0u8; N]
     };
-    let n = b.len().min(16);
+    let n = b.len().min(N);
     let src = b.get(b.len() - n..).unwrap_or_default();
-    if let Some(dst) = buf.get_mut(16 - n..) {
+    if let Some(dst) = buf.get_mut(N - n..) {
         dst.copy_from_slice(src);
     }
-    i128::from_be_bytes(buf)
+    buf
+}
+
+/// Big-endian two's complement bytes to i128 (sign-extended).
+fn be_i128(b: &[u8]) -> i128 {
+    i128::from_be_bytes(sign_extend(b))
 }
 
 fn be_i256(b: &[u8]) -> i256 {
-    let mut buf = if b.first().is_some_and(|x| x & 0x80 != 0) {
-        [0xffu8; 32]
-    } else {
-        [0u8; 32]
-    };
-    let n = b.len().min(32);
-    let src = b.get(b.len() - n..).unwrap_or_default();
-    if let Some(dst) = buf.get_mut(32 - n..) {
-        dst.copy_from_slice(src);
-    }
-    i256::from_be_bytes(buf)
+    i256::from_be_bytes(sign_extend(b))
 }
 
 fn int96_to(v: [u32; 3], unit: TimeUnit) -> i64 {
     let nanos = ((v[1] as i64) << 32) | v[0] as i64;
     // The Julian day is unsigned, as pyarrow reads it.
     let day = v[2] as i64 - JULIAN_DAY_OF_EPOCH;
-    match unit {
-        TimeUnit::Second => day.wrapping_mul(86_400).wrapping_add(nanos / 1_000_000_000),
-        TimeUnit::Millisecond => day.wrapping_mul(86_400_000).wrapping_add(nanos / 1_000_000),
-        TimeUnit::Microsecond => day.wrapping_mul(86_400_000_000).wrapping_add(nanos / 1_000),
-        TimeUnit::Nanosecond => day.wrapping_mul(86_400_000_000_000).wrapping_add(nanos),
-    }
+    let nanos_per_unit: i64 = match unit {
+        TimeUnit::Second => 1_000_000_000,
+        TimeUnit::Millisecond => 1_000_000,
+        TimeUnit::Microsecond => 1_000,
+        TimeUnit::Nanosecond => 1,
+    };
+    let per_day = 86_400_000_000_000 / nanos_per_unit;
+    day.wrapping_mul(per_day)
+        .wrapping_add(nanos / nanos_per_unit)
 }
 
 /// Builds the Arrow array of type `dt` from `dense` values and `nulls`
@@ -238,7 +239,6 @@ pub(crate) fn to_arrow(
     nulls: Option<NullBuffer>,
     len: usize,
     dt: &DataType,
-    utf8_checked: bool,
     at: &Location,
     pool: &Pool,
 ) -> Result<ArrayRef> {
@@ -359,155 +359,162 @@ pub(crate) fn to_arrow(
             )?)),
             _ => Err(bad()),
         },
-        Dense::Bytes { offsets, values } => {
-            bytes_to_arrow(offsets, values, nulls, dt, utf8_checked, at, pool)
-        }
-        Dense::Fixed { width, data } => {
-            let data = spread_fixed(data, width, n, pool, at)?;
-            match dt {
-                DataType::FixedSizeBinary(w) => {
-                    let a = FixedSizeBinaryArray::try_new(*w, pool.buffer(data), nulls)
-                        .map_err(|e| arrow_err(at, e))?;
-                    Ok(Arc::new(a))
-                }
-                DataType::Float16 => {
-                    // A byte vector need not be 2-aligned (an empty one
-                    // never is: its pointer is 1); copy it then.
-                    let buf = Buffer::from_vec(data);
-                    let buf = if buf.as_ptr().align_offset(2) == 0 {
-                        buf
-                    } else {
-                        Buffer::from_slice_ref(buf.as_slice())
-                    };
-                    let d = ArrayData::builder(DataType::Float16)
-                        .len(len)
-                        .add_buffer(buf)
-                        .nulls(nulls)
-                        .build()
-                        .map_err(|e| arrow_err(at, e))?;
-                    Ok(make_array(d))
-                }
-                DataType::Decimal128(p, s) if width <= 16 => {
-                    let v = data.chunks_exact(width.max(1)).map(be_i128).collect();
-                    decimal(prim::<Decimal128Type>(v, nulls, at, pool)?, *p, *s, at)
-                }
-                DataType::Decimal256(p, s) => {
-                    let v = data.chunks_exact(width.max(1)).map(be_i256).collect();
-                    decimal(prim::<Decimal256Type>(v, nulls, at, pool)?, *p, *s, at)
-                }
-                DataType::Decimal64(p, s) if width <= 8 => {
-                    let v = data
-                        .chunks_exact(width.max(1))
-                        .map(|b| be_i128(b) as i64)
-                        .collect();
-                    decimal(prim::<Decimal64Type>(v, nulls, at, pool)?, *p, *s, at)
-                }
-                DataType::Decimal32(p, s) if width <= 4 => {
-                    let v = data
-                        .chunks_exact(width.max(1))
-                        .map(|b| be_i128(b) as i32)
-                        .collect();
-                    decimal(prim::<Decimal32Type>(v, nulls, at, pool)?, *p, *s, at)
-                }
-                DataType::Interval(IntervalUnit::YearMonth) if width == 12 => {
-                    let v = data
-                        .chunks_exact(12)
-                        .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-                        .collect();
-                    Ok(Arc::new(prim::<IntervalYearMonthType>(v, nulls, at, pool)?))
-                }
-                DataType::Interval(IntervalUnit::DayTime) if width == 12 => {
-                    let v = data
-                        .chunks_exact(12)
-                        .map(|b| {
-                            IntervalDayTime::new(
-                                i32::from_le_bytes([b[4], b[5], b[6], b[7]]),
-                                i32::from_le_bytes([b[8], b[9], b[10], b[11]]),
-                            )
-                        })
-                        .collect();
-                    Ok(Arc::new(prim::<IntervalDayTimeType>(v, nulls, at, pool)?))
-                }
-                _ => Err(bad()),
+        Dense::Utf8(u) => match (u, dt) {
+            (Utf8::I32(c), DataType::Utf8) => c.into_array(nulls, at, pool),
+            (Utf8::I64(c), DataType::LargeUtf8) => c.into_array(nulls, at, pool),
+            (Utf8::I32(c), DataType::Utf8View) => {
+                let a = c.into_array(nulls, at, pool)?;
+                let s = a.as_string::<i32>();
+                Ok(Arc::new(StringViewArray::from(s)))
             }
-        }
+            _ => Err(bad()),
+        },
+        Dense::Bytes { offsets, values } => bytes_to_arrow(offsets, values, nulls, dt, at, pool),
+        Dense::Fixed { width, data } => fixed_to_arrow(width, data, nulls, len, dt, at, pool),
     }
 }
 
-/// The first value of `offsets`/`values` that is not valid UTF-8, by index.
-pub(crate) fn check_utf8<O: Copy + Into<i64>>(
-    offsets: &[O],
-    values: &[u8],
+/// Big-endian two's complement values of `width` bytes (1 to 16) to
+/// `i128`, sign-extended: specialised per width, so each value is a load,
+/// a byte swap and a shift. Other widths give no values.
+fn be_i128s(data: &[u8], width: usize, pool: &Pool) -> Vec<i128> {
+    fn conv<const W: usize>(data: &[u8], out: &mut Vec<i128>) {
+        out.extend(data.chunks_exact(W).map(|c| {
+            let mut b = [0u8; 16];
+            if let Some(high) = b.get_mut(..W) {
+                high.copy_from_slice(c);
+            }
+            i128::from_be_bytes(b) >> (128 - 8 * W as u32)
+        }));
+    }
+    let mut out = pool.take(data.len().checked_div(width).unwrap_or(0));
+    macro_rules! by_width {
+        ($($w:literal)*) => {
+            match width {
+                $($w => conv::<$w>(data, &mut out),)*
+                _ => {}
+            }
+        };
+    }
+    by_width!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16);
+    out
+}
+
+/// FIXED_LEN_BYTE_ARRAY values to `dt`. Values converted to numbers are
+/// converted dense and then spread over the slots; bytes kept as bytes are
+/// spread first.
+fn fixed_to_arrow(
+    width: usize,
+    data: Vec<u8>,
+    nulls: Option<NullBuffer>,
+    len: usize,
+    dt: &DataType,
     at: &Location,
-) -> Result<()> {
-    // ASCII text (most text in practice) is valid UTF-8 with a character
-    // boundary at every byte, so no offset needs a look: one fast pass.
-    if values.is_ascii() {
-        return Ok(());
-    }
-    let all = std::str::from_utf8(values);
-    let boundaries_ok = match &all {
-        Ok(s) => offsets.iter().all(|o| {
-            let o: i64 = (*o).into();
-            usize::try_from(o).is_ok_and(|o| s.is_char_boundary(o))
-        }),
-        Err(_) => false,
-    };
-    if boundaries_ok {
-        return Ok(());
-    }
-    for (i, w) in offsets.windows(2).enumerate() {
-        let (a, b): (i64, i64) = (w[0].into(), w[1].into());
-        let v = values
-            .get(a.max(0) as usize..b.max(0) as usize)
-            .unwrap_or_default();
-        if let Err(e) = std::str::from_utf8(v) {
-            return Err(data_err(
-                &at.clone().at_row(i),
-                format!("invalid UTF-8 in value {i} (non-null value index): {e}"),
-            ));
+    pool: &Pool,
+) -> Result<ArrayRef> {
+    let n = nulls.as_ref();
+    match dt {
+        DataType::Decimal128(p, s) if width <= 16 => {
+            let v = be_i128s(&data, width, pool);
+            pool.put(data);
+            let v = spread(v, n, pool);
+            decimal(prim::<Decimal128Type>(v, nulls, at, pool)?, *p, *s, at)
         }
+        DataType::Decimal64(p, s) if width <= 8 => {
+            let v = convert(be_i128s(&data, width, pool), pool, |x| x as i64);
+            pool.put(data);
+            let v = spread(v, n, pool);
+            decimal(prim::<Decimal64Type>(v, nulls, at, pool)?, *p, *s, at)
+        }
+        DataType::Decimal32(p, s) if width <= 4 => {
+            let v = convert(be_i128s(&data, width, pool), pool, |x| x as i32);
+            pool.put(data);
+            let v = spread(v, n, pool);
+            decimal(prim::<Decimal32Type>(v, nulls, at, pool)?, *p, *s, at)
+        }
+        DataType::Decimal256(p, s) => {
+            let v = data.chunks_exact(width.max(1)).map(be_i256).collect();
+            let v = spread(v, n, pool);
+            decimal(prim::<Decimal256Type>(v, nulls, at, pool)?, *p, *s, at)
+        }
+        DataType::Interval(IntervalUnit::YearMonth) if width == 12 => {
+            let v = data
+                .chunks_exact(12)
+                .map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            let v = spread(v, n, pool);
+            Ok(Arc::new(prim::<IntervalYearMonthType>(v, nulls, at, pool)?))
+        }
+        DataType::Interval(IntervalUnit::DayTime) if width == 12 => {
+            let v = data
+                .chunks_exact(12)
+                .map(|b| {
+                    IntervalDayTime::new(
+                        i32::from_le_bytes([b[4], b[5], b[6], b[7]]),
+                        i32::from_le_bytes([b[8], b[9], b[10], b[11]]),
+                    )
+                })
+                .collect();
+            let v = spread(v, n, pool);
+            Ok(Arc::new(prim::<IntervalDayTimeType>(v, nulls, at, pool)?))
+        }
+        DataType::FixedSizeBinary(w) => {
+            let data = spread_fixed(data, width, n, pool, at)?;
+            let a = FixedSizeBinaryArray::try_new(*w, pool.buffer(data), nulls)
+                .map_err(|e| arrow_err(at, e))?;
+            Ok(Arc::new(a))
+        }
+        DataType::Float16 => {
+            let data = spread_fixed(data, width, n, pool, at)?;
+            // A byte vector need not be 2-aligned (an empty one never is:
+            // its pointer is 1); copy it then.
+            let buf = Buffer::from_vec(data);
+            let buf = if buf.as_ptr().align_offset(2) == 0 {
+                buf
+            } else {
+                Buffer::from_slice_ref(buf.as_slice())
+            };
+            let d = ArrayData::builder(DataType::Float16)
+                .len(len)
+                .add_buffer(buf)
+                .nulls(nulls)
+                .build()
+                .map_err(|e| arrow_err(at, e))?;
+            Ok(make_array(d))
+        }
+        _ => Err(unsupported(
+            at,
+            format!("reading a column of this physical type as Arrow {dt}"),
+        )),
     }
-    Err(data_err(at, "invalid UTF-8"))
 }
 
-/// A string or binary array from offsets built by this crate's decoders
-/// and values whose UTF-8 the caller has checked (for strings).
-///
-/// Arrow's own construction checks the offsets and the UTF-8 again, a pass
-/// over every value; it is skipped when the offsets start at 0, end at the
-/// values' length and match the validity in length, which the decoders
-/// guarantee. Otherwise the checked construction runs.
-fn byte_array<T: ByteArrayType>(
-    o: Vec<T::Offset>,
+/// A binary array of `o` and `values` (offsets checked in order, then
+/// Arrow's checks of their bounds: no pass over the values).
+fn binary<T: ByteArrayType<Offset = O>, O: OffsetSize + OffsetSizeTrait>(
+    o: Vec<O>,
     values: Vec<u8>,
     nulls: Option<NullBuffer>,
     at: &Location,
     pool: &Pool,
 ) -> Result<ArrayRef> {
-    use arrow_buffer::ArrowNativeType;
-    let trusted = o.first().is_some_and(|f| f.as_usize() == 0)
-        && o.last().is_some_and(|l| l.as_usize() == values.len())
-        && nulls.as_ref().is_none_or(|n| n.len() + 1 == o.len());
-    let values = pool.buffer(values);
-    if trusted {
-        // SAFETY: every decoder appends a value's bytes and then pushes the
-        // new length of `values` as the next offset, and nulls repeat the
-        // previous offset (`spread_offsets`), so the offsets never decrease;
-        // the first is 0 and the last the values' length (checked above),
-        // so every range is in bounds. Strings were checked by `check_utf8`
-        // (the whole buffer valid, every offset on a char boundary), or were
-        // gathered whole from a dictionary checked so: a concatenation of
-        // valid strings, split at their boundaries.
-        let offsets = unsafe { OffsetBuffer::new_unchecked(scalars(o, pool)) };
-        // SAFETY: as above; the validity has one entry per value (checked).
-        let a = unsafe { GenericByteArray::<T>::new_unchecked(offsets, values, nulls) };
-        return Ok(Arc::new(a));
-    }
-    let offsets = OffsetBuffer::new(scalars(o, pool));
-    Ok(Arc::new(
-        GenericByteArray::<T>::try_new(offsets, values, nulls).map_err(|e| arrow_err(at, e))?,
-    ))
+    let o = spread_offsets(o, nulls.as_ref(), pool);
+    let offsets = offset_buffer(o, values.len(), at, pool)?;
+    let a = GenericByteArray::<T>::try_new(offsets, pool.buffer(values), nulls)
+        .map_err(|e| arrow_err(at, e))?;
+    Ok(Arc::new(a))
+}
+
+/// Strings that did not come through a checked decoder (a dictionary with
+/// an invalid string): checked whole.
+fn strings<O: OffsetSize + OffsetSizeTrait>(
+    o: Vec<O>,
+    values: Vec<u8>,
+    nulls: Option<NullBuffer>,
+    at: &Location,
+    pool: &Pool,
+) -> Result<ArrayRef> {
+    CheckedUtf8::check_parts(o, values, at)?.into_array(nulls, at, pool)
 }
 
 fn bytes_to_arrow(
@@ -515,49 +522,20 @@ fn bytes_to_arrow(
     values: Vec<u8>,
     nulls: Option<NullBuffer>,
     dt: &DataType,
-    utf8_checked: bool,
     at: &Location,
     pool: &Pool,
 ) -> Result<ArrayRef> {
     let n = nulls.as_ref();
     match (offsets, dt) {
-        (Offsets::I32(o), DataType::Binary | DataType::Utf8) => {
-            let o = if o.is_empty() { vec![0] } else { o };
-            if matches!(dt, DataType::Utf8) {
-                if !utf8_checked {
-                    check_utf8(&o, &values, at)?;
-                }
-                byte_array::<Utf8Type>(spread_offsets(o, n, pool), values, nulls, at, pool)
-            } else {
-                byte_array::<BinaryType>(spread_offsets(o, n, pool), values, nulls, at, pool)
-            }
+        (Offsets::I32(o), DataType::Binary) => binary::<BinaryType, _>(o, values, nulls, at, pool),
+        (Offsets::I64(o), DataType::LargeBinary) => {
+            binary::<LargeBinaryType, _>(o, values, nulls, at, pool)
         }
-        (Offsets::I64(o), DataType::LargeBinary | DataType::LargeUtf8) => {
-            let o = if o.is_empty() { vec![0] } else { o };
-            if matches!(dt, DataType::LargeUtf8) {
-                if !utf8_checked {
-                    check_utf8(&o, &values, at)?;
-                }
-                byte_array::<LargeUtf8Type>(spread_offsets(o, n, pool), values, nulls, at, pool)
-            } else {
-                byte_array::<LargeBinaryType>(spread_offsets(o, n, pool), values, nulls, at, pool)
-            }
-        }
-        (Offsets::I32(o), DataType::Utf8View | DataType::BinaryView) => {
-            let o = if o.is_empty() { vec![0] } else { o };
-            if matches!(dt, DataType::Utf8View) && !utf8_checked {
-                check_utf8(&o, &values, at)?;
-            }
-            let o = OffsetBuffer::new(ScalarBuffer::from(spread_offsets(o, n, pool)));
-            let bin = BinaryArray::try_new(o, Buffer::from_vec(values), nulls)
-                .map_err(|e| arrow_err(at, e))?;
-            let view = BinaryViewArray::from(&bin);
-            Ok(if matches!(dt, DataType::Utf8View) {
-                // Validated above.
-                Arc::new(view.to_string_view().map_err(|e| arrow_err(at, e))?)
-            } else {
-                Arc::new(view)
-            })
+        (Offsets::I32(o), DataType::Utf8) => strings(o, values, nulls, at, pool),
+        (Offsets::I64(o), DataType::LargeUtf8) => strings(o, values, nulls, at, pool),
+        (Offsets::I32(o), DataType::BinaryView) => {
+            let a = binary::<BinaryType, _>(o, values, nulls, at, pool)?;
+            Ok(Arc::new(BinaryViewArray::from(a.as_binary::<i32>())))
         }
         (Offsets::I32(o), DataType::Decimal128(p, s)) => {
             let v = byte_values(&o, &values).map(be_i128).collect();
@@ -677,7 +655,6 @@ mod tests {
             Some(nulls.clone()),
             4,
             &DataType::FixedSizeBinary(3),
-            false,
             &Location::default(),
             &pool(),
         )
@@ -693,7 +670,6 @@ mod tests {
             Some(NullBuffer::new_null(1024)),
             1024,
             &DataType::FixedSizeBinary(i32::MAX),
-            false,
             &Location::default(),
             &pool(),
         );
@@ -713,7 +689,6 @@ mod tests {
             None,
             0,
             &DataType::Float16,
-            false,
             &Location::default(),
             &pool(),
         );
@@ -727,7 +702,6 @@ mod tests {
             None,
             2,
             &DataType::Float16,
-            false,
             &Location::default(),
             &pool(),
         )
@@ -800,7 +774,6 @@ mod tests {
             Some(nulls),
             4,
             &DataType::Utf8,
-            false,
             &Location::default(),
             &pool(),
         )
@@ -821,7 +794,6 @@ mod tests {
             None,
             2,
             &DataType::Utf8,
-            false,
             &Location::default(),
             &pool(),
         );
@@ -832,7 +804,6 @@ mod tests {
             None,
             2,
             &DataType::Binary,
-            false,
             &Location::default(),
             &pool(),
         )
@@ -840,29 +811,55 @@ mod tests {
         assert_eq!(a.as_binary::<i32>().value(1), b"\xff\xfe");
     }
 
+    /// The per-width decimal conversion against the byte-by-byte one, for
+    /// every width, positive and negative values.
     #[test]
-    fn offsets_not_ending_at_the_values_use_the_checked_construction() {
-        // The last offset stops short of the values: not trusted, and the
-        // checked construction accepts it (values past the end are unused).
-        let a = byte_array::<Utf8Type>(
-            vec![0, 1, 2],
-            b"abc".to_vec(),
-            None,
-            &Location::default(),
-            &pool(),
-        )
-        .unwrap();
-        assert_eq!(a.as_string::<i32>().value(1), "b");
-        // Offsets past the values are rejected, not trusted.
-        let r = std::panic::catch_unwind(|| {
-            byte_array::<Utf8Type>(
-                vec![0, 4],
-                b"abc".to_vec(),
-                None,
-                &Location::default(),
-                &pool(),
-            )
-        });
-        assert!(!matches!(r, Ok(Ok(_))));
+    fn decimals_of_every_width_match_the_general_conversion() {
+        let mut seed = 0x1234_5678_9abc_def1u64;
+        for width in 1..=16usize {
+            let data: Vec<u8> = (0..width * 50)
+                .map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    seed as u8
+                })
+                .collect();
+            let want: Vec<i128> = data.chunks_exact(width).map(be_i128).collect();
+            assert_eq!(be_i128s(&data, width, &pool()), want, "width {width}");
+            assert!(want.iter().any(|&v| v < 0) && want.iter().any(|&v| v > 0));
+        }
+        assert_eq!(be_i128(&[0xff, 0x85]), -123);
+        assert_eq!(be_i256(&[0x00, 0x80]).as_i128(), 128);
+    }
+
+    #[test]
+    fn int96_in_every_unit() {
+        // The day after the epoch, 1.5 s in.
+        let ns = 1_500_000_000u64;
+        let v = [ns as u32, (ns >> 32) as u32, JULIAN_DAY_OF_EPOCH as u32 + 1];
+        assert_eq!(int96_to(v, TimeUnit::Second), 86_401);
+        assert_eq!(int96_to(v, TimeUnit::Millisecond), 86_401_500);
+        assert_eq!(int96_to(v, TimeUnit::Microsecond), 86_401_500_000);
+        assert_eq!(int96_to(v, TimeUnit::Nanosecond), 86_401_500_000_000);
+    }
+
+    #[test]
+    fn offsets_out_of_order_or_past_the_values_are_errors() {
+        // Decreasing offsets, and offsets past the values, from a decoder
+        // with a bug: errors, not arrays.
+        for (offsets, values) in [(vec![0, 3, 1, 4], &b"abcd"[..]), (vec![0, 5], &b"abc"[..])] {
+            for dt in [DataType::Binary, DataType::Utf8, DataType::BinaryView] {
+                let r = to_arrow(
+                    bytes(offsets.clone(), values),
+                    None,
+                    offsets.len() - 1,
+                    &dt,
+                    &Location::default(),
+                    &pool(),
+                );
+                assert!(r.is_err(), "{offsets:?} as {dt}");
+            }
+        }
     }
 }

@@ -38,14 +38,18 @@
 //! # }
 //! ```
 
+mod bitmap;
 mod chunk;
+mod compact;
 mod error;
 mod levels;
 mod page;
 mod reader;
 mod writer;
 
+pub use bitmap::Bitmap;
 pub use chunk::column_chunk_range;
+pub use compact::{CompactLevels, LevelForm, LevelShape};
 pub use error::{Error, ErrorKind, Location, Result};
 pub use levels::{LevelDecoder, LevelEncoding, Levels, bit_width};
 pub use page::{DataPage, DictionaryPage, Page};

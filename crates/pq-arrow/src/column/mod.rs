@@ -9,6 +9,7 @@
 //! batch takes just the levels and values it needs, so memory is bounded by
 //! one batch plus the current page of each column.
 
+pub(crate) mod utf8;
 pub(crate) mod values;
 
 use arrow_array::ArrayRef;
@@ -16,20 +17,29 @@ use arrow_buffer::{BooleanBuffer, NullBuffer};
 use arrow_schema::DataType;
 use bytes::Bytes;
 use pq_format::{Encoding, Type};
-use pq_page::{ChunkContext, DataPage, Levels, Page, PageOptions, PageReader};
+use pq_page::{
+    Bitmap, ChunkContext, CompactLevels, DataPage, LevelForm, LevelShape, Levels, Page,
+    PageOptions, PageReader,
+};
 
-use crate::convert::{check_utf8, to_arrow, wants_large_offsets};
+use crate::convert::{to_arrow, wants_large_offsets};
 use crate::error::{Error, Location, Result, data_err, enc_err};
 use crate::pool::Pool;
 use crate::schema::LeafColumn;
+use utf8::CheckedUtf8;
 use values::{
-    Dense, Offsets, decode_plain, decode_values, extend_range, gather_dense, plain_len, take_plain,
+    Dense, Offsets, Utf8, decode_plain, decode_values, extend_range, gather_dense, plain_len,
+    take_plain,
 };
 
 /// The decoded content of one batch of a leaf column.
 #[derive(Debug)]
 pub(crate) struct LeafData {
-    /// Definition levels, when the max level is above 0.
+    /// Definition levels, when the max level is above 0 and the array's
+    /// validity does not give them: a column that is not repeated leaves
+    /// them out when every level is the max level (the array has no null
+    /// buffer) or the max level is 1 (a level is 1 where the array is
+    /// valid). A column read as Null always keeps them.
     pub(crate) def: Option<Vec<i16>>,
     /// Repetition levels, when the max level is above 0.
     pub(crate) rep: Option<Vec<i16>>,
@@ -45,6 +55,11 @@ fn empty_dense(leaf: &LeafColumn, dt: &DataType) -> Dense {
         Type::INT96 => Dense::I96(Vec::new()),
         Type::FLOAT => Dense::F32(Vec::new()),
         Type::DOUBLE => Dense::F64(Vec::new()),
+        Type::BYTE_ARRAY if is_utf8(dt) => Dense::Utf8(if wants_large_offsets(dt) {
+            Utf8::I64(CheckedUtf8::default())
+        } else {
+            Utf8::I32(CheckedUtf8::default())
+        }),
         Type::BYTE_ARRAY => Dense::Bytes {
             offsets: if wants_large_offsets(dt) {
                 Offsets::I64(Vec::new())
@@ -71,13 +86,11 @@ fn is_utf8(dt: &DataType) -> bool {
     )
 }
 
-/// The chunk's dictionary, decoded once.
+/// The chunk's dictionary, decoded once (strings checked once, unless one
+/// is invalid: then what is gathered from it is checked).
 #[derive(Debug)]
 struct Dict {
     dense: Dense,
-    /// The column is read as strings and every entry is valid UTF-8, so
-    /// values gathered from it need no further check.
-    utf8_ok: bool,
     /// The dictionary as an Arrow array, for dictionary output; made on
     /// first use and shared by every batch.
     array: Option<ArrayRef>,
@@ -100,8 +113,9 @@ enum PageValues {
 /// The current data page.
 #[derive(Debug)]
 struct PageState {
-    def: Vec<i16>,
-    rep: Vec<i16>,
+    def: CompactLevels,
+    /// Repetition levels, one per entry when the column is repeated.
+    rep: CompactLevels,
     len: usize,
     pos: usize,
     values: PageValues,
@@ -117,6 +131,10 @@ pub(crate) struct LeafReader {
     /// Level entries below this definition level (empty or null lists
     /// above the leaf) have no slot in the array.
     slot_def: i16,
+    /// How definition levels are kept, in pages and batches: a repeated
+    /// column needs each one; a flat column with max level 1 needs only
+    /// its validity bits, and none at all while every value is defined.
+    def_form: LevelForm,
     /// The value type (of the dictionary values, for dictionary output).
     dt: DataType,
     key_type: Option<DataType>,
@@ -137,8 +155,8 @@ pub(crate) struct LeafReader {
 /// Buffers kept from one page to the next.
 #[derive(Debug, Default)]
 struct Spare {
-    def: Vec<i16>,
-    rep: Vec<i16>,
+    def: CompactLevels,
+    rep: CompactLevels,
     idx: Vec<u32>,
     /// The values of a page of another encoding than PLAIN or dictionary,
     /// decoded whole when the page opened (DELTA pages fill a megabyte
@@ -162,33 +180,21 @@ impl Spare {
     }
 }
 
-/// Decodes all `n` levels of a page into `out`, growing it in bounded steps
-/// so that a header claiming many levels costs only what the data holds.
-/// `what` ("definition levels", "repetition levels") names them in errors.
+/// Decodes a page's levels in `form`, into the buffers of `spare`. `what`
+/// ("definition levels", "repetition levels") names them in errors.
 fn decode_levels(
     levels: &Levels,
-    out: &mut Vec<i16>,
-    n: usize,
+    spare: CompactLevels,
+    form: LevelForm,
     what: &str,
     at: &Location,
-) -> Result<()> {
-    let level_err = |e: pq_encoding::Error| data_err(at, format!("{what}: {e}"));
-    let mut dec = levels.decoder().map_err(level_err)?;
-    while out.len() < n {
-        let step = (n - out.len()).min(1 << 16);
-        let s = out.len();
-        out.resize(s + step, 0);
-        let got = dec
-            .decode(out.get_mut(s..).unwrap_or_default())
-            .map_err(level_err)?;
-        if got < step {
-            return Err(data_err(
-                at,
-                format!("expected {n} {what}, found {}", s + got),
-            ));
-        }
-    }
-    Ok(())
+) -> Result<CompactLevels> {
+    let (bits, buf) = spare.into_buffers();
+    let mut out = CompactLevels::with_buffers(form, levels.max_level(), bits, buf);
+    levels
+        .decode_compact(&mut out)
+        .map_err(|e| data_err(at, format!("{what}: {e}")))?;
+    Ok(out)
 }
 
 /// The number of level entries of `rep` up to (not including) the start of
@@ -295,6 +301,15 @@ impl LeafReader {
             _ => (dt.clone(), None),
         };
         let template = empty_dense(leaf, &value_type);
+        let def_form = if leaf.max_rep_level > 0 {
+            LevelForm::Levels
+        } else if matches!(value_type, DataType::Null) {
+            // A Null array has no validity to carry the levels.
+            LevelForm::Compact
+        } else {
+            // Bits for a max level of 1, else the levels when not all max.
+            LevelForm::Bits
+        };
         if matches!(template, Dense::Fixed { width: 0, .. })
             && !matches!(value_type, DataType::Null)
         {
@@ -305,6 +320,7 @@ impl LeafReader {
             max_def: leaf.max_def_level,
             max_rep: leaf.max_rep_level,
             slot_def: 0,
+            def_form,
             dt: value_type,
             key_type,
             template,
@@ -368,22 +384,23 @@ impl LeafReader {
                 Page::Dictionary(d) => {
                     let at = self.at.clone().at_offset(d.file_offset).at_page(d.index);
                     let mut values = self.template.empty_like();
-                    decode_plain(&mut values, &d.buf, d.num_values, &at)?;
-                    let utf8_ok = is_utf8(&self.dt)
-                        && match &values {
-                            Dense::Bytes {
-                                offsets: Offsets::I32(o),
-                                values,
-                            } => check_utf8(o, values, &at).is_ok(),
-                            Dense::Bytes {
-                                offsets: Offsets::I64(o),
-                                values,
-                            } => check_utf8(o, values, &at).is_ok(),
-                            _ => false,
+                    if let Err(e) = decode_plain(&mut values, &d.buf, d.num_values, &at) {
+                        let Dense::Utf8(u) = values else {
+                            return Err(e);
                         };
+                        // An invalid string, used or not: kept as bytes,
+                        // for what is gathered from it to be checked.
+                        values = Dense::Bytes {
+                            offsets: match u {
+                                Utf8::I32(_) => Offsets::I32(Vec::new()),
+                                Utf8::I64(_) => Offsets::I64(Vec::new()),
+                            },
+                            values: Vec::new(),
+                        };
+                        decode_plain(&mut values, &d.buf, d.num_values, &at)?;
+                    }
                     self.dict = Some(Dict {
                         dense: values,
-                        utf8_ok,
                         array: None,
                     });
                 }
@@ -400,23 +417,26 @@ impl LeafReader {
         let at = self.at.clone().at_offset(p.file_offset).at_page(p.index);
         let n = p.num_values;
         let Spare {
-            mut def,
-            mut rep,
+            def,
+            rep,
             mut idx,
             decoded,
         } = spare;
-        def.clear();
-        rep.clear();
-        let non_null = if self.max_def > 0 {
-            decode_levels(&p.def_levels, &mut def, n, "definition levels", &at)?;
-            let max = self.max_def;
-            def.iter().filter(|&&d| d == max).count()
+        let def = decode_levels(&p.def_levels, def, self.def_form, "definition levels", &at)?;
+        let non_null = def.count_max(0..n);
+        // A column that is not repeated has no repetition levels to keep
+        // (they would be a zero per entry).
+        let rep = if self.max_rep > 0 {
+            decode_levels(
+                &p.rep_levels,
+                rep,
+                LevelForm::Levels,
+                "repetition levels",
+                &at,
+            )?
         } else {
-            n
+            rep
         };
-        if self.max_rep > 0 {
-            decode_levels(&p.rep_levels, &mut rep, n, "repetition levels", &at)?;
-        }
         let values = if matches!(self.dt, DataType::Null) || non_null == 0 {
             PageValues::None
         } else {
@@ -491,11 +511,19 @@ impl LeafReader {
         let max_rep = self.max_rep;
         let (last_levels, last_values, last_bytes) = self.last;
         let levels_room = rows.max(last_levels);
-        let mut def: Vec<i16> = if max_def > 0 {
-            self.pool.take(levels_room)
-        } else {
-            Vec::new()
+        // Levels and bits of a batch are few next to its values: taken
+        // ahead from the pool (cheap) only in the forms that may write them.
+        let (bits, levels) = match self.def_form {
+            _ if max_def == 0 => (Bitmap::default(), Vec::new()),
+            LevelForm::Bits => (
+                Bitmap::with_words(self.pool.take(levels_room.div_ceil(64))),
+                Vec::new(),
+            ),
+            LevelForm::Levels | LevelForm::Compact => {
+                (Bitmap::default(), self.pool.take(levels_room))
+            }
         };
+        let mut def = CompactLevels::with_buffers(self.def_form, max_def, bits, levels);
         let mut rep: Vec<i16> = if max_rep > 0 {
             self.pool.take(levels_room)
         } else {
@@ -506,8 +534,6 @@ impl LeafReader {
             .take_like(&self.pool, last_values.max(rows), last_bytes);
         let mut keys: Vec<u32> = Vec::new();
         let mut keys_mode = self.key_type.is_some();
-        // Every value came from a dictionary whose entries are valid UTF-8.
-        let mut utf8_checked = true;
         let mut levels = 0usize;
         let mut rows_left = rows;
         loop {
@@ -533,8 +559,9 @@ impl LeafReader {
                 t
             } else {
                 // Up to (not including) the start of record `rows + 1`.
+                let rep = page.rep.levels().unwrap_or_default();
                 let (t, left) =
-                    record_levels(page.rep.get(start..page.len).unwrap_or_default(), rows_left);
+                    record_levels(rep.get(start..page.len).unwrap_or_default(), rows_left);
                 rows_left = left;
                 t
             };
@@ -542,15 +569,10 @@ impl LeafReader {
                 break;
             }
             let end = start + take;
-            let non_null = if max_def > 0 {
-                let d = page.def.get(start..end).unwrap_or_default();
-                def.extend_from_slice(d);
-                d.iter().filter(|&&x| x == max_def).count()
-            } else {
-                take
-            };
+            let non_null = def.extend_from(&page.def, start..end);
             if max_rep > 0 {
-                rep.extend_from_slice(page.rep.get(start..end).unwrap_or_default());
+                let r = page.rep.levels().unwrap_or_default();
+                rep.extend_from_slice(r.get(start..end).unwrap_or_default());
             }
             page.pos = end;
             levels += take;
@@ -574,12 +596,10 @@ impl LeafReader {
                     if keys_mode {
                         keys.extend_from_slice(ix);
                     } else {
-                        utf8_checked &= dict.utf8_ok;
                         gather_dense(&mut dense, &dict.dense, ix, at)?;
                     }
                 }
                 other => {
-                    utf8_checked = false;
                     if keys_mode {
                         // A page of another encoding: values from here on
                         // are plain; gather what the keys selected first.
@@ -602,33 +622,49 @@ impl LeafReader {
                 }
             }
         }
-        self.finish_batch(def, rep, dense, keys, keys_mode, utf8_checked, levels)
+        self.finish_batch(def, rep, dense, keys, keys_mode, levels)
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn finish_batch(
         &mut self,
-        def: Vec<i16>,
+        def: CompactLevels,
         rep: Vec<i16>,
         dense: Dense,
         keys: Vec<u32>,
         keys_mode: bool,
-        utf8_checked: bool,
         levels: usize,
     ) -> Result<LeafData> {
         self.last = (levels, dense.len(), dense.value_bytes());
         let at = &self.at;
         let pool = &self.pool;
         let max_def = self.max_def;
-        let nulls = if max_def > 0 {
-            let buf = if self.slot_def > 0 {
-                slot_validity(&def, self.slot_def, max_def)
-            } else {
-                level_validity(&def, max_def)
-            };
-            Some(NullBuffer::new(buf))
-        } else {
-            None
+        let (def, nulls) = match def.shape() {
+            LevelShape::AllMax => {
+                let (bits, levels) = def.into_buffers();
+                pool.put(bits.into_words());
+                pool.put(levels);
+                (None, None)
+            }
+            LevelShape::Bits => {
+                let (bits, levels) = def.into_bits();
+                pool.put(levels);
+                let nulls = bits.map(|b| {
+                    let len = b.len();
+                    NullBuffer::new(BooleanBuffer::new(pool.buffer(b.into_words()), 0, len))
+                });
+                (None, nulls)
+            }
+            LevelShape::Levels => {
+                let (levels, spare) = def.into_levels();
+                pool.put(spare);
+                let levels = levels.unwrap_or_default();
+                let buf = if self.slot_def > 0 {
+                    slot_validity(&levels, self.slot_def, max_def)
+                } else {
+                    level_validity(&levels, max_def)
+                };
+                (Some(levels), Some(NullBuffer::new(buf)))
+            }
         };
         // The array's length: its slots.
         let levels = nulls.as_ref().map(|n| n.len()).unwrap_or(levels);
@@ -644,7 +680,7 @@ impl LeafReader {
                     Some(a) => a.clone(),
                     None => {
                         let len = d.dense.len();
-                        let a = to_arrow(d.dense.clone(), None, len, dt, d.utf8_ok, at, pool)?;
+                        let a = to_arrow(d.dense.clone(), None, len, dt, at, pool)?;
                         d.array = Some(a.clone());
                         a
                     }
@@ -652,7 +688,7 @@ impl LeafReader {
                 crate::convert::dictionary_array(key_type, keys, false, nulls, values, at, pool)?
             } else {
                 check_decoded(valid, dense.len(), at)?;
-                let plain = to_arrow(dense, nulls.clone(), levels, dt, utf8_checked, at, pool)?;
+                let plain = to_arrow(dense, nulls.clone(), levels, dt, at, pool)?;
                 let n = u32::try_from(levels)
                     .map_err(|_| data_err(at, "too many values for a dictionary"))?;
                 crate::convert::dictionary_array(
@@ -669,10 +705,10 @@ impl LeafReader {
             if !matches!(dt, DataType::Null) {
                 check_decoded(valid, dense.len(), at)?;
             }
-            to_arrow(dense, nulls, levels, dt, utf8_checked, at, pool)?
+            to_arrow(dense, nulls, levels, dt, at, pool)?
         };
         Ok(LeafData {
-            def: (max_def > 0).then_some(def),
+            def,
             rep: (self.max_rep > 0).then_some(rep),
             array,
         })

@@ -11,6 +11,7 @@ use pq_encoding::plain::{BooleanDecoder, ByteArrayDecoder, FixedLenDecoder, Plai
 use pq_encoding::rle::RleDecoder;
 use pq_format::Encoding;
 
+use super::utf8::CheckedUtf8;
 use crate::error::{Location, Result, enc_err, unsupported};
 use crate::pool::Pool;
 
@@ -32,6 +33,83 @@ impl Offsets {
     }
 }
 
+/// Strings, with the offsets the Arrow type needs.
+#[derive(Debug, Clone)]
+pub(crate) enum Utf8 {
+    /// `i32` offsets (Utf8, Utf8View).
+    I32(CheckedUtf8<i32>),
+    /// `i64` offsets (LargeUtf8).
+    I64(CheckedUtf8<i64>),
+}
+
+/// `$body` with `$c` bound to the strings of `$u`, whatever their offsets.
+macro_rules! each_utf8 {
+    ($u:expr, $c:ident => $body:expr) => {
+        match $u {
+            Utf8::I32($c) => $body,
+            Utf8::I64($c) => $body,
+        }
+    };
+}
+
+impl Utf8 {
+    /// Lets `decode` append to the strings as raw byte arrays (any
+    /// decoder of `Dense::Bytes`), then checks what it appended (see
+    /// [`CheckedUtf8::append_with`]).
+    fn append_raw(
+        &mut self,
+        at: &Location,
+        decode: impl FnOnce(&mut Dense) -> Result<()>,
+    ) -> Result<()> {
+        fn lend<O: pq_encoding::offsets::OffsetSize>(
+            c: &mut CheckedUtf8<O>,
+            at: &Location,
+            wrap: fn(Vec<O>) -> Offsets,
+            unwrap: fn(Offsets) -> Option<Vec<O>>,
+            decode: impl FnOnce(&mut Dense) -> Result<()>,
+        ) -> Result<()> {
+            c.append_with(at, |o, v| {
+                let mut raw = Dense::Bytes {
+                    offsets: wrap(std::mem::take(o)),
+                    values: std::mem::take(v),
+                };
+                let r = decode(&mut raw);
+                // Back in place; anything else leaves them empty, which
+                // the check of the append rejects.
+                if let Dense::Bytes { offsets, values } = raw
+                    && let Some(offsets) = unwrap(offsets)
+                {
+                    *o = offsets;
+                    *v = values;
+                }
+                r
+            })
+        }
+        match self {
+            Utf8::I32(c) => lend(
+                c,
+                at,
+                Offsets::I32,
+                |o| match o {
+                    Offsets::I32(o) => Some(o),
+                    Offsets::I64(_) => None,
+                },
+                decode,
+            ),
+            Utf8::I64(c) => lend(
+                c,
+                at,
+                Offsets::I64,
+                |o| match o {
+                    Offsets::I64(o) => Some(o),
+                    Offsets::I32(_) => None,
+                },
+                decode,
+            ),
+        }
+    }
+}
+
 /// Decoded non-null values.
 #[derive(Debug, Clone)]
 pub(crate) enum Dense {
@@ -47,6 +125,8 @@ pub(crate) enum Dense {
     F32(Vec<f32>),
     /// DOUBLE.
     F64(Vec<f64>),
+    /// BYTE_ARRAY read as strings, checked.
+    Utf8(Utf8),
     /// BYTE_ARRAY in Arrow layout.
     Bytes {
         /// `len + 1` offsets.
@@ -73,6 +153,7 @@ impl Dense {
             Dense::I96(v) => v.len(),
             Dense::F32(v) => v.len(),
             Dense::F64(v) => v.len(),
+            Dense::Utf8(u) => each_utf8!(u, c => c.len()),
             Dense::Bytes { offsets, .. } => offsets.count(),
             Dense::Fixed { width, data } => data.len().checked_div(*width).unwrap_or(0),
         }
@@ -87,6 +168,7 @@ impl Dense {
             Dense::I96(v) => v.clear(),
             Dense::F32(v) => v.clear(),
             Dense::F64(v) => v.clear(),
+            Dense::Utf8(u) => each_utf8!(u, c => c.clear()),
             Dense::Bytes { offsets, values } => {
                 match offsets {
                     Offsets::I32(o) => o.clear(),
@@ -115,6 +197,16 @@ impl Dense {
             Dense::I96(_) => Dense::I96(pool.take(values)),
             Dense::F32(_) => Dense::F32(pool.take(values)),
             Dense::F64(_) => Dense::F64(pool.take(values)),
+            Dense::Utf8(u) => Dense::Utf8(match u {
+                Utf8::I32(_) => Utf8::I32(CheckedUtf8::with_buffers(
+                    pool.take(values + 1),
+                    pool.take(bytes),
+                )),
+                Utf8::I64(_) => Utf8::I64(CheckedUtf8::with_buffers(
+                    pool.take(values + 1),
+                    pool.take(bytes),
+                )),
+            }),
             Dense::Bytes { offsets, .. } => Dense::Bytes {
                 offsets: match offsets {
                     Offsets::I32(_) => Offsets::I32(pool.take(values + 1)),
@@ -132,6 +224,7 @@ impl Dense {
     /// The bytes of byte-array and fixed-length values (0 for others).
     pub(crate) fn value_bytes(&self) -> usize {
         match self {
+            Dense::Utf8(u) => each_utf8!(u, c => c.value_bytes()),
             Dense::Bytes { values, .. } => values.len(),
             Dense::Fixed { data, .. } => data.len(),
             _ => 0,
@@ -146,6 +239,7 @@ impl Dense {
             Dense::I96(v) => v.reserve(n),
             Dense::F32(v) => v.reserve(n),
             Dense::F64(v) => v.reserve(n),
+            Dense::Utf8(u) => each_utf8!(u, c => c.reserve(n)),
             Dense::Bytes { offsets, .. } => match offsets {
                 Offsets::I32(o) => o.reserve(n + 1),
                 Offsets::I64(o) => o.reserve(n + 1),
@@ -215,6 +309,7 @@ pub(crate) fn decode_plain(out: &mut Dense, data: &[u8], n: usize, at: &Location
         Dense::F64(v) => PlainDecoder::<f64>::new(data)
             .decode_into(v, n)
             .map_err(e)?,
+        Dense::Utf8(u) => u.append_raw(at, |raw| decode_plain(raw, data, n, at))?,
         Dense::Bytes { offsets, values } => {
             plain_byte_arrays(offsets, values, data, n, at)?;
         }
@@ -245,6 +340,11 @@ pub(crate) fn decode_values(
     let e = |err| enc_err(at, err);
     if n == 0 {
         return Ok(());
+    }
+    if let Dense::Utf8(u) = out {
+        return u.append_raw(at, |raw| {
+            decode_values(raw, dict, encoding, data, n, indices, at)
+        });
     }
     match encoding {
         Encoding::PLAIN => decode_plain(out, data, n, at),
@@ -379,6 +479,35 @@ pub(crate) fn decode_values(
     }
 }
 
+/// Entries of a dictionary small enough for [`gather_small`]'s table.
+const SMALL_DICT: usize = 256;
+
+/// `dict[i]` for every `i` of `idx`, appended to `out`. A dictionary of at
+/// most [`SMALL_DICT`] entries (flags, codes, small counts) is copied into
+/// a table of that size, so that a masked index needs no bounds check and
+/// the loop no branch (the indices are checked once, by their max, so the
+/// mask changes none); larger ones take [`gather`].
+fn gather_small<T: Copy + Default>(
+    dict: &[T],
+    idx: &[u32],
+    out: &mut Vec<T>,
+) -> std::result::Result<(), pq_encoding::Error> {
+    let mut table = [T::default(); SMALL_DICT];
+    let Some(head) = table.get_mut(..dict.len()) else {
+        return gather(dict, idx, out);
+    };
+    head.copy_from_slice(dict);
+    let max = idx.iter().copied().fold(0u32, u32::max);
+    if !idx.is_empty() && max as usize >= dict.len() {
+        return Err(pq_encoding::Error::IndexOutOfBounds {
+            index: max.into(),
+            len: dict.len(),
+        });
+    }
+    out.extend(idx.iter().map(|&i| table[i as usize % SMALL_DICT]));
+    Ok(())
+}
+
 pub(crate) fn gather_dense(
     out: &mut Dense,
     dict: &Dense,
@@ -388,12 +517,17 @@ pub(crate) fn gather_dense(
     let e = |err| enc_err(at, err);
     out.reserve(idx.len());
     match (out, dict) {
+        (Dense::Utf8(o), Dense::Utf8(d)) => {
+            each_utf8!(o, o => each_utf8!(d, d => o.extend_from_dict(d, idx, at)))
+        }
+        // A dictionary with an invalid string: what is gathered is checked.
+        (Dense::Utf8(o), d) => o.append_raw(at, |raw| gather_dense(raw, d, idx, at)),
         (Dense::Bool(o), Dense::Bool(d)) => gather(d, idx, o).map_err(e),
-        (Dense::I32(o), Dense::I32(d)) => gather(d, idx, o).map_err(e),
-        (Dense::I64(o), Dense::I64(d)) => gather(d, idx, o).map_err(e),
+        (Dense::I32(o), Dense::I32(d)) => gather_small(d, idx, o).map_err(e),
+        (Dense::I64(o), Dense::I64(d)) => gather_small(d, idx, o).map_err(e),
         (Dense::I96(o), Dense::I96(d)) => gather(d, idx, o).map_err(e),
-        (Dense::F32(o), Dense::F32(d)) => gather(d, idx, o).map_err(e),
-        (Dense::F64(o), Dense::F64(d)) => gather(d, idx, o).map_err(e),
+        (Dense::F32(o), Dense::F32(d)) => gather_small(d, idx, o).map_err(e),
+        (Dense::F64(o), Dense::F64(d)) => gather_small(d, idx, o).map_err(e),
         (
             Dense::Bytes { offsets, values },
             Dense::Bytes {
@@ -429,7 +563,7 @@ pub(crate) fn gather_dense(
 pub(crate) fn plain_len(kind: &Dense, n: usize) -> Option<usize> {
     let width = match kind {
         Dense::Bool(_) => return Some(n.div_ceil(8)),
-        Dense::Bytes { .. } => return None,
+        Dense::Bytes { .. } | Dense::Utf8(_) => return None,
         Dense::I32(_) | Dense::F32(_) => 4,
         Dense::I64(_) | Dense::F64(_) => 8,
         Dense::I96(_) => 12,
@@ -465,6 +599,7 @@ pub(crate) fn take_plain(
             *pos += n;
             return Ok(());
         }
+        Dense::Utf8(u) => return u.append_raw(at, |raw| take_plain(raw, data, pos, n, at)),
         Dense::Bytes { offsets, values } => {
             *pos += plain_byte_arrays(offsets, values, rest, n, at)?;
             return Ok(());
@@ -521,6 +656,9 @@ pub(crate) fn extend_range(
         Ok(())
     }
     match (out, src) {
+        (Dense::Utf8(o), Dense::Utf8(s)) => {
+            each_utf8!(o, o => each_utf8!(s, s => o.extend_range(s, start, n, at)?))
+        }
         (Dense::Bool(o), Dense::Bool(s)) => o.extend_from_slice(slice(s, start, n, at)?),
         (Dense::I32(o), Dense::I32(s)) => o.extend_from_slice(slice(s, start, n, at)?),
         (Dense::I64(o), Dense::I64(s)) => o.extend_from_slice(slice(s, start, n, at)?),
@@ -551,4 +689,33 @@ pub(crate) fn extend_range(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    /// The table gather against the plain one, at the table's size and
+    /// around it, and an index past a small dictionary.
+    #[test]
+    fn small_dictionaries_gather_as_large_ones_do() {
+        for n in [1usize, 7, 255, 256, 257, 1000] {
+            let dict: Vec<i64> = (0..n as i64).map(|i| i * 31 - 5).collect();
+            let idx: Vec<u32> = (0..3000u32).map(|i| (i * 7919) % n as u32).collect();
+            let (mut fast, mut plain) = (vec![42i64], vec![42i64]);
+            gather_small(&dict, &idx, &mut fast).unwrap();
+            gather(&dict, &idx, &mut plain).unwrap();
+            assert_eq!(fast, plain, "{n} entries");
+            let mut out = Vec::new();
+            let e = gather_small(&dict, &[0, n as u32], &mut out).unwrap_err();
+            assert!(
+                matches!(e, pq_encoding::Error::IndexOutOfBounds { .. }),
+                "{e}"
+            );
+            assert!(out.is_empty());
+        }
+        assert!(gather_small::<i32>(&[], &[], &mut Vec::new()).is_ok());
+        assert!(gather_small::<i32>(&[], &[0], &mut Vec::new()).is_err());
+    }
 }

@@ -1,0 +1,227 @@
+//! A growable bitmap, LSB first in 64-bit words: the layout of an Arrow
+//! validity buffer, so the layer above hands its words to Arrow as they are.
+//!
+//! Bits are appended a word at a time (a run of equal bits, 64 bits of a
+//! byte slice, a range of another bitmap), never one by one.
+
+use std::ops::Range;
+
+/// Bits in 64-bit words, LSB first; the bits past `len` are zero.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Bitmap {
+    words: Vec<u64>,
+    len: usize,
+}
+
+/// The low `n` bits set (`n` up to 64).
+fn low_bits(n: usize) -> u64 {
+    if n >= 64 { u64::MAX } else { (1u64 << n) - 1 }
+}
+
+impl Bitmap {
+    /// An empty bitmap writing into `words` (its capacity; its content is
+    /// dropped), so a caller can reuse one allocation.
+    pub fn with_words(mut words: Vec<u64>) -> Self {
+        words.clear();
+        Bitmap { words, len: 0 }
+    }
+
+    /// The number of bits.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the bitmap holds no bits.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The words, `len.div_ceil(64)` of them.
+    pub fn words(&self) -> &[u64] {
+        &self.words
+    }
+
+    /// The words, for an Arrow buffer or for reuse.
+    pub fn into_words(self) -> Vec<u64> {
+        self.words
+    }
+
+    /// Empties the bitmap, keeping its allocation.
+    pub fn clear(&mut self) {
+        self.words.clear();
+        self.len = 0;
+    }
+
+    /// Bit `i`, false past the end.
+    pub fn get(&self, i: usize) -> bool {
+        i < self.len
+            && self
+                .words
+                .get(i / 64)
+                .is_some_and(|w| w >> (i % 64) & 1 == 1)
+    }
+
+    /// Appends the low `n` bits of `word` (`n` up to 64; the bits above `n`
+    /// must be zero).
+    #[inline]
+    fn push_word(&mut self, word: u64, n: usize) {
+        let off = self.len % 64;
+        if off == 0 {
+            self.words.push(word);
+        } else {
+            if let Some(last) = self.words.last_mut() {
+                *last |= word << off;
+            }
+            if off + n > 64 {
+                self.words.push(word >> (64 - off));
+            }
+        }
+        self.len += n;
+    }
+
+    /// Appends `n` copies of `bit`.
+    pub fn push_run(&mut self, bit: bool, n: usize) {
+        let word = if bit { u64::MAX } else { 0 };
+        let mut left = n;
+        // Fill the current word, then whole words, then the tail.
+        let off = self.len % 64;
+        if off != 0 && left > 0 {
+            let k = (64 - off).min(left);
+            self.push_word(word & low_bits(k), k);
+            left -= k;
+        }
+        let whole = left / 64;
+        self.words.resize(self.words.len() + whole, word);
+        self.len += whole * 64;
+        left %= 64;
+        if left > 0 {
+            self.push_word(word & low_bits(left), left);
+        }
+    }
+
+    /// Appends the first `n` bits of `bytes` (LSB first in each byte, the
+    /// bit order of bit-packed levels of width 1); `bytes` holding fewer
+    /// bits appends what it holds, padded with zeros to `n`.
+    pub fn push_bytes(&mut self, bytes: &[u8], n: usize) {
+        let mut left = n;
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            if left == 0 {
+                return;
+            }
+            let mut le = [0u8; 8];
+            le.copy_from_slice(c);
+            let k = left.min(64);
+            self.push_word(u64::from_le_bytes(le) & low_bits(k), k);
+            left -= k;
+        }
+        let mut le = [0u8; 8];
+        let rest = chunks.remainder();
+        if let Some(dst) = le.get_mut(..rest.len()) {
+            dst.copy_from_slice(rest);
+        }
+        let mut word = u64::from_le_bytes(le);
+        while left > 0 {
+            let k = left.min(64);
+            self.push_word(word & low_bits(k), k);
+            word = 0;
+            left -= k;
+        }
+    }
+
+    /// The 64 bits of `self` from bit `start` on (zeros past the end).
+    #[inline]
+    fn word_at(&self, start: usize) -> u64 {
+        let (i, s) = (start / 64, start % 64);
+        let lo = self.words.get(i).copied().unwrap_or(0) >> s;
+        if s == 0 {
+            lo
+        } else {
+            lo | self.words.get(i + 1).copied().unwrap_or(0) << (64 - s)
+        }
+    }
+
+    /// Appends bits `range` of `src` (bits past its end read as zeros).
+    pub fn extend_from_range(&mut self, src: &Bitmap, range: Range<usize>) {
+        let mut at = range.start;
+        while at < range.end {
+            let k = (range.end - at).min(64);
+            self.push_word(src.word_at(at) & low_bits(k), k);
+            at += k;
+        }
+    }
+
+    /// The set bits among `range` (those past the end count as unset).
+    pub fn count_ones(&self, range: Range<usize>) -> usize {
+        let mut at = range.start;
+        let mut ones = 0usize;
+        while at < range.end {
+            let k = (range.end - at).min(64);
+            ones += (self.word_at(at) & low_bits(k)).count_ones() as usize;
+            at += k;
+        }
+        ones
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::Bitmap;
+
+    fn bits(b: &Bitmap) -> Vec<bool> {
+        (0..b.len()).map(|i| b.get(i)).collect()
+    }
+
+    /// Every way of appending, at every alignment, against a `Vec<bool>`.
+    #[test]
+    fn appends_match_a_bool_vector() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        let mut b = Bitmap::default();
+        let mut want: Vec<bool> = Vec::new();
+        for _ in 0..400 {
+            let n = (next() % 150) as usize;
+            match next() % 3 {
+                0 => {
+                    let bit = next() % 2 == 0;
+                    b.push_run(bit, n);
+                    want.extend(std::iter::repeat_n(bit, n));
+                }
+                1 => {
+                    let bytes: Vec<u8> = (0..n.div_ceil(8)).map(|_| next() as u8).collect();
+                    b.push_bytes(&bytes, n);
+                    want.extend((0..n).map(|i| bytes[i / 8] >> (i % 8) & 1 == 1));
+                }
+                _ => {
+                    let src = b.clone();
+                    let start = (next() as usize) % (src.len() + 1);
+                    let end = (start + n).min(src.len());
+                    b.extend_from_range(&src, start..end);
+                    want.extend_from_slice(&want.clone()[start..end]);
+                }
+            }
+            assert_eq!(bits(&b), want);
+            assert_eq!(b.words().len(), b.len().div_ceil(64));
+            let start = (next() as usize) % (want.len() + 1);
+            let end = start + (next() as usize) % (want.len() - start + 1);
+            let ones = want[start..end].iter().filter(|&&x| x).count();
+            assert_eq!(b.count_ones(start..end), ones);
+        }
+    }
+
+    #[test]
+    fn short_bytes_are_padded_with_zeros() {
+        let mut b = Bitmap::default();
+        b.push_run(true, 3);
+        b.push_bytes(&[0xff], 12);
+        assert_eq!(b.len(), 15);
+        assert_eq!(b.count_ones(0..15), 11);
+        assert!(!b.get(11) && !b.get(14) && b.get(10));
+    }
+}
