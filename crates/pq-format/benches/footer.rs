@@ -38,38 +38,34 @@ fn synthetic_file() -> Bytes {
     let mut fields = Vec::with_capacity(COLUMNS);
     let mut arrays: Vec<ArrayRef> = Vec::with_capacity(COLUMNS);
     for c in 0..COLUMNS {
-        match c % 3 {
-            0 => {
-                fields.push(arrow_schema::Field::new(
-                    format!("int_{c}"),
-                    arrow_schema::DataType::Int64,
-                    true,
-                ));
-                arrays.push(Arc::new(Int64Array::from_iter(
+        // Every third column of each type: integers, floats, strings, with
+        // and without nulls.
+        let (name, array): (String, ArrayRef) = match c % 3 {
+            0 => (
+                format!("int_{c}"),
+                Arc::new(Int64Array::from_iter(
                     (0..rows).map(|r| (r % 7 != 0).then_some((r * c) as i64)),
-                )));
-            }
-            1 => {
-                fields.push(arrow_schema::Field::new(
-                    format!("float_{c}"),
-                    arrow_schema::DataType::Float64,
-                    true,
-                ));
-                arrays.push(Arc::new(Float64Array::from_iter(
+                )),
+            ),
+            1 => (
+                format!("float_{c}"),
+                Arc::new(Float64Array::from_iter(
                     (0..rows).map(|r| Some(r as f64 * 0.5 + c as f64)),
-                )));
-            }
-            _ => {
-                fields.push(arrow_schema::Field::new(
-                    format!("str_{c}"),
-                    arrow_schema::DataType::Utf8,
-                    true,
-                ));
-                arrays.push(Arc::new(StringArray::from_iter(
+                )),
+            ),
+            _ => (
+                format!("str_{c}"),
+                Arc::new(StringArray::from_iter(
                     (0..rows).map(|r| (r % 5 != 0).then(|| format!("value-{c}-{r}"))),
-                )));
-            }
-        }
+                )),
+            ),
+        };
+        fields.push(arrow_schema::Field::new(
+            name,
+            array.data_type().clone(),
+            true,
+        ));
+        arrays.push(array);
     }
     let schema = Arc::new(arrow_schema::Schema::new(fields));
     let batch = RecordBatch::try_new(schema.clone(), arrays).unwrap();
