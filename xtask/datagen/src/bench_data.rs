@@ -23,7 +23,7 @@ use crate::rng::Rng;
 
 /// Rows of the lineitem tables when `--rows` is not given: the whole matrix
 /// stays under 2 GB and is written in a few minutes.
-pub const DEFAULT_ROWS: usize = 1_000_000;
+pub const DEFAULT_ROWS: usize = 500_000;
 const BATCH: usize = 65_536;
 
 /// Where the matrix lives.
