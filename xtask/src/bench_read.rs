@@ -44,10 +44,21 @@ pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
     );
     println!("|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
     for file in &files {
-        let p = process_times(&pq, &arrow_rs, file, rounds)?;
         let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
         let name = name.unwrap_or_default();
         let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0) as f64 / 1e6;
+        // A file one side cannot read is a finding: its row says why, and
+        // the other files are still measured.
+        let p = match process_times(&pq, &arrow_rs, file, rounds) {
+            Ok(p) => p,
+            Err(e) => {
+                println!(
+                    "| {name} | {size:.1} | fails: {} | | | | | | | | | |",
+                    e.replace('|', "/")
+                );
+                continue;
+            }
+        };
         let py = |reader: &str| python.get(&(file.clone(), reader.to_string())).copied();
         let best = ["pyarrow", "polars", "duckdb"]
             .iter()

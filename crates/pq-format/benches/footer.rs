@@ -149,6 +149,15 @@ fn paired_times(
     (ta[ta.len() / 2], tb[tb.len() / 2], ratios[ratios.len() / 2])
 }
 
+/// The name of a comparison: the footer alone, or with the page index.
+fn label(page_index: bool) -> &'static str {
+    if page_index {
+        "footer+page_index"
+    } else {
+        "footer"
+    }
+}
+
 fn main() {
     let limits = Limits::default();
     let mut inputs = vec![("synthetic_1000x10", synthetic_file())];
@@ -173,11 +182,7 @@ fn main() {
     let mut c = Criterion::default().configure_from_args();
     for (name, file) in &inputs {
         for page_index in [false, true] {
-            let label = if page_index {
-                "footer+page_index"
-            } else {
-                "footer"
-            };
+            let label = label(page_index);
             let mut g = c.benchmark_group(format!("{name}/{label}"));
             g.bench_function("pq-format", |b| {
                 b.iter(|| ours(black_box(file), page_index, &limits))
@@ -199,11 +204,7 @@ fn main() {
     );
     for (name, file) in &inputs {
         for page_index in [false, true] {
-            let label = if page_index {
-                "footer+page_index"
-            } else {
-                "footer"
-            };
+            let label = label(page_index);
             let (t_ours, t_arrow, ratio) = paired_times(
                 || {
                     black_box(ours(file, page_index, &limits));

@@ -6,46 +6,34 @@ use std::path::Path;
 use arrow_array::RecordBatch;
 use bytes::Bytes;
 use parquet::arrow::ArrowWriter;
-use parquet::arrow::arrow_reader::{ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::errors::ParquetError;
 use parquet::file::properties::{WriterProperties, WriterVersion};
 
-use super::Setting;
+use super::{Setting, count_rows};
 
 /// Reads the file at `path`: every column, batches of 8192 rows, one
 /// thread; returns the rows read.
 pub fn read_path(path: &Path) -> usize {
     let file = std::fs::File::open(path).map_err(ParquetError::from);
-    count(file.and_then(|f| {
-        ParquetRecordBatchReaderBuilder::try_new(f)?
-            .with_batch_size(8192)
-            .build()
-    }))
+    count_rows(
+        "arrow-rs",
+        file.and_then(|f| {
+            ParquetRecordBatchReaderBuilder::try_new(f)?
+                .with_batch_size(8192)
+                .build()
+        }),
+    )
 }
 
 /// Reads a file held in memory, as [`read_path`].
 pub fn read_bytes(bytes: &Bytes) -> usize {
-    count(
+    count_rows(
+        "arrow-rs",
         ParquetRecordBatchReaderBuilder::try_new(bytes.clone())
             .and_then(|b| b.with_batch_size(8192).build()),
     )
-}
-
-fn count(reader: Result<ParquetRecordBatchReader, ParquetError>) -> usize {
-    let mut rows = 0;
-    match reader {
-        Ok(r) => {
-            for b in r {
-                match b {
-                    Ok(b) => rows += b.num_rows(),
-                    Err(e) => panic!("arrow-rs: {e}"),
-                }
-            }
-        }
-        Err(e) => panic!("arrow-rs: {e}"),
-    }
-    rows
 }
 
 /// The batches of the file at `path`, the input of the write bench.

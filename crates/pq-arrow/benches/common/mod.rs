@@ -8,6 +8,7 @@
 pub mod arrow_rs;
 pub mod pq;
 
+use std::fmt::Display;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -38,6 +39,24 @@ pub fn matrix_files() -> Vec<(String, PathBuf)> {
         std::process::exit(1);
     }
     files
+}
+
+/// The rows of every batch of `reader`; `who` names the library in the
+/// panic a failed read is (a bench must not time a failed read).
+pub fn count_rows<I, B, E1, E2>(who: &str, reader: Result<I, E1>) -> usize
+where
+    I: Iterator<Item = Result<B, E2>>,
+    B: std::borrow::Borrow<arrow_array::RecordBatch>,
+    E1: Display,
+    E2: Display,
+{
+    let reader = reader.unwrap_or_else(|e| panic!("{who}: {e}"));
+    reader
+        .map(|b| match b {
+            Ok(b) => b.borrow().num_rows(),
+            Err(e) => panic!("{who}: {e}"),
+        })
+        .sum()
 }
 
 /// The settings files are written back with: each writer's own defaults

@@ -7,37 +7,27 @@ use bytes::Bytes;
 use pq_arrow::write::{Codec, DataPageVersion, ParquetWriter, WriterOptions};
 use pq_arrow::{ParquetReader, ParquetRecordBatchReader};
 
-use super::Setting;
+use super::{Setting, count_rows};
 
 /// Reads the file at `path`: every column, batches of 8192 rows; returns
 /// the rows read.
 pub fn read_path(path: &Path, threads: usize) -> usize {
-    count(ParquetReader::open(path).and_then(|r| build(r, threads)))
+    count_rows(
+        "pq-arrow",
+        ParquetReader::open(path).and_then(|r| build(r, threads)),
+    )
 }
 
 /// Reads a file held in memory, as [`read_path`].
 pub fn read_bytes(bytes: &Bytes, threads: usize) -> usize {
-    count(ParquetReader::from_bytes(bytes.clone()).and_then(|r| build(r, threads)))
+    count_rows(
+        "pq-arrow",
+        ParquetReader::from_bytes(bytes.clone()).and_then(|r| build(r, threads)),
+    )
 }
 
 fn build(r: ParquetReader, threads: usize) -> pq_arrow::Result<ParquetRecordBatchReader> {
     r.with_batch_size(8192).with_threads(threads).build()
-}
-
-fn count(reader: pq_arrow::Result<ParquetRecordBatchReader>) -> usize {
-    let mut rows = 0;
-    match reader {
-        Ok(r) => {
-            for b in r {
-                match b {
-                    Ok(b) => rows += b.num_rows(),
-                    Err(e) => panic!("pq-arrow: {e}"),
-                }
-            }
-        }
-        Err(e) => panic!("pq-arrow: {e}"),
-    }
-    rows
 }
 
 fn options(s: Setting) -> WriterOptions {
