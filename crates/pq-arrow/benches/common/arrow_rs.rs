@@ -14,8 +14,9 @@ use parquet::file::properties::{WriterProperties, WriterVersion};
 use super::{Setting, count_rows};
 
 /// Reads the file at `path`: every column, batches of 8192 rows, one
-/// thread; returns the rows read.
-pub fn read_path(path: &Path) -> usize {
+/// thread; returns the rows read or the
+/// error.
+pub fn read_path(path: &Path) -> Result<usize, String> {
     let file = std::fs::File::open(path).map_err(ParquetError::from);
     count_rows(
         "arrow-rs",
@@ -28,7 +29,7 @@ pub fn read_path(path: &Path) -> usize {
 }
 
 /// Reads a file held in memory, as [`read_path`].
-pub fn read_bytes(bytes: &Bytes) -> usize {
+pub fn read_bytes(bytes: &Bytes) -> Result<usize, String> {
     count_rows(
         "arrow-rs",
         ParquetRecordBatchReaderBuilder::try_new(bytes.clone())

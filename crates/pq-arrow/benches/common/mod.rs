@@ -41,22 +41,20 @@ pub fn matrix_files() -> Vec<(String, PathBuf)> {
     files
 }
 
-/// The rows of every batch of `reader`; `who` names the library in the
-/// panic a failed read is (a bench must not time a failed read).
-pub fn count_rows<I, B, E1, E2>(who: &str, reader: Result<I, E1>) -> usize
+/// The rows of every batch of `reader`, or the first error, prefixed by
+/// `who` (the library).
+pub fn count_rows<I, B, E1, E2>(who: &str, reader: Result<I, E1>) -> Result<usize, String>
 where
     I: Iterator<Item = Result<B, E2>>,
     B: std::borrow::Borrow<arrow_array::RecordBatch>,
     E1: Display,
     E2: Display,
 {
-    let reader = reader.unwrap_or_else(|e| panic!("{who}: {e}"));
-    reader
-        .map(|b| match b {
-            Ok(b) => b.borrow().num_rows(),
-            Err(e) => panic!("{who}: {e}"),
-        })
-        .sum()
+    let mut rows = 0;
+    for b in reader.map_err(|e| format!("{who}: {e}"))? {
+        rows += b.map_err(|e| format!("{who}: {e}"))?.borrow().num_rows();
+    }
+    Ok(rows)
 }
 
 /// The settings files are written back with: each writer's own defaults

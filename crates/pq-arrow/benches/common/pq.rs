@@ -10,8 +10,8 @@ use pq_arrow::{ParquetReader, ParquetRecordBatchReader};
 use super::{Setting, count_rows};
 
 /// Reads the file at `path`: every column, batches of 8192 rows; returns
-/// the rows read.
-pub fn read_path(path: &Path, threads: usize) -> usize {
+/// the rows read or the error.
+pub fn read_path(path: &Path, threads: usize) -> Result<usize, String> {
     count_rows(
         "pq-arrow",
         ParquetReader::open(path).and_then(|r| build(r, threads)),
@@ -19,7 +19,7 @@ pub fn read_path(path: &Path, threads: usize) -> usize {
 }
 
 /// Reads a file held in memory, as [`read_path`].
-pub fn read_bytes(bytes: &Bytes, threads: usize) -> usize {
+pub fn read_bytes(bytes: &Bytes, threads: usize) -> Result<usize, String> {
     count_rows(
         "pq-arrow",
         ParquetReader::from_bytes(bytes.clone()).and_then(|r| build(r, threads)),
