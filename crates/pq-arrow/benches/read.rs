@@ -110,12 +110,7 @@ fn bench(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    // The matrix has dozens of files: shorter than criterion's default
-    // 3 s + 5 s per case, which `--warm-up-time` and `--measurement-time`
-    // still override.
-    config = Criterion::default()
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3));
+    config = common::criterion();
     targets = bench
 }
 criterion_main!(benches);

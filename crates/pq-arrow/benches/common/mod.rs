@@ -57,6 +57,15 @@ where
     Ok(rows)
 }
 
+/// Criterion with 1 s of warm-up and 3 s of measurement per case, shorter
+/// than its default 3 s + 5 s because the matrix has dozens of files;
+/// `--warm-up-time` and `--measurement-time` still override them.
+pub fn criterion() -> criterion::Criterion {
+    criterion::Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+}
+
 /// The settings files are written back with: each writer's own defaults
 /// (pq: SNAPPY with dictionaries; arrow-rs: uncompressed with
 /// dictionaries), and two settings both writers are given alike.
