@@ -52,6 +52,8 @@ pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
         let p = match process_times(&pq, &arrow_rs, file, rounds) {
             Ok(p) => p,
             Err(e) => {
+                // The error without the command line that precedes it.
+                let e = e.split_once(" failed: ").map_or(e.as_str(), |(_, m)| m);
                 println!(
                     "| {name} | {size:.1} | fails: {} | | | | | | | | | |",
                     e.replace('|', "/")
