@@ -9,9 +9,9 @@
 //!   of each (the child's own, from `wait4`).
 //! - pyarrow, Polars and DuckDB reading the file in one Python process, one
 //!   thread each (`xtask/bench/read_tables.py` in the bench venv), and pq's
-//!   whole-process time against the best of the three. Their time includes
-//!   no process start, so that ratio flatters them by pq's start-up (about
-//!   a millisecond).
+//!   whole-process time against the best of the three. Their times count
+//!   no process start-up and pq's does, so that ratio is a little against
+//!   pq.
 //!
 //! The in-process modes (from a path, from `Bytes`) are criterion benches:
 //! `cargo bench -p pq-arrow --bench read`.
