@@ -4,8 +4,12 @@
 //!   fixtures in `data/`; with `--check`, fail if anything committed is stale.
 //! - `ci`: every check CI runs, after installing what they need (rustup
 //!   target and components, a project-local Python venv with pyarrow).
-//! - `bench-data [--force]`: the large tables the benchmarks read, in
+//! - `bench-data [--force] [--rows N]`: the benchmark matrix (the same
+//!   tables written by arrow-rs, pyarrow, DuckDB and Polars) in
 //!   `target/bench-data/` (not committed).
+//! - `bench-read [--rounds N] [--only TEXT]`: whole-process reads of every
+//!   file of the matrix, `pq scan` against an arrow-rs scan (time and peak
+//!   memory), and pyarrow, Polars and DuckDB reading in process.
 //! - `fuzz [--minutes N] [--target NAME]`: every fuzz target in turn on the
 //!   nightly toolchain; crashes are minimised into `tests/regressions/`.
 //!
@@ -16,6 +20,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+mod bench_data;
+mod bench_read;
+mod child;
 mod ci;
 mod fuzz;
 mod setup;
@@ -34,13 +41,8 @@ fn main() -> ExitCode {
         }
         Some("ci") => ci::run(&root),
         Some("fuzz") => fuzz::run(&root, &args[1..]),
-        Some("bench-data") => {
-            let mut command = vec!["bench-data"];
-            if args.iter().any(|a| a == "--force") {
-                command.push("--force");
-            }
-            datagen(&root, &command)
-        }
+        Some("bench-data") => bench_data::run(&root, &args[1..]),
+        Some("bench-read") => bench_read::run(&root, &args[1..]),
         _ => Err(usage()),
     };
     match result {
@@ -53,7 +55,7 @@ fn main() -> ExitCode {
 }
 
 fn usage() -> String {
-    "usage: cargo xtask <gen [--check] | ci | bench-data [--force] | fuzz [--minutes N] [--target NAME]>".to_string()
+    "usage: cargo xtask <gen [--check] | ci | bench-data [--force] [--rows N] | bench-read [--rounds N] [--only TEXT] | fuzz [--minutes N] [--target NAME]>".to_string()
 }
 
 fn workspace_root() -> PathBuf {

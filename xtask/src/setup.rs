@@ -1,7 +1,9 @@
 //! What the checks need beyond the Rust toolchain, installed by the project
 //! itself so that `cargo xtask ci` passes on a fresh machine: the rustup
 //! target and components, and a project-local Python virtual environment
-//! with the readers the tests compare with.
+//! with the readers the tests compare with (and another, installed only by
+//! the benchmark commands, with the writers and readers of the benchmark
+//! matrix).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -57,13 +59,28 @@ fn rustup(args: &[&str]) -> crate::Result<String> {
 
 /// Creates or updates `target/venv` from `xtask/python-requirements.txt`
 /// and returns its `bin` directory, to go first on the tests' `PATH`.
+pub fn python_venv(root: &Path) -> crate::Result<PathBuf> {
+    venv(root, "venv", "python-requirements.txt")
+}
+
+/// Creates or updates `target/bench-venv` from
+/// `xtask/bench-requirements.txt` (pyarrow, DuckDB and Polars, the other
+/// writers and readers of the benchmark matrix) and returns its `bin`
+/// directory. A venv of its own, so that the tests' venv does not grow and
+/// only `cargo xtask bench-data` and `bench-read` install it.
+pub fn bench_venv(root: &Path) -> crate::Result<PathBuf> {
+    venv(root, "bench-venv", "bench-requirements.txt")
+}
+
+/// Creates or updates `target/NAME` from `xtask/REQUIREMENTS` and returns
+/// its `bin` directory.
 ///
 /// The requirements are installed again only when the file changes: a copy
 /// of what was installed is kept in the venv.
-pub fn python_venv(root: &Path) -> crate::Result<PathBuf> {
-    let venv = root.join("target").join("venv");
+fn venv(root: &Path, name: &str, requirements: &str) -> crate::Result<PathBuf> {
+    let venv = root.join("target").join(name);
     let bin = venv.join("bin");
-    let requirements = root.join("xtask").join("python-requirements.txt");
+    let requirements = root.join("xtask").join(requirements);
     let wanted = std::fs::read_to_string(&requirements)
         .map_err(|e| format!("reading {}: {e}", requirements.display()))?;
     let stamp = venv.join("pq-requirements.txt");
@@ -99,7 +116,7 @@ pub fn python_venv(root: &Path) -> crate::Result<PathBuf> {
     Ok(bin)
 }
 
-fn run(command: &mut Command, what: &str) -> crate::Result<()> {
+pub fn run(command: &mut Command, what: &str) -> crate::Result<()> {
     let status = command
         .status()
         .map_err(|e| format!("could not run {what}: {e}"))?;

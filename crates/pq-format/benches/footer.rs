@@ -38,38 +38,34 @@ fn synthetic_file() -> Bytes {
     let mut fields = Vec::with_capacity(COLUMNS);
     let mut arrays: Vec<ArrayRef> = Vec::with_capacity(COLUMNS);
     for c in 0..COLUMNS {
-        match c % 3 {
-            0 => {
-                fields.push(arrow_schema::Field::new(
-                    format!("int_{c}"),
-                    arrow_schema::DataType::Int64,
-                    true,
-                ));
-                arrays.push(Arc::new(Int64Array::from_iter(
+        // Every third column of each type: integers, floats, strings, with
+        // and without nulls.
+        let (name, array): (String, ArrayRef) = match c % 3 {
+            0 => (
+                format!("int_{c}"),
+                Arc::new(Int64Array::from_iter(
                     (0..rows).map(|r| (r % 7 != 0).then_some((r * c) as i64)),
-                )));
-            }
-            1 => {
-                fields.push(arrow_schema::Field::new(
-                    format!("float_{c}"),
-                    arrow_schema::DataType::Float64,
-                    true,
-                ));
-                arrays.push(Arc::new(Float64Array::from_iter(
+                )),
+            ),
+            1 => (
+                format!("float_{c}"),
+                Arc::new(Float64Array::from_iter(
                     (0..rows).map(|r| Some(r as f64 * 0.5 + c as f64)),
-                )));
-            }
-            _ => {
-                fields.push(arrow_schema::Field::new(
-                    format!("str_{c}"),
-                    arrow_schema::DataType::Utf8,
-                    true,
-                ));
-                arrays.push(Arc::new(StringArray::from_iter(
+                )),
+            ),
+            _ => (
+                format!("str_{c}"),
+                Arc::new(StringArray::from_iter(
                     (0..rows).map(|r| (r % 5 != 0).then(|| format!("value-{c}-{r}"))),
-                )));
-            }
-        }
+                )),
+            ),
+        };
+        fields.push(arrow_schema::Field::new(
+            name,
+            array.data_type().clone(),
+            true,
+        ));
+        arrays.push(array);
     }
     let schema = Arc::new(arrow_schema::Schema::new(fields));
     let batch = RecordBatch::try_new(schema.clone(), arrays).unwrap();
@@ -153,6 +149,15 @@ fn paired_times(
     (ta[ta.len() / 2], tb[tb.len() / 2], ratios[ratios.len() / 2])
 }
 
+/// The name of a comparison: the footer alone, or with the page index.
+fn label(page_index: bool) -> &'static str {
+    if page_index {
+        "footer+page_index"
+    } else {
+        "footer"
+    }
+}
+
 fn main() {
     let limits = Limits::default();
     let mut inputs = vec![("synthetic_1000x10", synthetic_file())];
@@ -177,11 +182,7 @@ fn main() {
     let mut c = Criterion::default().configure_from_args();
     for (name, file) in &inputs {
         for page_index in [false, true] {
-            let label = if page_index {
-                "footer+page_index"
-            } else {
-                "footer"
-            };
+            let label = label(page_index);
             let mut g = c.benchmark_group(format!("{name}/{label}"));
             g.bench_function("pq-format", |b| {
                 b.iter(|| ours(black_box(file), page_index, &limits))
@@ -203,11 +204,7 @@ fn main() {
     );
     for (name, file) in &inputs {
         for page_index in [false, true] {
-            let label = if page_index {
-                "footer+page_index"
-            } else {
-                "footer"
-            };
+            let label = label(page_index);
             let (t_ours, t_arrow, ratio) = paired_times(
                 || {
                     black_box(ours(file, page_index, &limits));

@@ -1,0 +1,76 @@
+//! Every call the benches make into the arrow-rs `parquet` crate, the
+//! baseline: the same work as `pq.rs`.
+
+use std::path::Path;
+
+use arrow_array::RecordBatch;
+use bytes::Bytes;
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::errors::ParquetError;
+use parquet::file::properties::{WriterProperties, WriterVersion};
+
+use super::{Setting, count_rows};
+
+/// Reads the file at `path`: every column, batches of 8192 rows, one
+/// thread; returns the rows read or the
+/// error.
+pub fn read_path(path: &Path) -> Result<usize, String> {
+    let file = std::fs::File::open(path).map_err(ParquetError::from);
+    count_rows(
+        "arrow-rs",
+        file.and_then(|f| {
+            ParquetRecordBatchReaderBuilder::try_new(f)?
+                .with_batch_size(8192)
+                .build()
+        }),
+    )
+}
+
+/// Reads a file held in memory, as [`read_path`].
+pub fn read_bytes(bytes: &Bytes) -> Result<usize, String> {
+    count_rows(
+        "arrow-rs",
+        ParquetRecordBatchReaderBuilder::try_new(bytes.clone())
+            .and_then(|b| b.with_batch_size(8192).build()),
+    )
+}
+
+/// The batches of the file at `path`, the input of the write bench.
+pub fn batches(path: &Path) -> Result<Vec<RecordBatch>, String> {
+    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
+    let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+        .and_then(|b| b.with_batch_size(65_536).build())
+        .map_err(|e| e.to_string())?;
+    reader
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())
+}
+
+fn properties(s: Setting) -> WriterProperties {
+    match s {
+        Setting::Defaults => WriterProperties::default(),
+        Setting::SnappyDict => WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .set_dictionary_enabled(true)
+            .build(),
+        Setting::ZstdV2 => WriterProperties::builder()
+            .set_writer_version(WriterVersion::PARQUET_2_0)
+            .set_compression(Compression::ZSTD(ZstdLevel::default()))
+            .build(),
+    }
+}
+
+/// Writes `batches` (at least one) to memory with setting `s`.
+pub fn write(batches: &[RecordBatch], s: Setting) -> Result<Vec<u8>, String> {
+    let schema = batches.first().ok_or("no batch")?.schema();
+    let mut out = Vec::with_capacity(64 << 20);
+    let mut w =
+        ArrowWriter::try_new(&mut out, schema, Some(properties(s))).map_err(|e| e.to_string())?;
+    for b in batches {
+        w.write(b).map_err(|e| e.to_string())?;
+    }
+    w.close().map_err(|e| e.to_string())?;
+    Ok(out)
+}

@@ -1,0 +1,139 @@
+//! What the read and write benches share: the files of the benchmark matrix,
+//! the writer settings, and the alternating rounds the ratios come from.
+//! pq-arrow is called only from `pq.rs`, arrow-rs only from `arrow_rs.rs`.
+
+// Each bench uses a part of this module.
+#![allow(dead_code)]
+
+pub mod arrow_rs;
+pub mod pq;
+
+use std::fmt::Display;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// The files of the matrix that `cargo xtask bench-data` wrote to
+/// `target/bench-data/` (or the directory `PQ_BENCH_DATA` names), by name;
+/// `PQ_BENCH_ONLY=TEXT` keeps those whose name contains TEXT. Exits with a
+/// message when there are none.
+pub fn matrix_files() -> Vec<(String, PathBuf)> {
+    let dir = match std::env::var_os("PQ_BENCH_DATA") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/bench-data"),
+    };
+    let only = std::env::var("PQ_BENCH_ONLY").unwrap_or_default();
+    let mut files: Vec<(String, PathBuf)> = std::fs::read_dir(&dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
+        .filter_map(|p| Some((p.file_stem()?.to_string_lossy().into_owned(), p)))
+        .filter(|(name, _)| name.contains(only.as_str()))
+        .collect();
+    files.sort();
+    if files.is_empty() {
+        eprintln!(
+            "no benchmark file in {} (matching PQ_BENCH_ONLY={only:?}): run `cargo xtask bench-data` first",
+            dir.display()
+        );
+        std::process::exit(1);
+    }
+    files
+}
+
+/// The rows of every batch of `reader`, or the first error, prefixed by
+/// `who` (the library).
+pub fn count_rows<I, B, E1, E2>(who: &str, reader: Result<I, E1>) -> Result<usize, String>
+where
+    I: Iterator<Item = Result<B, E2>>,
+    B: std::borrow::Borrow<arrow_array::RecordBatch>,
+    E1: Display,
+    E2: Display,
+{
+    let mut rows = 0;
+    for b in reader.map_err(|e| format!("{who}: {e}"))? {
+        rows += b.map_err(|e| format!("{who}: {e}"))?.borrow().num_rows();
+    }
+    Ok(rows)
+}
+
+/// Criterion with 1 s of warm-up and 3 s of measurement per case, shorter
+/// than its default 3 s + 5 s because the matrix has dozens of files;
+/// `--warm-up-time` and `--measurement-time` still override them.
+pub fn criterion() -> criterion::Criterion {
+    criterion::Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3))
+}
+
+/// The settings files are written back with: each writer's own defaults
+/// (pq: SNAPPY with dictionaries; arrow-rs: uncompressed with
+/// dictionaries), and two settings both writers are given alike.
+#[derive(Clone, Copy, Debug)]
+pub enum Setting {
+    /// Each writer's defaults.
+    Defaults,
+    /// SNAPPY, dictionaries, data page v1.
+    SnappyDict,
+    /// ZSTD level 1 (arrow-rs's default level), data page v2.
+    ZstdV2,
+}
+
+impl Setting {
+    pub const ALL: [Setting; 3] = [Setting::Defaults, Setting::SnappyDict, Setting::ZstdV2];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Setting::Defaults => "defaults",
+            Setting::SnappyDict => "snappy_dict",
+            Setting::ZstdV2 => "zstd_v2",
+        }
+    }
+}
+
+/// Runs every one of `sides` in turn, round after round, and returns each
+/// side's times in seconds, round by round. Alternating makes a change of
+/// machine load hit every side alike. `PQ_BENCH_ROUNDS=N` fixes the number
+/// of rounds; otherwise at least 5, and more while under `budget` (at most 40).
+pub fn rounds(sides: &mut [&mut dyn FnMut() -> usize], budget: Duration) -> Vec<Vec<f64>> {
+    let fixed = std::env::var("PQ_BENCH_ROUNDS")
+        .ok()
+        .and_then(|n| n.parse::<usize>().ok());
+    let mut times = vec![Vec::new(); sides.len()];
+    let start = Instant::now();
+    let mut done = 0;
+    loop {
+        let more = match fixed {
+            Some(n) => done < n,
+            None => done < 5 || (start.elapsed() < budget && done < 40),
+        };
+        if !more {
+            return times;
+        }
+        for (side, t) in sides.iter_mut().zip(&mut times) {
+            let s = Instant::now();
+            std::hint::black_box(side());
+            t.push(s.elapsed().as_secs_f64());
+        }
+        done += 1;
+    }
+}
+
+/// The median of `v` (NaN when empty).
+pub fn median(v: &[f64]) -> f64 {
+    let mut v = v.to_vec();
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// The median of the rounds' ratios `a[i] / b[i]`, and its interquartile
+/// range as text.
+pub fn ratio(a: &[f64], b: &[f64]) -> (f64, String) {
+    let mut r: Vec<f64> = a.iter().zip(b).map(|(x, y)| x / y).collect();
+    r.sort_by(f64::total_cmp);
+    let n = r.len();
+    match (r.get(n / 4), r.get(3 * n / 4), r.get(n / 2)) {
+        (Some(q1), Some(q3), Some(m)) => (*m, format!("{q1:.2}-{q3:.2}")),
+        _ => (f64::NAN, "-".into()),
+    }
+}

@@ -1,0 +1,56 @@
+//! Every call the benches make into pq-arrow.
+
+use std::path::Path;
+
+use arrow_array::RecordBatch;
+use bytes::Bytes;
+use pq_arrow::write::{Codec, DataPageVersion, ParquetWriter, WriterOptions};
+use pq_arrow::{ParquetReader, ParquetRecordBatchReader};
+
+use super::{Setting, count_rows};
+
+/// Reads the file at `path`: every column, batches of 8192 rows; returns
+/// the rows read or the error.
+pub fn read_path(path: &Path, threads: usize) -> Result<usize, String> {
+    count_rows(
+        "pq-arrow",
+        ParquetReader::open(path).and_then(|r| build(r, threads)),
+    )
+}
+
+/// Reads a file held in memory, as [`read_path`].
+pub fn read_bytes(bytes: &Bytes, threads: usize) -> Result<usize, String> {
+    count_rows(
+        "pq-arrow",
+        ParquetReader::from_bytes(bytes.clone()).and_then(|r| build(r, threads)),
+    )
+}
+
+fn build(r: ParquetReader, threads: usize) -> pq_arrow::Result<ParquetRecordBatchReader> {
+    r.with_batch_size(8192).with_threads(threads).build()
+}
+
+fn options(s: Setting) -> WriterOptions {
+    match s {
+        Setting::Defaults => WriterOptions::default(),
+        Setting::SnappyDict => WriterOptions::default()
+            .with_compression(Codec::Snappy, None)
+            .with_dictionary(true),
+        Setting::ZstdV2 => WriterOptions::default()
+            .with_compression(Codec::Zstd, Some(1))
+            .with_data_page_version(DataPageVersion::V2),
+    }
+}
+
+/// Writes `batches` (at least one) to memory with setting `s`.
+pub fn write(batches: &[RecordBatch], s: Setting) -> Result<Vec<u8>, String> {
+    let schema = batches.first().ok_or("no batch")?.schema();
+    let mut w = ParquetWriter::try_new(Vec::with_capacity(64 << 20), schema, options(s))
+        .map_err(|e| e.to_string())?;
+    for b in batches {
+        w.write(b).map_err(|e| e.to_string())?;
+    }
+    w.close_into_inner()
+        .map(|(out, _)| out)
+        .map_err(|e| e.to_string())
+}
