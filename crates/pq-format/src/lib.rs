@@ -64,6 +64,8 @@ pub mod compact;
 mod error;
 mod ext;
 mod footer;
+// The generator lists a union's known field ids one by one.
+#[allow(clippy::manual_range_patterns)]
 mod generated;
 mod limits;
 mod metadata;

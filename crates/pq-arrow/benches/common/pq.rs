@@ -33,12 +33,15 @@ fn build(r: ParquetReader, threads: usize) -> pq_arrow::Result<ParquetRecordBatc
 fn options(s: Setting) -> WriterOptions {
     match s {
         Setting::Defaults => WriterOptions::default(),
-        Setting::SnappyDict => WriterOptions::default()
-            .with_compression(Codec::Snappy, None)
-            .with_dictionary(true),
-        Setting::ZstdV2 => WriterOptions::default()
-            .with_compression(Codec::Zstd, Some(1))
-            .with_data_page_version(DataPageVersion::V2),
+        Setting::SnappyDict => WriterOptions::builder()
+            .set_compression(Codec::Snappy)
+            .set_dictionary_enabled(true)
+            .build(),
+        Setting::ZstdV2 => WriterOptions::builder()
+            .set_compression(Codec::Zstd)
+            .set_compression_level(Some(1))
+            .set_writer_version(DataPageVersion::V2)
+            .build(),
     }
 }
 
