@@ -179,13 +179,16 @@ impl<'a> RleDecoder<'a> {
         if header & 1 == 1 {
             // Bit-packed: `count` groups of 8 values, `count * bit_width` bytes.
             let values = (count as usize).saturating_mul(8);
-            // The padding of the last group may reach up to 7 values past
-            // the stream's count; a whole group more is a corrupt header.
-            if values > self.limit.saturating_add(7) {
-                return Err(self.overrun("bit-packed run", values as u64, header_at));
-            }
             let remaining = self.data.len() - self.pos;
             let bytes = values.saturating_mul(self.bit_width) / 8;
+            // The padding of the last group may reach up to 7 values past
+            // the stream's count. Some writers (DuckDB) pad the last run
+            // with whole groups, whose bytes they write: a run reaching
+            // further is padding when its bytes end the data exactly, and
+            // a corrupt header otherwise.
+            if values > self.limit.saturating_add(7) && bytes != remaining {
+                return Err(self.overrun("bit-packed run", values as u64, header_at));
+            }
             // A final run may be cut short by its writer; only as many values
             // as the bytes hold are readable (asking for more is an error).
             let avail = if bytes > remaining {
@@ -467,9 +470,10 @@ mod tests {
     fn counted_bit_packed_runs_allow_the_last_group_padding_only() {
         // One group of 8 for 1 value: 7 padding values, allowed.
         assert_eq!(decode_counted(&[0x03, 0xff], 1, 1).unwrap(), [1]);
-        // Two groups (16 values) for 8: a whole group too many.
+        // Two groups (16 values) for 8, and a run after them: a whole
+        // group too many that is not the data's last.
         assert_eq!(
-            decode_counted(&[0x05, 0xff, 0xff], 1, 8),
+            decode_counted(&[0x05, 0xff, 0xff, 0x02, 0x01], 1, 8),
             Err(Error::RunOverrun {
                 run: "bit-packed run",
                 declared: 16,
@@ -477,6 +481,14 @@ mod tests {
                 offset: 0
             })
         );
+        // Whole groups of padding whose bytes end the data: the last run
+        // of a writer that pads with groups (DuckDB).
+        assert_eq!(decode_counted(&[0x05, 0xff, 0x00], 1, 3).unwrap(), [1; 3]);
+        // The same run with a byte after it is a corrupt header.
+        assert!(matches!(
+            decode_counted(&[0x05, 0xff, 0x00, 0x02, 0x01], 1, 3),
+            Err(Error::RunOverrun { .. })
+        ));
         // A header of 2^31-1 groups planted before the levels.
         let e = decode_counted(&[0xff, 0xff, 0xff, 0xff, 0x0f, 0x55], 1, 5000).unwrap_err();
         assert!(matches!(e, Error::RunOverrun { .. }), "{e}");

@@ -418,7 +418,13 @@ impl Levels {
                 left -= count;
             } else {
                 let declared = count * 8;
-                if declared > left + 7 {
+                let remaining = data.len() - pos;
+                let bytes = declared * width / 8;
+                // Padding past the page's levels: up to 7 in the last
+                // group, or whole groups whose bytes end the block exactly
+                // (DuckDB pads its last run so); anything else is a corrupt
+                // header.
+                if declared > left + 7 && bytes != remaining {
                     return Err(Error::RunOverrun {
                         run: "bit-packed run",
                         declared: declared as u64,
@@ -426,8 +432,6 @@ impl Levels {
                         offset: header_at,
                     });
                 }
-                let remaining = data.len() - pos;
-                let bytes = declared * width / 8;
                 // A last run cut short by its writer holds what its bytes
                 // hold; needing more is an error at the next run.
                 let avail = if bytes > remaining {
@@ -675,6 +679,21 @@ mod tests {
             ),
             "{e}"
         );
+        // A last bit-packed run padded with a whole group whose bytes end
+        // the block (as DuckDB writes): 3 levels read, the padding ignored.
+        let l = Levels::new(vec![0x05, 0x07, 0x00].into(), LevelEncoding::Rle, 1, 3);
+        for form in [LevelForm::Levels, LevelForm::Compact, LevelForm::Bits] {
+            assert_eq!(expand(&compact(&l, form).unwrap()), [1, 1, 1]);
+        }
+        // The same run followed by another: its header is corrupt.
+        let l = Levels::new(
+            vec![0x05, 0x07, 0x00, 0x02, 0x01].into(),
+            LevelEncoding::Rle,
+            1,
+            3,
+        );
+        let e = compact(&l, LevelForm::Bits).unwrap_err();
+        assert!(matches!(e, Error::RunOverrun { declared: 16, .. }), "{e}");
         // A level above the max: 3 with max 2.
         let l = Levels::new(vec![0x0a, 0x03].into(), LevelEncoding::Rle, 2, 5);
         assert!(compact(&l, LevelForm::Levels).is_err());
