@@ -106,25 +106,11 @@ fn tail_and_head_across_files() {
     let rows = jsonl(&arrow_rs(&sample));
     let lines: Vec<&str> = rows.lines().collect();
     let twice: Vec<&str> = lines.iter().chain(&lines).copied().collect();
-    let tail = ok(&[
-        "tail",
-        s(&sample),
-        s(&sample),
-        "-n",
-        "15",
-        "--format",
-        "jsonl",
-    ]);
+    // The same file given twice reads as one table of twice the rows.
+    let fifteen_of = |cmd| ok(&[cmd, s(&sample), s(&sample), "-n", "15", "--format", "jsonl"]);
+    let tail = fifteen_of("tail");
     assert_eq!(tail.lines().collect::<Vec<_>>(), twice[twice.len() - 15..]);
-    let head = ok(&[
-        "head",
-        s(&sample),
-        s(&sample),
-        "-n",
-        "15",
-        "--format",
-        "jsonl",
-    ]);
+    let head = fifteen_of("head");
     assert_eq!(head.lines().collect::<Vec<_>>(), twice[..15]);
 }
 
