@@ -177,11 +177,7 @@ fn every_encoding_of_every_leaf_type() {
 
 #[test]
 fn per_column_options_and_errors() {
-    let schema = Arc::new(Schema::new(vec![
-        Field::new("a", DataType::Int64, false),
-        Field::new("s", DataType::Utf8, true),
-    ]));
-    let batch = random_batch(&mut Rng(3), &schema, 1000);
+    let batch = int_and_text_batch(3);
     let options = WriterOptions::builder()
         .set_column_encoding("a", Encoding::DELTA_BINARY_PACKED)
         .set_column_dictionary_enabled("a", false)
@@ -206,11 +202,11 @@ fn per_column_options_and_errors() {
         .set_column_encoding("s", Encoding::DELTA_BINARY_PACKED)
         .set_column_dictionary_enabled("s", false)
         .build();
-    assert!(ParquetWriter::try_new(Vec::new(), schema.clone(), bad).is_err());
+    assert!(ParquetWriter::try_new(Vec::new(), batch.schema(), bad).is_err());
     let unknown = WriterOptions::builder()
         .set_column_dictionary_enabled("nope", true)
         .build();
-    assert!(ParquetWriter::try_new(Vec::new(), schema.clone(), unknown).is_err());
+    assert!(ParquetWriter::try_new(Vec::new(), batch.schema(), unknown).is_err());
 }
 
 #[test]
@@ -283,11 +279,7 @@ fn preview_encodings_need_the_switch() {
 
 #[test]
 fn default_compression_is_snappy() {
-    let schema = Arc::new(Schema::new(vec![
-        Field::new("a", DataType::Int64, false),
-        Field::new("s", DataType::Utf8, true),
-    ]));
-    let batch = random_batch(&mut Rng(4), &schema, 1000);
+    let batch = int_and_text_batch(4);
     let bytes = write(std::slice::from_ref(&batch), WriterOptions::default());
     let md = pq_format::read_metadata_from_bytes(
         &bytes::Bytes::from(bytes.clone()),
@@ -394,4 +386,14 @@ proptest! {
         let batches: Vec<_> = (0..nbatches).map(|_| random_batch(&mut r, &schema, rows)).collect();
         check(&batches, options, &format!("seed {seed} schema {schema:?}"));
     }
+}
+
+/// 1000 random rows of a required Int64 `a` and a nullable Utf8 `s`: one
+/// column of each kind whose options are set per column above.
+fn int_and_text_batch(seed: u64) -> RecordBatch {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, false),
+        Field::new("s", DataType::Utf8, true),
+    ]));
+    random_batch(&mut Rng(seed), &schema, 1000)
 }
