@@ -63,49 +63,6 @@ fn write_with_arrow_rs(batch: &RecordBatch) -> Vec<u8> {
     out
 }
 
-/// Encodings the leaf type of `dt` allows besides PLAIN.
-fn encodings_for(dt: &DataType) -> Vec<Encoding> {
-    match dt {
-        DataType::Boolean => vec![Encoding::RLE],
-        DataType::Int8
-        | DataType::Int16
-        | DataType::Int32
-        | DataType::Int64
-        | DataType::UInt8
-        | DataType::UInt16
-        | DataType::UInt32
-        | DataType::UInt64
-        | DataType::Date32
-        | DataType::Date64
-        | DataType::Time32(_)
-        | DataType::Time64(_)
-        | DataType::Timestamp(_, _)
-        | DataType::Duration(_) => vec![Encoding::DELTA_BINARY_PACKED, Encoding::BYTE_STREAM_SPLIT],
-        DataType::Decimal128(p, _) | DataType::Decimal256(p, _) if *p <= 18 => {
-            vec![Encoding::DELTA_BINARY_PACKED, Encoding::BYTE_STREAM_SPLIT]
-        }
-        DataType::Float32 | DataType::Float64 => vec![Encoding::BYTE_STREAM_SPLIT, Encoding::ALP],
-        DataType::Utf8
-        | DataType::LargeUtf8
-        | DataType::Binary
-        | DataType::LargeBinary
-        | DataType::Utf8View
-        | DataType::BinaryView
-        | DataType::Dictionary(_, _) => {
-            vec![
-                Encoding::DELTA_LENGTH_BYTE_ARRAY,
-                Encoding::DELTA_BYTE_ARRAY,
-            ]
-        }
-        DataType::FixedSizeBinary(_)
-        | DataType::Float16
-        | DataType::Decimal128(_, _)
-        | DataType::Decimal256(_, _)
-        | DataType::Interval(_) => vec![Encoding::DELTA_BYTE_ARRAY, Encoding::BYTE_STREAM_SPLIT],
-        _ => vec![],
-    }
-}
-
 #[test]
 fn every_leaf_type_flat_required_and_optional() {
     let mut r = Rng(7);
@@ -146,7 +103,7 @@ fn every_leaf_type_flat_required_and_optional() {
 fn every_encoding_of_every_leaf_type() {
     let mut r = Rng(11);
     for dt in leaf_types() {
-        for enc in encodings_for(&dt) {
+        for enc in leaf_encodings(&dt) {
             let schema = Arc::new(Schema::new(vec![
                 Field::new("a", dt.clone(), true),
                 Field::new(
