@@ -142,11 +142,7 @@ fn per_column_options_and_errors() {
         .set_column_compression_level("s", Some(9))
         .build();
     let bytes = write(std::slice::from_ref(&batch), options);
-    let md = pq_format::read_metadata_from_bytes(
-        &bytes::Bytes::from(bytes.clone()),
-        &Default::default(),
-    )
-    .unwrap();
+    let md = footer_of(&bytes);
     let a = md.row_groups[0].columns[0].meta_data.as_ref().unwrap();
     assert!(a.encodings.contains(&Encoding::DELTA_BINARY_PACKED));
     assert!(!a.encodings.contains(&Encoding::RLE_DICTIONARY));
@@ -214,11 +210,7 @@ fn preview_encodings_need_the_switch() {
         .set_allow_preview_encodings(true)
         .build();
     let bytes = write(std::slice::from_ref(&batch), options);
-    let md = pq_format::read_metadata_from_bytes(
-        &bytes::Bytes::from(bytes.clone()),
-        &Default::default(),
-    )
-    .unwrap();
+    let md = footer_of(&bytes);
     let encodings = |c: usize| {
         md.row_groups[0].columns[c]
             .meta_data
@@ -238,11 +230,7 @@ fn preview_encodings_need_the_switch() {
 fn default_compression_is_snappy() {
     let batch = int_and_text_batch(4);
     let bytes = write(std::slice::from_ref(&batch), WriterOptions::default());
-    let md = pq_format::read_metadata_from_bytes(
-        &bytes::Bytes::from(bytes.clone()),
-        &Default::default(),
-    )
-    .unwrap();
+    let md = footer_of(&bytes);
     for c in &md.row_groups[0].columns {
         let meta = c.meta_data.as_ref().unwrap();
         assert_eq!(
@@ -287,8 +275,7 @@ fn row_groups_split_by_rows_and_bytes() {
             .set_max_row_group_bytes(usize::MAX)
             .build(),
     );
-    let md = pq_format::read_metadata_from_bytes(&bytes::Bytes::from(bytes), &Default::default())
-        .unwrap();
+    let md = footer_of(&bytes);
     let rows: Vec<i64> = md.row_groups.iter().map(|rg| rg.num_rows).collect();
     assert_eq!(rows, [3000, 3000, 3000, 1000]);
 }
@@ -353,4 +340,10 @@ fn int_and_text_batch(seed: u64) -> RecordBatch {
         Field::new("s", DataType::Utf8, true),
     ]));
     random_batch(&mut Rng(seed), &schema, 1000)
+}
+
+/// The footer metadata of a file written in memory.
+fn footer_of(bytes: &[u8]) -> pq_format::FileMetaData {
+    pq_format::read_metadata_from_bytes(&bytes::Bytes::copy_from_slice(bytes), &Default::default())
+        .unwrap()
 }
