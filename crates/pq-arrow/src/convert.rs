@@ -192,6 +192,21 @@ fn decimal<T: DecimalType>(a: PrimitiveArray<T>, p: u8, s: i8, at: &Location) ->
     ))
 }
 
+/// Values whose Arrow type is exactly their physical type, spread over
+/// the nulls; `None` if `dt` is another type.
+fn same_prim<T: ArrowPrimitiveType>(
+    v: Vec<T::Native>,
+    nulls: Option<NullBuffer>,
+    dt: &DataType,
+    at: &Location,
+    pool: &Pool,
+) -> Option<Result<ArrayRef>> {
+    (*dt == T::DATA_TYPE).then(|| {
+        let v = spread(v, nulls.as_ref(), pool);
+        prim::<T>(v, nulls, at, pool).map(|a| Arc::new(a) as ArrayRef)
+    })
+}
+
 /// An INT32 or INT64 column's values widened (or, for Decimal32 from
 /// INT64, narrowed) to the native type of decimal `dt`; `None` if `dt` is
 /// not a decimal. The arm whose width matches the source is taken before
@@ -381,24 +396,12 @@ pub(crate) fn to_arrow(
             }
             _ => Err(bad()),
         },
-        Dense::F32(v) => match dt {
-            DataType::Float32 => Ok(Arc::new(prim::<Float32Type>(
-                spread(v, n, pool),
-                nulls,
-                at,
-                pool,
-            )?)),
-            _ => Err(bad()),
-        },
-        Dense::F64(v) => match dt {
-            DataType::Float64 => Ok(Arc::new(prim::<Float64Type>(
-                spread(v, n, pool),
-                nulls,
-                at,
-                pool,
-            )?)),
-            _ => Err(bad()),
-        },
+        Dense::F32(v) => {
+            same_prim::<Float32Type>(v, nulls, dt, at, pool).unwrap_or_else(|| Err(bad()))
+        }
+        Dense::F64(v) => {
+            same_prim::<Float64Type>(v, nulls, dt, at, pool).unwrap_or_else(|| Err(bad()))
+        }
         Dense::Utf8(u) => match (u, dt) {
             (Utf8::I32(c), DataType::Utf8) => c.into_array(nulls, at, pool),
             (Utf8::I64(c), DataType::LargeUtf8) => c.into_array(nulls, at, pool),
