@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use common::{arrow_rs, median, pq, ratio, rounds};
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::Criterion;
 
 fn ratios(files: &[(String, std::path::PathBuf, Bytes)]) {
     println!(
@@ -108,9 +108,6 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group! {
-    name = benches;
-    config = common::criterion();
-    targets = bench
+fn main() {
+    common::run(bench);
 }
-criterion_main!(benches);

@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use arrow_array::RecordBatch;
 use common::{Setting, arrow_rs, median, pq, ratio, rounds};
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::Criterion;
 
 fn ratios(files: &[(String, Vec<RecordBatch>)]) {
     println!(
@@ -92,9 +92,6 @@ fn bench(c: &mut Criterion) {
     }
 }
 
-criterion_group! {
-    name = benches;
-    config = common::criterion();
-    targets = bench
+fn main() {
+    common::run(bench);
 }
-criterion_main!(benches);

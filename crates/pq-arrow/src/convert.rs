@@ -192,6 +192,83 @@ fn decimal<T: DecimalType>(a: PrimitiveArray<T>, p: u8, s: i8, at: &Location) ->
     ))
 }
 
+/// Values whose Arrow type is exactly their physical type, spread over
+/// the nulls; `None` if `dt` is another type.
+fn same_prim<T: ArrowPrimitiveType>(
+    v: Vec<T::Native>,
+    nulls: Option<NullBuffer>,
+    dt: &DataType,
+    at: &Location,
+    pool: &Pool,
+) -> Option<Result<ArrayRef>> {
+    (*dt == T::DATA_TYPE).then(|| {
+        let v = spread(v, nulls.as_ref(), pool);
+        prim::<T>(v, nulls, at, pool).map(|a| Arc::new(a) as ArrayRef)
+    })
+}
+
+/// An INT32 or INT64 column's values widened (or, for Decimal32 from
+/// INT64, narrowed) to the native type of decimal `dt`; `None` if `dt` is
+/// not a decimal. The arm whose width matches the source is taken before
+/// this, without a copy.
+fn int_decimal<T: DecimalInt>(
+    v: Vec<T>,
+    nulls: Option<NullBuffer>,
+    dt: &DataType,
+    at: &Location,
+    pool: &Pool,
+) -> Option<Result<ArrayRef>> {
+    Some(match dt {
+        DataType::Decimal32(p, s) => {
+            prim::<Decimal32Type>(convert(v, pool, T::narrow), nulls, at, pool)
+                .and_then(|a| decimal(a, *p, *s, at))
+        }
+        DataType::Decimal64(p, s) => {
+            prim::<Decimal64Type>(convert(v, pool, T::widen), nulls, at, pool)
+                .and_then(|a| decimal(a, *p, *s, at))
+        }
+        DataType::Decimal128(p, s) => {
+            prim::<Decimal128Type>(convert(v, pool, T::widen128), nulls, at, pool)
+                .and_then(|a| decimal(a, *p, *s, at))
+        }
+        DataType::Decimal256(p, s) => {
+            prim::<Decimal256Type>(convert(v, pool, T::widen256), nulls, at, pool)
+                .and_then(|a| decimal(a, *p, *s, at))
+        }
+        _ => return None,
+    })
+}
+
+/// The integer physical types a decimal can be stored as.
+trait DecimalInt: Copy + Send + 'static {
+    fn narrow(self) -> i32;
+    fn widen(self) -> i64;
+    fn widen128(self) -> i128 {
+        i128::from(self.widen())
+    }
+    fn widen256(self) -> i256 {
+        i256::from(self.widen())
+    }
+}
+
+impl DecimalInt for i32 {
+    fn narrow(self) -> i32 {
+        self
+    }
+    fn widen(self) -> i64 {
+        i64::from(self)
+    }
+}
+
+impl DecimalInt for i64 {
+    fn narrow(self) -> i32 {
+        self as i32
+    }
+    fn widen(self) -> i64 {
+        self
+    }
+}
+
 /// Big-endian two's complement bytes sign-extended to `N` bytes (the
 /// last `N` if there are more).
 fn sign_extend<const N: usize>(b: &[u8]) -> [u8; N] {
@@ -291,19 +368,8 @@ pub(crate) fn to_arrow(
                 DataType::Decimal32(p, s) => {
                     decimal(prim::<Decimal32Type>(v, nulls, at, pool)?, *p, *s, at)
                 }
-                DataType::Decimal64(p, s) => {
-                    let v = convert(v, pool, i64::from);
-                    decimal(prim::<Decimal64Type>(v, nulls, at, pool)?, *p, *s, at)
-                }
-                DataType::Decimal128(p, s) => {
-                    let v = convert(v, pool, i128::from);
-                    decimal(prim::<Decimal128Type>(v, nulls, at, pool)?, *p, *s, at)
-                }
-                DataType::Decimal256(p, s) => {
-                    let v = convert(v, pool, i256::from);
-                    decimal(prim::<Decimal256Type>(v, nulls, at, pool)?, *p, *s, at)
-                }
-                _ => Err(bad()),
+                // The other decimal widths, or not a type these values make.
+                _ => int_decimal(v, nulls, dt, at, pool).unwrap_or_else(|| Err(bad())),
             }
         }
         Dense::I64(v) => {
@@ -318,19 +384,8 @@ pub(crate) fn to_arrow(
                 DataType::Decimal64(p, s) => {
                     decimal(prim::<Decimal64Type>(v, nulls, at, pool)?, *p, *s, at)
                 }
-                DataType::Decimal32(p, s) => {
-                    let v = convert(v, pool, |x| x as i32);
-                    decimal(prim::<Decimal32Type>(v, nulls, at, pool)?, *p, *s, at)
-                }
-                DataType::Decimal128(p, s) => {
-                    let v = convert(v, pool, i128::from);
-                    decimal(prim::<Decimal128Type>(v, nulls, at, pool)?, *p, *s, at)
-                }
-                DataType::Decimal256(p, s) => {
-                    let v = convert(v, pool, i256::from);
-                    decimal(prim::<Decimal256Type>(v, nulls, at, pool)?, *p, *s, at)
-                }
-                _ => Err(bad()),
+                // The other decimal widths, or not a type these values make.
+                _ => int_decimal(v, nulls, dt, at, pool).unwrap_or_else(|| Err(bad())),
             }
         }
         Dense::I96(v) => match dt {
@@ -341,24 +396,12 @@ pub(crate) fn to_arrow(
             }
             _ => Err(bad()),
         },
-        Dense::F32(v) => match dt {
-            DataType::Float32 => Ok(Arc::new(prim::<Float32Type>(
-                spread(v, n, pool),
-                nulls,
-                at,
-                pool,
-            )?)),
-            _ => Err(bad()),
-        },
-        Dense::F64(v) => match dt {
-            DataType::Float64 => Ok(Arc::new(prim::<Float64Type>(
-                spread(v, n, pool),
-                nulls,
-                at,
-                pool,
-            )?)),
-            _ => Err(bad()),
-        },
+        Dense::F32(v) => {
+            same_prim::<Float32Type>(v, nulls, dt, at, pool).unwrap_or_else(|| Err(bad()))
+        }
+        Dense::F64(v) => {
+            same_prim::<Float64Type>(v, nulls, dt, at, pool).unwrap_or_else(|| Err(bad()))
+        }
         Dense::Utf8(u) => match (u, dt) {
             (Utf8::I32(c), DataType::Utf8) => c.into_array(nulls, at, pool),
             (Utf8::I64(c), DataType::LargeUtf8) => c.into_array(nulls, at, pool),

@@ -97,39 +97,17 @@ fn schema() -> Arc<Schema> {
 
 /// Which of our encodings every leaf of a top-level column allows.
 fn column_allows(dt: &DataType, e: Encoding) -> bool {
-    use Encoding as E;
     match dt {
-        DataType::Boolean => e == E::RLE,
-        DataType::Int8
-        | DataType::Int16
-        | DataType::Int32
-        | DataType::Int64
-        | DataType::UInt8
-        | DataType::UInt16
-        | DataType::UInt32
-        | DataType::UInt64
-        | DataType::Date32
-        | DataType::Time32(_)
-        | DataType::Time64(_)
-        | DataType::Timestamp(_, _)
-        | DataType::List(_)
-        | DataType::FixedSizeList(_, _) => {
-            matches!(e, E::DELTA_BINARY_PACKED | E::BYTE_STREAM_SPLIT)
-        }
-        DataType::Decimal128(p, _) if *p <= 18 => {
-            matches!(e, E::DELTA_BINARY_PACKED | E::BYTE_STREAM_SPLIT)
-        }
-        DataType::Float32 | DataType::Float64 | DataType::LargeList(_) => e == E::BYTE_STREAM_SPLIT,
         // pyarrow cannot decode DELTA_*BYTE_ARRAY into dictionary arrays
         // ("DecodeArrow of DictAccumulator" is not implemented), so
         // dictionary columns keep their dictionary there.
-        DataType::Utf8 | DataType::LargeUtf8 | DataType::Binary => {
-            matches!(e, E::DELTA_LENGTH_BYTE_ARRAY | E::DELTA_BYTE_ARRAY)
+        DataType::Dictionary(_, _) => false,
+        DataType::List(f) | DataType::LargeList(f) | DataType::FixedSizeList(f, _) => {
+            column_allows(f.data_type(), e)
         }
-        DataType::FixedSizeBinary(_) | DataType::Float16 | DataType::Decimal128(_, _) => {
-            matches!(e, E::DELTA_BYTE_ARRAY | E::BYTE_STREAM_SPLIT)
-        }
-        _ => false,
+        DataType::Struct(fields) => fields.iter().all(|f| column_allows(f.data_type(), e)),
+        DataType::Map(entries, _) => column_allows(entries.data_type(), e),
+        _ => leaf_encodings(dt).contains(&e),
     }
 }
 

@@ -63,49 +63,6 @@ fn write_with_arrow_rs(batch: &RecordBatch) -> Vec<u8> {
     out
 }
 
-/// Encodings the leaf type of `dt` allows besides PLAIN.
-fn encodings_for(dt: &DataType) -> Vec<Encoding> {
-    match dt {
-        DataType::Boolean => vec![Encoding::RLE],
-        DataType::Int8
-        | DataType::Int16
-        | DataType::Int32
-        | DataType::Int64
-        | DataType::UInt8
-        | DataType::UInt16
-        | DataType::UInt32
-        | DataType::UInt64
-        | DataType::Date32
-        | DataType::Date64
-        | DataType::Time32(_)
-        | DataType::Time64(_)
-        | DataType::Timestamp(_, _)
-        | DataType::Duration(_) => vec![Encoding::DELTA_BINARY_PACKED, Encoding::BYTE_STREAM_SPLIT],
-        DataType::Decimal128(p, _) | DataType::Decimal256(p, _) if *p <= 18 => {
-            vec![Encoding::DELTA_BINARY_PACKED, Encoding::BYTE_STREAM_SPLIT]
-        }
-        DataType::Float32 | DataType::Float64 => vec![Encoding::BYTE_STREAM_SPLIT, Encoding::ALP],
-        DataType::Utf8
-        | DataType::LargeUtf8
-        | DataType::Binary
-        | DataType::LargeBinary
-        | DataType::Utf8View
-        | DataType::BinaryView
-        | DataType::Dictionary(_, _) => {
-            vec![
-                Encoding::DELTA_LENGTH_BYTE_ARRAY,
-                Encoding::DELTA_BYTE_ARRAY,
-            ]
-        }
-        DataType::FixedSizeBinary(_)
-        | DataType::Float16
-        | DataType::Decimal128(_, _)
-        | DataType::Decimal256(_, _)
-        | DataType::Interval(_) => vec![Encoding::DELTA_BYTE_ARRAY, Encoding::BYTE_STREAM_SPLIT],
-        _ => vec![],
-    }
-}
-
 #[test]
 fn every_leaf_type_flat_required_and_optional() {
     let mut r = Rng(7);
@@ -146,7 +103,7 @@ fn every_leaf_type_flat_required_and_optional() {
 fn every_encoding_of_every_leaf_type() {
     let mut r = Rng(11);
     for dt in leaf_types() {
-        for enc in encodings_for(&dt) {
+        for enc in leaf_encodings(&dt) {
             let schema = Arc::new(Schema::new(vec![
                 Field::new("a", dt.clone(), true),
                 Field::new(
@@ -177,11 +134,7 @@ fn every_encoding_of_every_leaf_type() {
 
 #[test]
 fn per_column_options_and_errors() {
-    let schema = Arc::new(Schema::new(vec![
-        Field::new("a", DataType::Int64, false),
-        Field::new("s", DataType::Utf8, true),
-    ]));
-    let batch = random_batch(&mut Rng(3), &schema, 1000);
+    let batch = int_and_text_batch(3);
     let options = WriterOptions::builder()
         .set_column_encoding("a", Encoding::DELTA_BINARY_PACKED)
         .set_column_dictionary_enabled("a", false)
@@ -189,11 +142,7 @@ fn per_column_options_and_errors() {
         .set_column_compression_level("s", Some(9))
         .build();
     let bytes = write(std::slice::from_ref(&batch), options);
-    let md = pq_format::read_metadata_from_bytes(
-        &bytes::Bytes::from(bytes.clone()),
-        &Default::default(),
-    )
-    .unwrap();
+    let md = footer_of(&bytes);
     let a = md.row_groups[0].columns[0].meta_data.as_ref().unwrap();
     assert!(a.encodings.contains(&Encoding::DELTA_BINARY_PACKED));
     assert!(!a.encodings.contains(&Encoding::RLE_DICTIONARY));
@@ -206,11 +155,11 @@ fn per_column_options_and_errors() {
         .set_column_encoding("s", Encoding::DELTA_BINARY_PACKED)
         .set_column_dictionary_enabled("s", false)
         .build();
-    assert!(ParquetWriter::try_new(Vec::new(), schema.clone(), bad).is_err());
+    assert!(ParquetWriter::try_new(Vec::new(), batch.schema(), bad).is_err());
     let unknown = WriterOptions::builder()
         .set_column_dictionary_enabled("nope", true)
         .build();
-    assert!(ParquetWriter::try_new(Vec::new(), schema.clone(), unknown).is_err());
+    assert!(ParquetWriter::try_new(Vec::new(), batch.schema(), unknown).is_err());
 }
 
 #[test]
@@ -261,11 +210,7 @@ fn preview_encodings_need_the_switch() {
         .set_allow_preview_encodings(true)
         .build();
     let bytes = write(std::slice::from_ref(&batch), options);
-    let md = pq_format::read_metadata_from_bytes(
-        &bytes::Bytes::from(bytes.clone()),
-        &Default::default(),
-    )
-    .unwrap();
+    let md = footer_of(&bytes);
     let encodings = |c: usize| {
         md.row_groups[0].columns[c]
             .meta_data
@@ -283,17 +228,9 @@ fn preview_encodings_need_the_switch() {
 
 #[test]
 fn default_compression_is_snappy() {
-    let schema = Arc::new(Schema::new(vec![
-        Field::new("a", DataType::Int64, false),
-        Field::new("s", DataType::Utf8, true),
-    ]));
-    let batch = random_batch(&mut Rng(4), &schema, 1000);
+    let batch = int_and_text_batch(4);
     let bytes = write(std::slice::from_ref(&batch), WriterOptions::default());
-    let md = pq_format::read_metadata_from_bytes(
-        &bytes::Bytes::from(bytes.clone()),
-        &Default::default(),
-    )
-    .unwrap();
+    let md = footer_of(&bytes);
     for c in &md.row_groups[0].columns {
         let meta = c.meta_data.as_ref().unwrap();
         assert_eq!(
@@ -338,8 +275,7 @@ fn row_groups_split_by_rows_and_bytes() {
             .set_max_row_group_bytes(usize::MAX)
             .build(),
     );
-    let md = pq_format::read_metadata_from_bytes(&bytes::Bytes::from(bytes), &Default::default())
-        .unwrap();
+    let md = footer_of(&bytes);
     let rows: Vec<i64> = md.row_groups.iter().map(|rg| rg.num_rows).collect();
     assert_eq!(rows, [3000, 3000, 3000, 1000]);
 }
@@ -394,4 +330,20 @@ proptest! {
         let batches: Vec<_> = (0..nbatches).map(|_| random_batch(&mut r, &schema, rows)).collect();
         check(&batches, options, &format!("seed {seed} schema {schema:?}"));
     }
+}
+
+/// 1000 random rows of a required Int64 `a` and a nullable Utf8 `s`: one
+/// column of each kind whose options are set per column above.
+fn int_and_text_batch(seed: u64) -> RecordBatch {
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("a", DataType::Int64, false),
+        Field::new("s", DataType::Utf8, true),
+    ]));
+    random_batch(&mut Rng(seed), &schema, 1000)
+}
+
+/// The footer metadata of a file written in memory.
+fn footer_of(bytes: &[u8]) -> pq_format::FileMetaData {
+    pq_format::read_metadata_from_bytes(&bytes::Bytes::copy_from_slice(bytes), &Default::default())
+        .unwrap()
 }

@@ -4,7 +4,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use arrow_array::Array;
+use arrow_array::{Array, RecordBatch};
 
 use crate::dataset::{self, Dataset};
 use crate::error::CliError;
@@ -25,11 +25,7 @@ pub fn run(
     for batch in table.batches(plan) {
         let batch = batch?;
         rows += batch.num_rows();
-        bytes += batch
-            .columns()
-            .iter()
-            .map(|c| c.get_buffer_memory_size())
-            .sum::<usize>();
+        bytes += decoded_bytes(&batch);
     }
     let seconds = start.elapsed().as_secs_f64();
     let per_second = |n: f64| if seconds > 0.0 { n / seconds } else { 0.0 };
@@ -43,4 +39,14 @@ pub fn run(
         per_second(rows as f64)
     )?;
     Ok(())
+}
+
+/// The bytes of the buffers behind `batch`'s columns: what decoding it
+/// produced, the figure throughput is measured in.
+fn decoded_bytes(batch: &RecordBatch) -> usize {
+    batch
+        .columns()
+        .iter()
+        .map(|c| c.get_buffer_memory_size())
+        .sum()
 }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int32Array, RecordBatch, StructArray};
 use arrow_schema::{DataType, Field};
-use common::{dir, pq, s};
+use common::{dir, pq, s, write_arrow_rs};
 
 /// Top-level `a.b` (1, 2), a struct `a` with `b` (10, 20) and a struct
 /// `x` with `y.z` (100, 200).
@@ -28,14 +28,7 @@ fn dotted_file(test: &str) -> std::path::PathBuf {
     ])
     .unwrap();
     let path = dir(test).join("dotted.parquet");
-    let mut w = parquet::arrow::ArrowWriter::try_new(
-        std::fs::File::create(&path).unwrap(),
-        batch.schema(),
-        None,
-    )
-    .unwrap();
-    w.write(&batch).unwrap();
-    w.close().unwrap();
+    write_arrow_rs(&path, &batch, None);
     path
 }
 

@@ -8,7 +8,7 @@ use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
 use parquet::file::reader::FileReader;
 
 mod common;
-use common::{arrow_rs, data, dir, fails, jsonl, ok, pq, s};
+use common::{arrow_rs, data, dir, fails, jsonl, ok, pq, s, write_arrow_rs};
 
 /// 1000 rows in 10 row groups of 100, uncompressed: `id` 0..1000 and a
 /// string.
@@ -24,10 +24,7 @@ fn ten_groups(path: &Path) {
         .set_max_row_group_row_count(Some(100))
         .set_dictionary_enabled(false)
         .build();
-    let file = std::fs::File::create(path).unwrap();
-    let mut w = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), Some(props)).unwrap();
-    w.write(&batch).unwrap();
-    w.close().unwrap();
+    write_arrow_rs(path, &batch, Some(props));
 }
 
 /// In a directory of its own for `test`: the file of [`ten_groups`], and a
@@ -106,25 +103,11 @@ fn tail_and_head_across_files() {
     let rows = jsonl(&arrow_rs(&sample));
     let lines: Vec<&str> = rows.lines().collect();
     let twice: Vec<&str> = lines.iter().chain(&lines).copied().collect();
-    let tail = ok(&[
-        "tail",
-        s(&sample),
-        s(&sample),
-        "-n",
-        "15",
-        "--format",
-        "jsonl",
-    ]);
+    // The same file given twice reads as one table of twice the rows.
+    let fifteen_of = |cmd| ok(&[cmd, s(&sample), s(&sample), "-n", "15", "--format", "jsonl"]);
+    let tail = fifteen_of("tail");
     assert_eq!(tail.lines().collect::<Vec<_>>(), twice[twice.len() - 15..]);
-    let head = ok(&[
-        "head",
-        s(&sample),
-        s(&sample),
-        "-n",
-        "15",
-        "--format",
-        "jsonl",
-    ]);
+    let head = fifteen_of("head");
     assert_eq!(head.lines().collect::<Vec<_>>(), twice[..15]);
 }
 
@@ -242,14 +225,7 @@ fn schema_ddl_has_sql_types() {
         ("select", Arc::new(Int64Array::from(vec![1])) as ArrayRef),
     ])
     .unwrap();
-    let mut w = parquet::arrow::ArrowWriter::try_new(
-        std::fs::File::create(&file).unwrap(),
-        batch.schema(),
-        None,
-    )
-    .unwrap();
-    w.write(&batch).unwrap();
-    w.close().unwrap();
+    write_arrow_rs(&file, &batch, None);
     assert_eq!(
         ok(&["schema", "--ddl", s(&file)]),
         "CREATE TABLE \"My Table\" (\n    \"Mixed Case\" BIGINT NOT NULL,\n    \"a\"\"b\" BIGINT NOT NULL,\n    \"select\" BIGINT NOT NULL\n);\n"

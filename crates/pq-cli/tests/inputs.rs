@@ -9,7 +9,7 @@ use arrow_array::{ArrayRef, RecordBatch, StringArray};
 use arrow_schema::{DataType, Field, Schema};
 
 mod common;
-use common::{arrow_rs, data, dir, fails, jsonl, ok, s};
+use common::{arrow_rs, data, dir, fails, jsonl, ok, s, write_arrow_rs};
 
 /// `batches` with a string column `key` of `value` added at the end.
 fn with_partition(batches: &[RecordBatch], key: &str, value: &str) -> Vec<RecordBatch> {
@@ -113,14 +113,7 @@ fn union_by_name_fills_missing_columns_with_nulls() {
     let batch =
         RecordBatch::try_from_iter([("id", Arc::new(StringArray::from(vec!["x"])) as ArrayRef)])
             .unwrap();
-    let mut w = parquet::arrow::ArrowWriter::try_new(
-        std::fs::File::create(&c).unwrap(),
-        batch.schema(),
-        None,
-    )
-    .unwrap();
-    w.write(&batch).unwrap();
-    w.close().unwrap();
+    write_arrow_rs(&c, &batch, None);
     let err = fails(&["cat", s(&a), s(&c), "--union-by-name"]);
     assert!(
         err.contains("'id' (Int32)") && err.contains("'id' (Utf8)"),

@@ -10,7 +10,7 @@ use arrow_array::{ArrayRef, Int64Array, RecordBatch, StringArray};
 use serde_json::{Value, json};
 
 mod common;
-use common::{dir, pq, s};
+use common::{dir, pq, s, write_arrow_rs};
 
 fn ok(args: &[&str]) -> String {
     let out = pq().args(args).output().unwrap();
@@ -39,10 +39,7 @@ fn write_file(path: &Path) {
         ("m", Arc::new(map.finish()) as ArrayRef),
     ])
     .unwrap();
-    let file = std::fs::File::create(path).unwrap();
-    let mut w = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), None).unwrap();
-    w.write(&batch).unwrap();
-    w.close().unwrap();
+    write_arrow_rs(path, &batch, None);
 }
 
 fn expected() -> Vec<Value> {

@@ -18,29 +18,15 @@ use pq_format::{
 const COMMANDS: [&str; 3] = ["schema", "meta", "cat"];
 
 fn root(n: i32) -> SchemaElement {
-    SchemaElement {
-        name: "schema".into(),
-        num_children: Some(n),
-        ..Default::default()
-    }
+    SchemaElement::group("schema", None, n)
 }
 
 fn group(name: &str, rep: R, n: i32) -> SchemaElement {
-    SchemaElement {
-        name: name.into(),
-        repetition_type: Some(rep),
-        num_children: Some(n),
-        ..Default::default()
-    }
+    SchemaElement::group(name, Some(rep), n)
 }
 
 fn leaf(name: &str, rep: R, t: Type) -> SchemaElement {
-    SchemaElement {
-        name: name.into(),
-        repetition_type: Some(rep),
-        type_: Some(t),
-        ..Default::default()
-    }
+    SchemaElement::leaf(name, rep, t)
 }
 
 /// A file of no rows whose footer holds `schema`: magic, metadata, length,

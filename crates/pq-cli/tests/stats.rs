@@ -13,7 +13,7 @@ use arrow_schema::DataType;
 use serde_json::Value;
 
 mod common;
-use common::{arrow_rs, ok, temp};
+use common::{arrow_rs, ok, temp, write_arrow_rs};
 
 const SAMPLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
 
@@ -152,10 +152,7 @@ fn numbers(name: &str, n: i64, group: usize, step: i64) -> PathBuf {
     let props = parquet::file::properties::WriterProperties::builder()
         .set_max_row_group_row_count(Some(group))
         .build();
-    let file = std::fs::File::create(&path).unwrap();
-    let mut w = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), Some(props)).unwrap();
-    w.write(&batch).unwrap();
-    w.close().unwrap();
+    write_arrow_rs(&path, &batch, Some(props));
     path
 }
 

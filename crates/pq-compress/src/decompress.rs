@@ -149,86 +149,81 @@ impl Decompressor {
         uncompressed_size: usize,
         out: &mut Vec<u8>,
     ) -> Result<()> {
-        let result = self.decompress_over(codec, input, uncompressed_size, out);
+        // The worker writes over what `out` holds: its bytes are not cleared
+        // up front but reused as the decoders' output space (see
+        // `codecs::set_len`), so a failure must clear them here.
+        let mut decompress_over = || -> Result<()> {
+            let limit = self.limits.max_uncompressed_size();
+            if uncompressed_size > limit {
+                return Err(Error::SizeLimitExceeded {
+                    declared: uncompressed_size,
+                    limit,
+                });
+            }
+            if input.is_empty() && uncompressed_size == 0 {
+                out.clear();
+                return Ok(());
+            }
+            match codec {
+                Codec::Uncompressed => {
+                    if input.len() != uncompressed_size {
+                        return Err(Error::SizeMismatch {
+                            codec,
+                            declared: uncompressed_size,
+                            actual: input.len(),
+                        });
+                    }
+                    out.clear();
+                    out.extend_from_slice(input);
+                    return Ok(());
+                }
+                Codec::Lzo => return Err(lzo_unsupported()),
+                _ => {}
+            }
+            if !codec.is_available() {
+                return Err(feature_disabled(codec));
+            }
+            let result = self.decode(codec, input, uncompressed_size, out);
+            let err = match result {
+                Ok(n) if n == uncompressed_size && out.len() >= n => {
+                    out.truncate(n);
+                    return Ok(());
+                }
+                Ok(n) if n > uncompressed_size => Error::OutputTooLarge {
+                    codec,
+                    declared: uncompressed_size,
+                },
+                Ok(actual) => Error::SizeMismatch {
+                    codec,
+                    declared: uncompressed_size,
+                    actual,
+                },
+                Err(Fail::TooLarge(Some(actual)) | Fail::Announced(actual)) => {
+                    Error::SizeMismatch {
+                        codec,
+                        declared: uncompressed_size,
+                        actual,
+                    }
+                }
+                Err(Fail::TooLarge(None)) => Error::OutputTooLarge {
+                    codec,
+                    declared: uncompressed_size,
+                },
+                Err(Fail::Unreachable { max }) => Error::SizeUnreachable {
+                    codec,
+                    declared: uncompressed_size,
+                    compressed: input.len(),
+                    max,
+                },
+                Err(Fail::Corrupt(message)) => Error::Corrupt { codec, message },
+            };
+            Err(err)
+        };
+        let result = decompress_over();
         if result.is_err() {
             out.clear();
         }
         result
-    }
-
-    /// [`Decompressor::decompress`], writing over what `out` holds: its
-    /// bytes are not cleared up front but reused as the decoders' output
-    /// space (see `codecs::set_len`). On error `out` may hold anything.
-    fn decompress_over(
-        &mut self,
-        codec: Codec,
-        input: &[u8],
-        uncompressed_size: usize,
-        out: &mut Vec<u8>,
-    ) -> Result<()> {
-        let limit = self.limits.max_uncompressed_size();
-        if uncompressed_size > limit {
-            return Err(Error::SizeLimitExceeded {
-                declared: uncompressed_size,
-                limit,
-            });
-        }
-        if input.is_empty() && uncompressed_size == 0 {
-            out.clear();
-            return Ok(());
-        }
-        match codec {
-            Codec::Uncompressed => {
-                if input.len() != uncompressed_size {
-                    return Err(Error::SizeMismatch {
-                        codec,
-                        declared: uncompressed_size,
-                        actual: input.len(),
-                    });
-                }
-                out.clear();
-                out.extend_from_slice(input);
-                return Ok(());
-            }
-            Codec::Lzo => return Err(lzo_unsupported()),
-            _ => {}
-        }
-        if !codec.is_available() {
-            return Err(feature_disabled(codec));
-        }
-        let result = self.decode(codec, input, uncompressed_size, out);
-        let err = match result {
-            Ok(n) if n == uncompressed_size && out.len() >= n => {
-                out.truncate(n);
-                return Ok(());
-            }
-            Ok(n) if n > uncompressed_size => Error::OutputTooLarge {
-                codec,
-                declared: uncompressed_size,
-            },
-            Ok(actual) => Error::SizeMismatch {
-                codec,
-                declared: uncompressed_size,
-                actual,
-            },
-            Err(Fail::TooLarge(Some(actual)) | Fail::Announced(actual)) => Error::SizeMismatch {
-                codec,
-                declared: uncompressed_size,
-                actual,
-            },
-            Err(Fail::TooLarge(None)) => Error::OutputTooLarge {
-                codec,
-                declared: uncompressed_size,
-            },
-            Err(Fail::Unreachable { max }) => Error::SizeUnreachable {
-                codec,
-                declared: uncompressed_size,
-                compressed: input.len(),
-                max,
-            },
-            Err(Fail::Corrupt(message)) => Error::Corrupt { codec, message },
-        };
-        Err(err)
     }
 
     /// Runs the codec's decoder into the empty `out`, returning how many

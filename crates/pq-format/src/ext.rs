@@ -1,6 +1,9 @@
 //! Hand-written conveniences on generated types.
 
-use crate::{ColumnChunk, ConvertedType, DataPageHeaderV2, LogicalType, TimeUnit};
+use crate::{
+    ColumnChunk, ConvertedType, DataPageHeaderV2, FieldRepetitionType, LogicalType, SchemaElement,
+    TimeUnit, Type,
+};
 
 impl DataPageHeaderV2 {
     /// Whether the values section is compressed (the IDL default is `true`
@@ -66,5 +69,40 @@ impl LogicalType {
             LogicalType::Bson(_) => ConvertedType::BSON,
             _ => return None,
         })
+    }
+}
+
+impl SchemaElement {
+    /// A group node named `name` with `num_children` children and no
+    /// annotation (the root of a schema has no repetition).
+    ///
+    /// ```
+    /// let g = pq_format::SchemaElement::group("m", None, 2);
+    /// assert_eq!(g.num_children, Some(2));
+    /// ```
+    pub fn group(name: &str, repetition: Option<FieldRepetitionType>, num_children: i32) -> Self {
+        SchemaElement {
+            name: name.into(),
+            repetition_type: repetition,
+            num_children: Some(num_children),
+            ..Default::default()
+        }
+    }
+
+    /// A primitive leaf node named `name` of physical type `physical`, with
+    /// no annotation.
+    ///
+    /// ```
+    /// use pq_format::{FieldRepetitionType as R, SchemaElement, Type};
+    /// let l = SchemaElement::leaf("a", R::REQUIRED, Type::INT32);
+    /// assert_eq!(l.type_, Some(Type::INT32));
+    /// ```
+    pub fn leaf(name: &str, repetition: FieldRepetitionType, physical: Type) -> Self {
+        SchemaElement {
+            name: name.into(),
+            repetition_type: Some(repetition),
+            type_: Some(physical),
+            ..Default::default()
+        }
     }
 }

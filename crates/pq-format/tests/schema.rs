@@ -8,21 +8,11 @@ use pq_format::{
 };
 
 fn group(name: &str, rep: Option<R>, n: i32) -> SchemaElement {
-    SchemaElement {
-        name: name.into(),
-        repetition_type: rep,
-        num_children: Some(n),
-        ..Default::default()
-    }
+    SchemaElement::group(name, rep, n)
 }
 
 fn leaf(name: &str, rep: R, t: Type) -> SchemaElement {
-    SchemaElement {
-        name: name.into(),
-        repetition_type: Some(rep),
-        type_: Some(t),
-        ..Default::default()
-    }
+    SchemaElement::leaf(name, rep, t)
 }
 
 fn build(e: &[SchemaElement]) -> Result<SchemaDescriptor, String> {

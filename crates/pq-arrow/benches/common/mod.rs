@@ -66,6 +66,15 @@ pub fn criterion() -> criterion::Criterion {
         .measurement_time(Duration::from_secs(3))
 }
 
+/// The `main` of a bench target: runs `bench` under [`criterion`] with the
+/// command line's overrides, then prints criterion's closing summary (what
+/// `criterion_group!` + `criterion_main!` would expand to).
+pub fn run(bench: fn(&mut criterion::Criterion)) {
+    let mut c = criterion().configure_from_args();
+    bench(&mut c);
+    c.final_summary();
+}
+
 /// The settings files are written back with: each writer's own defaults
 /// (pq: SNAPPY with dictionaries; arrow-rs: uncompressed with
 /// dictionaries), and two settings both writers are given alike.

@@ -9,6 +9,7 @@ use arrow_array::*;
 use arrow_buffer::{NullBuffer, OffsetBuffer, i256};
 use arrow_schema::{DataType, Field, Fields, IntervalUnit, Schema, TimeUnit};
 use bytes::Bytes;
+use pq_arrow::write::Encoding;
 pub use pq_testkit::Rng;
 
 /// When set, float generators make no NaN (pyarrow compares NaN unequal).
@@ -408,5 +409,48 @@ pub fn assert_same(expected: &RecordBatch, actual: &RecordBatch, what: &str) {
             "{what}: column {i} ({}) differs:\nexpected {e:?}\nactual {a:?}",
             expected.schema().field(i).name()
         );
+    }
+}
+
+/// Encodings the leaf type of `dt` allows besides PLAIN.
+pub fn leaf_encodings(dt: &DataType) -> Vec<Encoding> {
+    match dt {
+        DataType::Boolean => vec![Encoding::RLE],
+        DataType::Int8
+        | DataType::Int16
+        | DataType::Int32
+        | DataType::Int64
+        | DataType::UInt8
+        | DataType::UInt16
+        | DataType::UInt32
+        | DataType::UInt64
+        | DataType::Date32
+        | DataType::Date64
+        | DataType::Time32(_)
+        | DataType::Time64(_)
+        | DataType::Timestamp(_, _)
+        | DataType::Duration(_) => vec![Encoding::DELTA_BINARY_PACKED, Encoding::BYTE_STREAM_SPLIT],
+        DataType::Decimal128(p, _) | DataType::Decimal256(p, _) if *p <= 18 => {
+            vec![Encoding::DELTA_BINARY_PACKED, Encoding::BYTE_STREAM_SPLIT]
+        }
+        DataType::Float32 | DataType::Float64 => vec![Encoding::BYTE_STREAM_SPLIT, Encoding::ALP],
+        DataType::Utf8
+        | DataType::LargeUtf8
+        | DataType::Binary
+        | DataType::LargeBinary
+        | DataType::Utf8View
+        | DataType::BinaryView
+        | DataType::Dictionary(_, _) => {
+            vec![
+                Encoding::DELTA_LENGTH_BYTE_ARRAY,
+                Encoding::DELTA_BYTE_ARRAY,
+            ]
+        }
+        DataType::FixedSizeBinary(_)
+        | DataType::Float16
+        | DataType::Decimal128(_, _)
+        | DataType::Decimal256(_, _)
+        | DataType::Interval(_) => vec![Encoding::DELTA_BYTE_ARRAY, Encoding::BYTE_STREAM_SPLIT],
+        _ => vec![],
     }
 }

@@ -100,3 +100,16 @@ pub fn jsonl(batches: &[RecordBatch]) -> String {
     }
     String::from_utf8(buf).unwrap()
 }
+
+/// Writes `batch` to `path` with arrow-rs, the reference writer, so that
+/// what the CLI reads was not written by pq itself.
+pub fn write_arrow_rs(
+    path: &Path,
+    batch: &RecordBatch,
+    props: Option<parquet::file::properties::WriterProperties>,
+) {
+    let file = std::fs::File::create(path).unwrap();
+    let mut w = parquet::arrow::ArrowWriter::try_new(file, batch.schema(), props).unwrap();
+    w.write(batch).unwrap();
+    w.close().unwrap();
+}
