@@ -1,7 +1,7 @@
 //! `cargo xtask bench-data`: the logical tables of the benchmark matrix, and
 //! the arrow-rs writer's files of them.
 //!
-//! Each table of [`bench_tables::TABLES`] is generated once, batch by batch,
+//! Each table of [`TABLES`] is generated once, batch by batch,
 //! and every batch goes to the Arrow IPC file `source/TABLE.arrow` (which the
 //! Python writers read, so that every writer of the matrix writes identical
 //! values) and to the arrow-rs writer in each of its three settings. Files
