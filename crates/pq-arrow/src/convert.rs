@@ -20,6 +20,12 @@ use crate::pool::Pool;
 
 const JULIAN_DAY_OF_EPOCH: i64 = 2_440_588;
 
+/// The validity of slots of which some are null: nothing to spread
+/// otherwise.
+fn with_nulls(nulls: Option<&NullBuffer>) -> Option<&NullBuffer> {
+    nulls.filter(|n| n.null_count() > 0)
+}
+
 /// Spreads dense values over `nulls.len()` slots: slot `i` gets the next
 /// dense value when valid, `T::default()` when null. The validity is read
 /// 64 slots at a time: a word of 64 valid slots is one copy, any other word
@@ -30,10 +36,9 @@ fn spread<T: Copy + Default + Send + 'static>(
     nulls: Option<&NullBuffer>,
     pool: &Pool,
 ) -> Vec<T> {
-    let Some(nulls) = nulls else { return dense };
-    if nulls.null_count() == 0 {
+    let Some(nulls) = with_nulls(nulls) else {
         return dense;
-    }
+    };
     let n = nulls.len();
     let mut out = pool.take(n);
     out.resize(n, T::default());
@@ -116,10 +121,9 @@ pub(crate) fn spread_offsets<O: Copy + Default + Send + 'static>(
     nulls: Option<&NullBuffer>,
     pool: &Pool,
 ) -> Vec<O> {
-    let Some(nulls) = nulls else { return dense };
-    if nulls.null_count() == 0 {
+    let Some(nulls) = with_nulls(nulls) else {
         return dense;
-    }
+    };
     // Null slots repeat the previous end offset: no value bytes move. The
     // end of slot `i` is dense offset `k`, the valid slots up to `i`.
     let mut out = pool.take(nulls.len() + 1);
