@@ -232,19 +232,6 @@ fn a_dictionary_index_run_past_the_page_is_an_error() {
     );
 }
 
-/// `file` with its footer replaced by `edit` of it.
-fn with_footer(file: &[u8], edit: impl FnOnce(&mut pq_format::FileMetaData)) -> Bytes {
-    let mut meta = pq_format::read_metadata_from_slice(file, &Default::default()).unwrap();
-    edit(&mut meta);
-    let len = u32::from_le_bytes(file[file.len() - 8..][..4].try_into().unwrap()) as usize;
-    let mut out = file[..file.len() - 8 - len].to_vec();
-    let footer = meta.encode();
-    out.extend_from_slice(&footer);
-    out.extend_from_slice(&(footer.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"PAR1");
-    Bytes::from(out)
-}
-
 #[test]
 fn negative_counts_in_the_metadata_are_errors() {
     let file = write(column(|i| i % 5 == 0), plain(DataPageVersion::V1));
@@ -261,14 +248,14 @@ fn negative_counts_in_the_metadata_are_errors() {
         (|m| m.num_rows = -1, "negative FileMetaData.num_rows -1"),
     ];
     for (edit, message) in cases {
-        expect_error(with_footer(&file, edit), &[message]);
+        expect_error(pq_tests::with_footer(&file, edit), &[message]);
     }
 }
 
 #[test]
 fn a_row_count_the_chunks_do_not_hold_names_both() {
     let file = write(column(|i| i % 5 == 0), plain(DataPageVersion::V1));
-    let file = with_footer(&file, |m| m.row_groups[0].num_rows = 1_000_000_000);
+    let file = pq_tests::with_footer(&file, |m| m.row_groups[0].num_rows = 1_000_000_000);
     expect_error(
         file,
         &[
@@ -319,7 +306,7 @@ fn delta_file(values: &[i32], block_size: u64, total: u64) -> Bytes {
     out.extend_from_slice(&file[pos..body + header.compressed_page_size as usize]);
     let moved = out.len() as i64 - (body + header.compressed_page_size as usize) as i64;
     out.extend_from_slice(&file[body + header.compressed_page_size as usize..]);
-    with_footer(&out, |m| {
+    pq_tests::with_footer(&out, |m| {
         let cmd = m.row_groups[0].columns[0].meta_data.as_mut().unwrap();
         cmd.total_compressed_size += moved;
         cmd.total_uncompressed_size += moved;
@@ -358,7 +345,7 @@ fn delta_headers_other_readers_decode_are_decoded() {
 #[test]
 fn a_corrupt_arrow_schema_hint_is_one_line() {
     let file = write(column(|i| i % 5 == 0), plain(DataPageVersion::V1));
-    let file = with_footer(&file, |m| {
+    let file = pq_tests::with_footer(&file, |m| {
         let kv = m.key_value_metadata.get_or_insert_with(Vec::new);
         kv.retain(|kv| kv.key != "ARROW:schema");
         kv.push(pq_format::KeyValue {
@@ -384,7 +371,7 @@ fn a_corrupt_arrow_schema_hint_is_one_line() {
 fn a_row_group_of_no_rows_with_values_is_an_error() {
     // Read as no rows before: the chunk's 5000 values dropped silently.
     let file = write(column(|i| i % 5 == 0), plain(DataPageVersion::V1));
-    let file = with_footer(&file, |m| m.row_groups[0].num_rows = 0);
+    let file = pq_tests::with_footer(&file, |m| m.row_groups[0].num_rows = 0);
     expect_error(
         file,
         &[
@@ -401,7 +388,7 @@ fn plain_values_that_do_not_fill_the_page_exactly_are_an_error() {
     // page's definition levels (a length and one run, 7 bytes) are then
     // read as values, shifting every value by 7 bytes.
     let file = write(column(|_| false), plain(DataPageVersion::V1));
-    let edited = with_footer(&file, |m| {
+    let edited = pq_tests::with_footer(&file, |m| {
         m.schema[1].repetition_type = Some(pq_format::FieldRepetitionType::REQUIRED);
     });
     expect_error(
@@ -419,7 +406,7 @@ fn plain_values_that_do_not_fill_the_page_exactly_are_an_error() {
     );
     let file = write(fixed, plain(DataPageVersion::V1));
     assert_eq!(read(file.clone()).unwrap().num_rows(), 100);
-    let edited = with_footer(&file, |m| {
+    let edited = pq_tests::with_footer(&file, |m| {
         m.schema[1].repetition_type = Some(pq_format::FieldRepetitionType::REQUIRED);
     });
     expect_error(
@@ -440,7 +427,7 @@ fn a_wrong_chunk_value_count_is_ignored_when_the_pages_agree_with_the_row_group(
     let file = write(column(|i| i % 5 == 0), options);
     let original = read(file.clone()).unwrap();
     for wrong in [-5, 0, 1, 4999, 5001, i64::from(i32::MAX)] {
-        let edited = with_footer(&file, |m| {
+        let edited = pq_tests::with_footer(&file, |m| {
             m.row_groups[0].columns[0]
                 .meta_data
                 .as_mut()
@@ -453,7 +440,7 @@ fn a_wrong_chunk_value_count_is_ignored_when_the_pages_agree_with_the_row_group(
     }
     // The rows still count: a row group claiming more rows than the pages
     // hold is an error whatever the chunk's count says.
-    let edited = with_footer(&file, |m| {
+    let edited = pq_tests::with_footer(&file, |m| {
         m.row_groups[0].num_rows = 5001;
         m.row_groups[0].columns[0]
             .meta_data

@@ -20,7 +20,7 @@ use arrow_array::{
 use arrow_schema::{Field, Schema};
 use bytes::Bytes;
 use pq_arrow::write::{ParquetWriter, WriterOptions};
-use pq_format::{ConvertedType, FileMetaData, LogicalType, ThriftEncode};
+use pq_format::{ConvertedType, FileMetaData, LogicalType};
 
 fn write(name: &str, array: ArrayRef) -> Bytes {
     let schema = Arc::new(Schema::new(vec![Field::new(
@@ -38,16 +38,10 @@ fn write(name: &str, array: ArrayRef) -> Bytes {
 /// `file` with its footer replaced by `edit` of it, and without the
 /// `ARROW:schema` hint, so the Parquet schema alone decides the types.
 fn with_footer(file: &[u8], edit: impl FnOnce(&mut FileMetaData)) -> Bytes {
-    let mut meta = pq_format::read_metadata_from_slice(file, &Default::default()).unwrap();
-    meta.key_value_metadata = None;
-    edit(&mut meta);
-    let len = u32::from_le_bytes(file[file.len() - 8..][..4].try_into().unwrap()) as usize;
-    let mut out = file[..file.len() - 8 - len].to_vec();
-    let footer = meta.encode();
-    out.extend_from_slice(&footer);
-    out.extend_from_slice(&(footer.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"PAR1");
-    Bytes::from(out)
+    pq_tests::with_footer(file, |meta| {
+        meta.key_value_metadata = None;
+        edit(meta);
+    })
 }
 
 /// Reads `file` whole with pq-arrow: the rows, or the error message.

@@ -475,8 +475,14 @@ fn files() -> Vec<PathBuf> {
     out
 }
 
-/// Reads `data` whole, on another thread, within the time cap.
-fn read_within_cap(path: &Path, what: &str, data: Bytes) {
+/// Runs `read` (a reader of one mutated file) on another thread, within
+/// the time cap: a hang ends the test run, a panic fails the test, naming
+/// the file and mutation either way.
+fn within_cap<T: Send + 'static>(
+    path: &Path,
+    what: &str,
+    read: impl FnOnce() -> T + Send + 'static,
+) -> T {
     {
         let mut current = CURRENT.lock().unwrap();
         current.clear();
@@ -484,11 +490,10 @@ fn read_within_cap(path: &Path, what: &str, data: Bytes) {
     }
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        pq_tests::harness::read_bytes(data);
-        let _ = tx.send(());
+        let _ = tx.send(read());
     });
     match rx.recv_timeout(TIME_CAP) {
-        Ok(()) => {}
+        Ok(outcome) => outcome,
         Err(mpsc::RecvTimeoutError::Timeout) => {
             eprintln!(
                 "{} ({what}): still reading after {TIME_CAP:?}",
@@ -500,6 +505,11 @@ fn read_within_cap(path: &Path, what: &str, data: Bytes) {
             panic!("{} ({what}): the reader panicked", path.display());
         }
     }
+}
+
+/// Reads `data` whole, on another thread, within the time cap.
+fn read_within_cap(path: &Path, what: &str, data: Bytes) {
+    within_cap(path, what, move || pq_tests::harness::read_bytes(data))
 }
 
 #[test]
@@ -534,40 +544,18 @@ type Outcome = Result<RecordBatch, String>;
 /// Reads `data` with pq-arrow, within the time cap; a panic or hang fails
 /// the test as in [`mutated_files_end_in_ok_or_err`].
 fn read_pq(path: &Path, what: &str, data: Bytes) -> Outcome {
-    {
-        let mut current = CURRENT.lock().unwrap();
-        current.clear();
-        current.push_str(&format!("{} ({what})", path.display()));
-    }
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let read = || -> Outcome {
-            let reader = pq_arrow::ParquetReader::from_bytes(data).map_err(|e| e.to_string())?;
-            let reader = reader
-                .with_batch_size(8192)
-                .build()
-                .map_err(|e| e.to_string())?;
-            let schema = reader.schema();
-            let batches = reader
-                .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| pq_arrow::Error::from(e).to_string())?;
-            arrow_select::concat::concat_batches(&schema, &batches).map_err(|e| e.to_string())
-        };
-        let _ = tx.send(read());
-    });
-    match rx.recv_timeout(TIME_CAP) {
-        Ok(outcome) => outcome,
-        Err(mpsc::RecvTimeoutError::Timeout) => {
-            eprintln!(
-                "{} ({what}): still reading after {TIME_CAP:?}",
-                path.display()
-            );
-            std::process::exit(1);
-        }
-        Err(mpsc::RecvTimeoutError::Disconnected) => {
-            panic!("{} ({what}): the reader panicked", path.display());
-        }
-    }
+    within_cap(path, what, move || -> Outcome {
+        let reader = pq_arrow::ParquetReader::from_bytes(data).map_err(|e| e.to_string())?;
+        let reader = reader
+            .with_batch_size(8192)
+            .build()
+            .map_err(|e| e.to_string())?;
+        let schema = reader.schema();
+        let batches = reader
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| pq_arrow::Error::from(e).to_string())?;
+        arrow_select::concat::concat_batches(&schema, &batches).map_err(|e| e.to_string())
+    })
 }
 
 /// How the reference reader ended.

@@ -189,7 +189,16 @@ fn tz_prim<T: ArrowPrimitiveType>(
     Ok(make_array(data.build().map_err(|e| arrow_err(at, e))?))
 }
 
-fn decimal<T: DecimalType>(a: PrimitiveArray<T>, p: u8, s: i8, at: &Location) -> Result<ArrayRef> {
+/// A decimal array of precision `p` and scale `s` from its native values.
+fn decimal<T: DecimalType>(
+    values: Vec<T::Native>,
+    nulls: Option<NullBuffer>,
+    p: u8,
+    s: i8,
+    at: &Location,
+    pool: &Pool,
+) -> Result<ArrayRef> {
+    let a = prim::<T>(values, nulls, at, pool)?;
     Ok(Arc::new(
         a.with_precision_and_scale(p, s)
             .map_err(|e| arrow_err(at, e))?,
@@ -224,20 +233,16 @@ fn int_decimal<T: DecimalInt>(
 ) -> Option<Result<ArrayRef>> {
     Some(match dt {
         DataType::Decimal32(p, s) => {
-            prim::<Decimal32Type>(convert(v, pool, T::narrow), nulls, at, pool)
-                .and_then(|a| decimal(a, *p, *s, at))
+            decimal::<Decimal32Type>(convert(v, pool, T::narrow), nulls, *p, *s, at, pool)
         }
         DataType::Decimal64(p, s) => {
-            prim::<Decimal64Type>(convert(v, pool, T::widen), nulls, at, pool)
-                .and_then(|a| decimal(a, *p, *s, at))
+            decimal::<Decimal64Type>(convert(v, pool, T::widen), nulls, *p, *s, at, pool)
         }
         DataType::Decimal128(p, s) => {
-            prim::<Decimal128Type>(convert(v, pool, T::widen128), nulls, at, pool)
-                .and_then(|a| decimal(a, *p, *s, at))
+            decimal::<Decimal128Type>(convert(v, pool, T::widen128), nulls, *p, *s, at, pool)
         }
         DataType::Decimal256(p, s) => {
-            prim::<Decimal256Type>(convert(v, pool, T::widen256), nulls, at, pool)
-                .and_then(|a| decimal(a, *p, *s, at))
+            decimal::<Decimal256Type>(convert(v, pool, T::widen256), nulls, *p, *s, at, pool)
         }
         _ => return None,
     })
@@ -369,9 +374,7 @@ pub(crate) fn to_arrow(
                     let v: Vec<i64> = convert(v, pool, i64::from);
                     tz_prim::<Int64Type>(v, nulls, dt, at, pool)
                 }
-                DataType::Decimal32(p, s) => {
-                    decimal(prim::<Decimal32Type>(v, nulls, at, pool)?, *p, *s, at)
-                }
+                DataType::Decimal32(p, s) => decimal::<Decimal32Type>(v, nulls, *p, *s, at, pool),
                 // The other decimal widths, or not a type these values make.
                 _ => int_decimal(v, nulls, dt, at, pool).unwrap_or_else(|| Err(bad())),
             }
@@ -385,9 +388,7 @@ pub(crate) fn to_arrow(
                 DataType::Time64(_) | DataType::Timestamp(_, _) | DataType::Duration(_) => {
                     tz_prim::<Int64Type>(v, nulls, dt, at, pool)
                 }
-                DataType::Decimal64(p, s) => {
-                    decimal(prim::<Decimal64Type>(v, nulls, at, pool)?, *p, *s, at)
-                }
+                DataType::Decimal64(p, s) => decimal::<Decimal64Type>(v, nulls, *p, *s, at, pool),
                 // The other decimal widths, or not a type these values make.
                 _ => int_decimal(v, nulls, dt, at, pool).unwrap_or_else(|| Err(bad())),
             }
@@ -465,24 +466,24 @@ fn fixed_to_arrow(
             let v = be_i128s(&data, width, pool);
             pool.put(data);
             let v = spread(v, n, pool);
-            decimal(prim::<Decimal128Type>(v, nulls, at, pool)?, *p, *s, at)
+            decimal::<Decimal128Type>(v, nulls, *p, *s, at, pool)
         }
         DataType::Decimal64(p, s) if width <= 8 => {
             let v = convert(be_i128s(&data, width, pool), pool, |x| x as i64);
             pool.put(data);
             let v = spread(v, n, pool);
-            decimal(prim::<Decimal64Type>(v, nulls, at, pool)?, *p, *s, at)
+            decimal::<Decimal64Type>(v, nulls, *p, *s, at, pool)
         }
         DataType::Decimal32(p, s) if width <= 4 => {
             let v = convert(be_i128s(&data, width, pool), pool, |x| x as i32);
             pool.put(data);
             let v = spread(v, n, pool);
-            decimal(prim::<Decimal32Type>(v, nulls, at, pool)?, *p, *s, at)
+            decimal::<Decimal32Type>(v, nulls, *p, *s, at, pool)
         }
         DataType::Decimal256(p, s) => {
             let v = data.chunks_exact(width.max(1)).map(be_i256).collect();
             let v = spread(v, n, pool);
-            decimal(prim::<Decimal256Type>(v, nulls, at, pool)?, *p, *s, at)
+            decimal::<Decimal256Type>(v, nulls, *p, *s, at, pool)
         }
         DataType::Interval(IntervalUnit::YearMonth) if width == 12 => {
             let v = data
@@ -586,21 +587,11 @@ fn bytes_to_arrow(
         }
         (Offsets::I32(o), DataType::Decimal128(p, s)) => {
             let v = byte_values(&o, &values).map(be_i128).collect();
-            decimal(
-                prim::<Decimal128Type>(spread(v, n, pool), nulls, at, pool)?,
-                *p,
-                *s,
-                at,
-            )
+            decimal::<Decimal128Type>(spread(v, n, pool), nulls, *p, *s, at, pool)
         }
         (Offsets::I32(o), DataType::Decimal256(p, s)) => {
             let v = byte_values(&o, &values).map(be_i256).collect();
-            decimal(
-                prim::<Decimal256Type>(spread(v, n, pool), nulls, at, pool)?,
-                *p,
-                *s,
-                at,
-            )
+            decimal::<Decimal256Type>(spread(v, n, pool), nulls, *p, *s, at, pool)
         }
         _ => Err(unsupported(
             at,
