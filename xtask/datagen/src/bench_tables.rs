@@ -16,7 +16,7 @@ use arrow_array::*;
 use arrow_buffer::OffsetBuffer;
 use arrow_schema::{DataType, Field, Fields, Schema};
 
-use crate::rng::{Rng, opt};
+use crate::rng::{Rng, RngExt, opt};
 
 /// A logical table of the matrix.
 #[derive(Clone, Copy, Debug)]

@@ -23,7 +23,7 @@ use parquet::basic::{BrotliLevel, Compression, Encoding, GzipLevel, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties, WriterVersion};
 use parquet::schema::types::ColumnPath;
 
-use crate::rng::{Rng, opt};
+use crate::rng::{Rng, RngExt, opt};
 
 /// One fixture: a file name and how to make its bytes.
 struct Fixture {
