@@ -58,6 +58,109 @@ fn check_width(bit_width: u8) -> Result<usize> {
     Ok(bit_width.into())
 }
 
+/// One run of a hybrid stream, as [`read_run`] finds it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Run {
+    /// `count` copies of `value`.
+    Repeated {
+        /// The repeated value.
+        value: u32,
+        /// How many times.
+        count: usize,
+    },
+    /// `values` bit-packed values whose bytes start at `start`; the run's
+    /// bytes end at `end` (past any padding values, which are not counted
+    /// in `values`).
+    BitPacked {
+        /// The first byte of the packed values.
+        start: usize,
+        /// The byte just past the run.
+        end: usize,
+        /// The values to take from the run.
+        values: usize,
+    },
+}
+
+/// Reads the run at `*pos` of a hybrid stream of `bit_width`-bit values
+/// with `remaining` values still to come (`usize::MAX` when the stream's
+/// count is unknown), and moves `*pos` past it. The one place a run header
+/// is checked, for every decoder of hybrid runs:
+///
+/// - a run length of 0 or above 2^31 - 1 is invalid;
+/// - a repeated run longer than what remains is an overrun;
+/// - a bit-packed run may reach past what remains by the padding of its
+///   last group (up to 7 values), or by whole groups whose bytes end the
+///   data exactly (DuckDB pads its last run so); further is an overrun;
+/// - a last bit-packed run cut short by its writer yields what its bytes
+///   hold, and one with no whole value is an end of input.
+///
+/// ```
+/// use pq_encoding::rle::{Run, read_run};
+/// // A repeated run of 3 twos, then a bit-packed group of 8 for 2 values.
+/// let data = [0x06, 0x02, 0x03, 0b0000_0110];
+/// let mut pos = 0;
+/// assert_eq!(read_run(&data, &mut pos, 2, 5).unwrap(), Run::Repeated { value: 2, count: 3 });
+/// assert_eq!(
+///     read_run(&data, &mut pos, 2, 2).unwrap(),
+///     Run::BitPacked { start: 3, end: 5.min(data.len()), values: 2 }
+/// );
+/// ```
+pub fn read_run(data: &[u8], pos: &mut usize, bit_width: usize, remaining: usize) -> Result<Run> {
+    let header_at = *pos;
+    let header = varint::read_uleb128(data, pos)?;
+    let count = header >> 1;
+    if count == 0 || count > i32::MAX as u64 {
+        return Err(invalid("hybrid run length", "1 to 2^31-1", count));
+    }
+    // At most 2^31 - 1: fits.
+    let count = count as usize;
+    let overrun = |run, declared: usize| Error::RunOverrun {
+        run,
+        declared: declared as u64,
+        remaining,
+        offset: header_at,
+    };
+    let rest = data.len().saturating_sub(*pos);
+    if header & 1 == 0 {
+        if count > remaining {
+            return Err(overrun("repeated run", count));
+        }
+        let nbytes = bit_width.div_ceil(8);
+        let Some(bytes) = data.get(*pos..*pos + nbytes) else {
+            return Err(eof("repeated value", nbytes, rest));
+        };
+        let mut b = [0u8; 4];
+        b[..nbytes].copy_from_slice(bytes);
+        *pos += nbytes;
+        return Ok(Run::Repeated {
+            value: u32::from_le_bytes(b),
+            count,
+        });
+    }
+    let declared = count.saturating_mul(8);
+    let bytes = declared.saturating_mul(bit_width) / 8;
+    if declared > remaining.saturating_add(7) && bytes != rest {
+        return Err(overrun("bit-packed run", declared));
+    }
+    // A final run may be cut short by its writer; only as many values as
+    // its bytes hold are readable.
+    let avail = if bytes > rest {
+        (rest * 8).checked_div(bit_width).unwrap_or(declared)
+    } else {
+        declared
+    };
+    if avail == 0 {
+        return Err(eof("bit-packed run", bytes, rest));
+    }
+    let start = *pos;
+    *pos = start + bytes.min(rest);
+    Ok(Run::BitPacked {
+        start,
+        end: *pos,
+        values: avail.min(remaining),
+    })
+}
+
 /// Streaming decoder of hybrid runs.
 ///
 /// ```
@@ -167,70 +270,29 @@ impl<'a> RleDecoder<'a> {
 
     /// Reads the next run header. Returns false at the end of the data.
     fn next_run(&mut self) -> Result<bool> {
+        // The next run starts where the last one's bytes end, past any
+        // padding values that were never handed out.
+        self.pos = self.pos.max(self.run_end);
         if self.pos >= self.data.len() {
             return Ok(false);
         }
-        let header_at = self.pos;
-        let header = varint::read_uleb128(self.data, &mut self.pos)?;
-        let count = header >> 1;
-        if count == 0 || count > i32::MAX as u64 {
-            return Err(invalid("hybrid run length", "1 to 2^31-1", count));
-        }
-        if header & 1 == 1 {
-            // Bit-packed: `count` groups of 8 values, `count * bit_width` bytes.
-            let values = (count as usize).saturating_mul(8);
-            let remaining = self.data.len() - self.pos;
-            let bytes = values.saturating_mul(self.bit_width) / 8;
-            // The padding of the last group may reach up to 7 values past
-            // the stream's count. Some writers (DuckDB) pad the last run
-            // with whole groups, whose bytes they write: a run reaching
-            // further is padding when its bytes end the data exactly, and
-            // a corrupt header otherwise.
-            if values > self.limit.saturating_add(7) && bytes != remaining {
-                return Err(self.overrun("bit-packed run", values as u64, header_at));
+        match read_run(self.data, &mut self.pos, self.bit_width, self.limit)? {
+            Run::Repeated { value, count } => {
+                self.rle_value = value;
+                self.rle_left = count;
+                self.run_end = self.pos;
+                self.limit -= count;
             }
-            // A final run may be cut short by its writer; only as many values
-            // as the bytes hold are readable (asking for more is an error).
-            let avail = if bytes > remaining {
-                (remaining * 8)
-                    .checked_div(self.bit_width)
-                    .unwrap_or(values)
-            } else {
-                values
-            };
-            if avail == 0 {
-                return Err(eof("bit-packed run", bytes, remaining));
+            Run::BitPacked { start, end, values } => {
+                // Unpacked from `start`; the padding values are never
+                // handed out.
+                self.pos = start;
+                self.run_end = end;
+                self.bp_left = values;
+                self.limit -= values;
             }
-            self.run_end = self.pos + bytes.min(remaining);
-            // The padding values are never handed out.
-            self.bp_left = avail.min(self.limit);
-            self.limit -= self.bp_left;
-        } else {
-            if count > self.limit as u64 {
-                return Err(self.overrun("repeated run", count, header_at));
-            }
-            let nbytes = self.bit_width.div_ceil(8);
-            let Some(bytes) = self.data.get(self.pos..self.pos + nbytes) else {
-                return Err(eof("repeated value", nbytes, self.data.len() - self.pos));
-            };
-            let mut b = [0u8; 4];
-            b[..nbytes].copy_from_slice(bytes);
-            self.rle_value = u32::from_le_bytes(b);
-            self.pos += nbytes;
-            self.run_end = self.pos;
-            self.rle_left = count as usize;
-            self.limit -= self.rle_left;
         }
         Ok(true)
-    }
-
-    fn overrun(&self, run: &'static str, declared: u64, offset: usize) -> Error {
-        Error::RunOverrun {
-            run,
-            declared,
-            remaining: self.limit,
-            offset,
-        }
     }
 
     /// Unpacks the next group of up to 32 values of the bit-packed run into

@@ -11,7 +11,7 @@ use std::ops::Range;
 
 use pq_encoding::Error;
 use pq_encoding::bit_pack::unpack32;
-use pq_encoding::varint::read_uleb128;
+use pq_encoding::rle::{Run, read_run};
 
 use crate::bitmap::Bitmap;
 use crate::levels::{LevelEncoding, Levels};
@@ -374,100 +374,41 @@ impl Levels {
                     found: n - left,
                 });
             }
-            let header_at = pos;
-            let header = read_uleb128(data, &mut pos)?;
-            let count = header >> 1;
-            if count == 0 || count > i32::MAX as u64 {
-                return Err(Error::Invalid {
-                    what: "hybrid run length",
-                    expected: "1 to 2^31-1",
-                    found: count.into(),
-                });
-            }
-            // At most 2^31 - 1: fits.
-            let count = count as usize;
-            if header & 1 == 0 {
-                if count > left {
-                    return Err(Error::RunOverrun {
-                        run: "repeated run",
-                        declared: count as u64,
-                        remaining: left,
-                        offset: header_at,
-                    });
-                }
-                // A level takes one byte, or two from a max level of 256.
-                let nbytes = width.div_ceil(8);
-                let Some(b) = data.get(pos..pos + nbytes) else {
-                    return Err(Error::Eof {
-                        what: "repeated value",
-                        expected: nbytes,
-                        found: data.len() - pos,
-                    });
-                };
-                let level = b
-                    .iter()
-                    .rev()
-                    .fold(0u16, |v, &x| (v << 8) | u16::from(x))
-                    .cast_signed();
-                if !(0..=max).contains(&level) {
-                    return Err(level_above_max(level));
-                }
-                pos += nbytes;
-                run_end = pos;
-                out.push_repeat(level, count);
-                left -= count;
-            } else {
-                let declared = count * 8;
-                let remaining = data.len() - pos;
-                let bytes = declared * width / 8;
-                // Padding past the page's levels: up to 7 in the last
-                // group, or whole groups whose bytes end the block exactly
-                // (DuckDB pads its last run so); anything else is a corrupt
-                // header.
-                if declared > left + 7 && bytes != remaining {
-                    return Err(Error::RunOverrun {
-                        run: "bit-packed run",
-                        declared: declared as u64,
-                        remaining: left,
-                        offset: header_at,
-                    });
-                }
-                // A last run cut short by its writer holds what its bytes
-                // hold; needing more is an error at the next run.
-                let avail = if bytes > remaining {
-                    remaining * 8 / width
-                } else {
-                    declared
-                };
-                if avail == 0 {
-                    return Err(Error::Eof {
-                        what: "bit-packed run",
-                        expected: bytes,
-                        found: remaining,
-                    });
-                }
-                run_end = pos + bytes.min(remaining);
-                let run = data.get(pos..run_end).unwrap_or_default();
-                let len = avail.min(left);
-                if width == 1 && out.form == LevelForm::Bits {
-                    out.push_packed_bits(run, len);
-                } else {
-                    for (g, chunk) in run.chunks(4 * width).enumerate() {
-                        let k = len.saturating_sub(g * 32).min(32);
-                        if k == 0 {
-                            break;
-                        }
-                        unpack32(chunk, &mut group, width);
-                        let got = group.get(..k).unwrap_or_default();
-                        let top = got.iter().fold(0i16, |m, &l| m.max(l));
-                        if top > max {
-                            return Err(level_above_max(top));
-                        }
-                        out.push_levels(got);
+            match read_run(data, &mut pos, width, left)? {
+                Run::Repeated { value, count } => {
+                    // A level is at most 16 bits wide (its max is an i16);
+                    // a value with the top bit set reads as negative.
+                    let level = (value as u16).cast_signed();
+                    if !(0..=max).contains(&level) {
+                        return Err(level_above_max(level));
                     }
+                    run_end = pos;
+                    out.push_repeat(level, count);
+                    left -= count;
                 }
-                pos = run_end;
-                left -= len;
+                Run::BitPacked { start, end, values } => {
+                    run_end = end;
+                    let run = data.get(start..end).unwrap_or_default();
+                    let len = values;
+                    if width == 1 && out.form == LevelForm::Bits {
+                        out.push_packed_bits(run, len);
+                    } else {
+                        for (g, chunk) in run.chunks(4 * width).enumerate() {
+                            let k = len.saturating_sub(g * 32).min(32);
+                            if k == 0 {
+                                break;
+                            }
+                            unpack32(chunk, &mut group, width);
+                            let got = group.get(..k).unwrap_or_default();
+                            let top = got.iter().fold(0i16, |m, &l| m.max(l));
+                            if top > max {
+                                return Err(level_above_max(top));
+                            }
+                            out.push_levels(got);
+                        }
+                    }
+                    left -= len;
+                }
             }
         }
         if data.len() > run_end {
