@@ -9,6 +9,7 @@
 
 use bytes::Bytes;
 use pq_encoding as enc;
+use pq_encoding::ByteArrayDecode;
 use pq_format::{
     ColumnIndex, FileMetaData, Limits, OffsetIndex, PageHeader, ParquetMetaData, ThriftDecode,
 };

@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 
 use crate::delta_binary_packed::{DeltaBitPackDecoder, DeltaBitPackEncoder};
 use crate::error::{Error, Result, eof, invalid};
-use crate::offsets::{OffsetSize, offset_of, start_offsets};
+use crate::offsets::{ByteArrayDecode, ByteArrayOut, OffsetSize, offset_of};
 use crate::stream::skip_each;
 
 const BATCH: usize = 64;
@@ -20,6 +20,7 @@ const WIDE: usize = 32;
 /// DELTA_LENGTH_BYTE_ARRAY decoder appending to offsets + values.
 ///
 /// ```
+/// use pq_encoding::ByteArrayDecode;
 /// use pq_encoding::delta_byte_array::{DeltaLengthDecoder, encode_delta_length};
 /// let mut buf = Vec::new();
 /// encode_delta_length([&b"Hello"[..], b"World", b"Foobar", b"ABCDEF"], &mut buf).unwrap();
@@ -90,27 +91,22 @@ impl<'a> DeltaLengthDecoder<'a> {
         Ok(Some(v))
     }
 
-    /// Appends up to `n` values; returns how many (fewer only at the end).
-    pub fn decode<O: OffsetSize>(
-        &mut self,
-        offsets: &mut Vec<O>,
-        values: &mut Vec<u8>,
-        n: usize,
-    ) -> Result<usize> {
-        start_offsets(offsets, values)?;
-        let mut done = 0;
-        while done < n {
-            let Some(v) = self.next_value()? else { break };
-            values.extend_from_slice(v);
-            offsets.push(offset_of(values.len())?);
-            done += 1;
-        }
-        Ok(done)
-    }
-
     /// Skips up to `n` values; returns how many.
     pub fn skip(&mut self, n: usize) -> Result<usize> {
         skip_each(n, || Ok(self.next_value()?.is_some()))
+    }
+}
+
+impl ByteArrayDecode for DeltaLengthDecoder<'_> {
+    fn append<O: OffsetSize>(&mut self, out: ByteArrayOut<'_, O>, n: usize) -> Result<usize> {
+        let mut done = 0;
+        while done < n {
+            let Some(v) = self.next_value()? else { break };
+            out.values.extend_from_slice(v);
+            out.offsets.push(offset_of(out.values.len())?);
+            done += 1;
+        }
+        Ok(done)
     }
 }
 
@@ -118,6 +114,7 @@ impl<'a> DeltaLengthDecoder<'a> {
 /// FIXED_LEN_BYTE_ARRAY into a flat buffer).
 ///
 /// ```
+/// use pq_encoding::ByteArrayDecode;
 /// use pq_encoding::delta_byte_array::{DeltaByteArrayDecoder, encode_delta_byte_array};
 /// let mut buf = Vec::new();
 /// let words = [&b"axis"[..], b"axle", b"babble", b"babyhood"];
@@ -182,19 +179,60 @@ impl<'a> DeltaByteArrayDecoder<'a> {
         Ok(suffix)
     }
 
-    /// Appends up to `n` values to offsets + values; returns how many.
-    ///
+    /// Appends up to `n` values of exactly `width` bytes to `out`.
+    pub fn decode_fixed(&mut self, out: &mut Vec<u8>, width: usize, n: usize) -> Result<usize> {
+        self.each_prefix(n, |s, p| {
+            s.advance(p)?;
+            if s.last.len() != width {
+                return Err(invalid(
+                    "FIXED_LEN_BYTE_ARRAY value length",
+                    "the column's type length",
+                    s.last.len() as u64,
+                ));
+            }
+            out.extend_from_slice(&s.last);
+            Ok(())
+        })
+    }
+
+    /// Skips up to `n` values; returns how many.
+    pub fn skip(&mut self, n: usize) -> Result<usize> {
+        self.each_prefix(n, |s, p| s.advance(p).map(|_| ()))
+    }
+
+    /// Runs `each` on the prefix length of each of the next `n` values (or
+    /// of those left), decoded a batch at a time; returns how many.
+    #[inline(always)]
+    fn each_prefix(
+        &mut self,
+        n: usize,
+        mut each: impl FnMut(&mut Self, i32) -> Result<()>,
+    ) -> Result<usize> {
+        let mut prefixes = [0i32; BATCH];
+        let mut done = 0;
+        while done < n {
+            let k = self
+                .prefixes
+                .decode(&mut prefixes[..(n - done).min(BATCH)])?;
+            if k == 0 {
+                break;
+            }
+            for &p in &prefixes[..k] {
+                each(self, p)?;
+            }
+            done += k;
+        }
+        Ok(done)
+    }
+}
+
+impl ByteArrayDecode for DeltaByteArrayDecoder<'_> {
     /// Each value is built in place at the end of `values`: its prefix
     /// copied from the previous value there (from the value kept from the
     /// previous call for the first one), then its suffix. So each byte is
     /// copied once, not into a scratch value first.
-    pub fn decode<O: OffsetSize>(
-        &mut self,
-        offsets: &mut Vec<O>,
-        values: &mut Vec<u8>,
-        n: usize,
-    ) -> Result<usize> {
-        start_offsets(offsets, values)?;
+    fn append<O: OffsetSize>(&mut self, out: ByteArrayOut<'_, O>, n: usize) -> Result<usize> {
+        let ByteArrayOut { offsets, values } = out;
         // Where the previous value starts in `values`, once this call has
         // appended one.
         let mut prev: Option<usize> = None;
@@ -246,52 +284,6 @@ impl<'a> DeltaByteArrayDecoder<'a> {
             self.last.clear();
             self.last
                 .extend_from_slice(values.get(ps..).unwrap_or_default());
-        }
-        Ok(done)
-    }
-
-    /// Appends up to `n` values of exactly `width` bytes to `out`.
-    pub fn decode_fixed(&mut self, out: &mut Vec<u8>, width: usize, n: usize) -> Result<usize> {
-        self.each_prefix(n, |s, p| {
-            s.advance(p)?;
-            if s.last.len() != width {
-                return Err(invalid(
-                    "FIXED_LEN_BYTE_ARRAY value length",
-                    "the column's type length",
-                    s.last.len() as u64,
-                ));
-            }
-            out.extend_from_slice(&s.last);
-            Ok(())
-        })
-    }
-
-    /// Skips up to `n` values; returns how many.
-    pub fn skip(&mut self, n: usize) -> Result<usize> {
-        self.each_prefix(n, |s, p| s.advance(p).map(|_| ()))
-    }
-
-    /// Runs `each` on the prefix length of each of the next `n` values (or
-    /// of those left), decoded a batch at a time; returns how many.
-    #[inline(always)]
-    fn each_prefix(
-        &mut self,
-        n: usize,
-        mut each: impl FnMut(&mut Self, i32) -> Result<()>,
-    ) -> Result<usize> {
-        let mut prefixes = [0i32; BATCH];
-        let mut done = 0;
-        while done < n {
-            let k = self
-                .prefixes
-                .decode(&mut prefixes[..(n - done).min(BATCH)])?;
-            if k == 0 {
-                break;
-            }
-            for &p in &prefixes[..k] {
-                each(self, p)?;
-            }
-            done += k;
         }
         Ok(done)
     }

@@ -229,6 +229,7 @@ pub fn gather_fixed(dict: &[u8], width: usize, idx: &[u32], out: &mut Vec<u8>) -
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ByteArrayDecode;
     use crate::plain::{ByteArrayDecoder, PlainDecoder};
 
     #[test]

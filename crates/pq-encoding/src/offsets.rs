@@ -49,6 +49,38 @@ pub fn start_offsets<O: OffsetSize>(offsets: &mut Vec<O>, values: &[u8]) -> Resu
     Ok(())
 }
 
+/// Offsets and values that a [`ByteArrayDecode`] appends to, the first
+/// offset already in place.
+#[derive(Debug)]
+pub struct ByteArrayOut<'o, O> {
+    /// One offset more than the values held (at least the first one).
+    pub offsets: &'o mut Vec<O>,
+    /// The values, back to back.
+    pub values: &'o mut Vec<u8>,
+}
+
+/// A decoder of byte arrays into the Arrow offsets + values layout (PLAIN,
+/// DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY): one entry point, so that a
+/// reader handles every byte-array encoding alike, and one place that
+/// starts the offsets.
+pub trait ByteArrayDecode {
+    /// Appends up to `n` values to `offsets` + `values` (a fresh pair of
+    /// empty vectors is a valid start); returns how many (fewer only at the
+    /// end of the data).
+    fn decode<O: OffsetSize>(
+        &mut self,
+        offsets: &mut Vec<O>,
+        values: &mut Vec<u8>,
+        n: usize,
+    ) -> Result<usize> {
+        start_offsets(offsets, values)?;
+        self.append(ByteArrayOut { offsets, values }, n)
+    }
+
+    /// [`decode`](Self::decode) once the first offset is in place.
+    fn append<O: OffsetSize>(&mut self, out: ByteArrayOut<'_, O>, n: usize) -> Result<usize>;
+}
+
 /// Converts a values length to an offset, or reports the overflow.
 #[inline]
 pub fn offset_of<O: OffsetSize>(len: usize) -> Result<O> {

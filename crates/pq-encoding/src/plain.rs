@@ -7,7 +7,9 @@
 use alloc::vec::Vec;
 
 use crate::error::{Result, eof, invalid};
-use crate::offsets::{COPY_SLACK, OffsetSize, begin_append, copy_value};
+use crate::offsets::{
+    ByteArrayDecode, ByteArrayOut, COPY_SLACK, OffsetSize, begin_append, copy_value,
+};
 use crate::stream::{append_exactly, skip_each};
 
 /// A fixed-width physical type: `i32`, `i64`, `f32`, `f64`, or INT96 as
@@ -218,6 +220,7 @@ pub fn encode_bool(values: &[bool], out: &mut Vec<u8>) {
 /// PLAIN BYTE_ARRAY decoder appending to an Arrow offsets + values pair.
 ///
 /// ```
+/// use pq_encoding::ByteArrayDecode;
 /// use pq_encoding::plain::{ByteArrayDecoder, encode_byte_array};
 /// let mut buf = Vec::new();
 /// encode_byte_array([&b"ab"[..], b"", b"xyz"], &mut buf);
@@ -269,18 +272,19 @@ impl<'a> ByteArrayDecoder<'a> {
         self.pos
     }
 
-    /// Appends up to `n` values; returns how many (fewer only at the end).
-    ///
+    /// Skips up to `n` values; returns how many.
+    pub fn skip(&mut self, n: usize) -> Result<usize> {
+        skip_each(n, || Ok(self.next()?.is_some()))
+    }
+}
+
+impl ByteArrayDecode for ByteArrayDecoder<'_> {
     /// In bulk: a first pass checks every length against the bytes left
     /// and sums them, so that the values buffer is sized and the offsets
     /// checked once; the second copies, short values as one fixed-size
     /// move each, and writes the offsets into a presized slice.
-    pub fn decode<O: OffsetSize>(
-        &mut self,
-        offsets: &mut Vec<O>,
-        values: &mut Vec<u8>,
-        n: usize,
-    ) -> Result<usize> {
+    fn append<O: OffsetSize>(&mut self, out: ByteArrayOut<'_, O>, n: usize) -> Result<usize> {
+        let ByteArrayOut { offsets, values } = out;
         let data = self.data;
         let len_at = |p: usize| -> Option<u32> {
             let b = data.get(p..p + 4)?;
@@ -324,11 +328,6 @@ impl<'a> ByteArrayDecoder<'a> {
             self.next()?;
         }
         Ok(done)
-    }
-
-    /// Skips up to `n` values; returns how many.
-    pub fn skip(&mut self, n: usize) -> Result<usize> {
-        skip_each(n, || Ok(self.next()?.is_some()))
     }
 }
 

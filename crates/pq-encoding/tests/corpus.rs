@@ -19,8 +19,8 @@ use parquet::file::properties::{WriterProperties, WriterVersion};
 use parquet::file::reader::{FileReader, SerializedFileReader};
 use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::parser::parse_message_type;
+use pq_encoding::{ByteArrayDecode, dictionary, plain, rle};
 use pq_encoding::{byte_stream_split as bss, delta_binary_packed as dbp, delta_byte_array as dba};
-use pq_encoding::{dictionary, plain, rle};
 
 /// Every value as its PLAIN bytes (booleans as one byte), so all types
 /// compare the same way.

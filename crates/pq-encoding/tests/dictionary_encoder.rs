@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use pq_encoding::ByteArrayDecode;
 use pq_encoding::dictionary::{
     BytesDict, FixedDict, gather, gather_byte_array, gather_fixed, indices_decoder,
 };

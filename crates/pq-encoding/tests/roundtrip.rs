@@ -3,10 +3,10 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use pq_encoding::{ByteArrayDecode, dictionary, group_var_int as gvi, plain, rle};
 use pq_encoding::{
     alp, bit_pack, byte_stream_split as bss, delta_binary_packed as dbp, delta_byte_array as dba,
 };
-use pq_encoding::{dictionary, group_var_int as gvi, plain, rle};
 use proptest::prelude::*;
 
 fn cfg() -> ProptestConfig {

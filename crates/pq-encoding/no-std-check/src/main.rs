@@ -9,6 +9,7 @@ extern crate alloc;
 use alloc::vec::Vec;
 use core::alloc::{GlobalAlloc, Layout};
 
+use pq_encoding::ByteArrayDecode;
 use pq_encoding::{alp, byte_stream_split, delta_binary_packed, delta_byte_array, plain, rle};
 
 #[link(name = "c")]

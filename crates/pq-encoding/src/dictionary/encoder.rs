@@ -176,6 +176,7 @@ fn entry<'a>(values: &'a [u8], offsets: &[usize], id: u32) -> &'a [u8] {
 ///
 /// ```
 /// use pq_encoding::dictionary::{BytesDict, indices_decoder, gather_byte_array};
+/// use pq_encoding::ByteArrayDecode;
 /// use pq_encoding::plain::ByteArrayDecoder;
 /// let mut dict = BytesDict::new();
 /// for v in [&b"red"[..], b"green", b"red"] {
