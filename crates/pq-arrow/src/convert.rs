@@ -13,8 +13,9 @@ use arrow_schema::{DataType, IntervalUnit, TimeUnit};
 use arrow_array::cast::AsArray;
 use pq_encoding::offsets::OffsetSize;
 
+use crate::column::byte_arrays::ByteArrays;
 use crate::column::utf8::{CheckedUtf8, offset_buffer};
-use crate::column::values::{Dense, Offsets, Utf8};
+use crate::column::values::Dense;
 use crate::error::{Location, Result, arrow_err, data_err, unsupported};
 use crate::pool::Pool;
 
@@ -407,18 +408,22 @@ pub(crate) fn to_arrow(
         Dense::F64(v) => {
             same_prim::<Float64Type>(v, nulls, dt, at, pool).unwrap_or_else(|| Err(bad()))
         }
-        Dense::Utf8(u) => match (u, dt) {
-            (Utf8::I32(c), DataType::Utf8) => c.into_array(nulls, at, pool),
-            (Utf8::I64(c), DataType::LargeUtf8) => c.into_array(nulls, at, pool),
-            (Utf8::I32(c), DataType::Utf8View) => {
+        Dense::Utf8(c) => match dt {
+            DataType::Utf8 => c.into_array(nulls, at, pool),
+            DataType::Utf8View => {
                 let a = c.into_array(nulls, at, pool)?;
                 let s = a.as_string::<i32>();
                 Ok(Arc::new(StringViewArray::from(s)))
             }
             _ => Err(bad()),
         },
-        Dense::Bytes { offsets, values } => bytes_to_arrow(offsets, values, nulls, dt, at, pool),
-        Dense::Fixed { width, data } => fixed_to_arrow(width, data, nulls, len, dt, at, pool),
+        Dense::LargeUtf8(c) => match dt {
+            DataType::LargeUtf8 => c.into_array(nulls, at, pool),
+            _ => Err(bad()),
+        },
+        Dense::Bytes(b) => bytes_to_arrow(b, nulls, dt, at, pool),
+        Dense::LargeBytes(b) => large_bytes_to_arrow(b, nulls, dt, at, pool),
+        Dense::Fixed(f) => fixed_to_arrow(f.width, f.data, nulls, len, dt, at, pool),
     }
 }
 
@@ -565,39 +570,53 @@ fn strings<O: OffsetSize + OffsetSizeTrait>(
     CheckedUtf8::check_parts(o, values, at)?.into_array(nulls, at, pool)
 }
 
+/// BYTE_ARRAY values with `i32` offsets to `dt`.
 fn bytes_to_arrow(
-    offsets: Offsets,
-    values: Vec<u8>,
+    b: ByteArrays<i32>,
     nulls: Option<NullBuffer>,
     dt: &DataType,
     at: &Location,
     pool: &Pool,
 ) -> Result<ArrayRef> {
     let n = nulls.as_ref();
-    match (offsets, dt) {
-        (Offsets::I32(o), DataType::Binary) => binary::<BinaryType, _>(o, values, nulls, at, pool),
-        (Offsets::I64(o), DataType::LargeBinary) => {
-            binary::<LargeBinaryType, _>(o, values, nulls, at, pool)
-        }
-        (Offsets::I32(o), DataType::Utf8) => strings(o, values, nulls, at, pool),
-        (Offsets::I64(o), DataType::LargeUtf8) => strings(o, values, nulls, at, pool),
-        (Offsets::I32(o), DataType::BinaryView) => {
+    let ByteArrays { offsets: o, values } = b;
+    match dt {
+        DataType::Binary => binary::<BinaryType, _>(o, values, nulls, at, pool),
+        DataType::Utf8 => strings(o, values, nulls, at, pool),
+        DataType::BinaryView => {
             let a = binary::<BinaryType, _>(o, values, nulls, at, pool)?;
             Ok(Arc::new(BinaryViewArray::from(a.as_binary::<i32>())))
         }
-        (Offsets::I32(o), DataType::Decimal128(p, s)) => {
+        DataType::Decimal128(p, s) => {
             let v = byte_values(&o, &values).map(be_i128).collect();
             decimal::<Decimal128Type>(spread(v, n, pool), nulls, *p, *s, at, pool)
         }
-        (Offsets::I32(o), DataType::Decimal256(p, s)) => {
+        DataType::Decimal256(p, s) => {
             let v = byte_values(&o, &values).map(be_i256).collect();
             decimal::<Decimal256Type>(spread(v, n, pool), nulls, *p, *s, at, pool)
         }
-        _ => Err(unsupported(
-            at,
-            format!("reading a BYTE_ARRAY column as Arrow {dt}"),
-        )),
+        _ => Err(unsupported_bytes(dt, at)),
     }
+}
+
+/// BYTE_ARRAY values with `i64` offsets to `dt`.
+fn large_bytes_to_arrow(
+    b: ByteArrays<i64>,
+    nulls: Option<NullBuffer>,
+    dt: &DataType,
+    at: &Location,
+    pool: &Pool,
+) -> Result<ArrayRef> {
+    let ByteArrays { offsets: o, values } = b;
+    match dt {
+        DataType::LargeBinary => binary::<LargeBinaryType, _>(o, values, nulls, at, pool),
+        DataType::LargeUtf8 => strings(o, values, nulls, at, pool),
+        _ => Err(unsupported_bytes(dt, at)),
+    }
+}
+
+fn unsupported_bytes(dt: &DataType, at: &Location) -> crate::error::Error {
+    unsupported(at, format!("reading a BYTE_ARRAY column as Arrow {dt}"))
 }
 
 fn byte_values<'a>(o: &'a [i32], values: &'a [u8]) -> impl Iterator<Item = &'a [u8]> + 'a {
@@ -669,6 +688,7 @@ pub(crate) fn dictionary_array(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use crate::column::byte_arrays::FixedBytes;
     use arrow_array::cast::AsArray;
 
     fn pool() -> Pool {
@@ -676,20 +696,24 @@ mod tests {
     }
 
     fn bytes(offsets: Vec<i32>, values: &[u8]) -> Dense {
-        Dense::Bytes {
-            offsets: Offsets::I32(offsets),
+        Dense::Bytes(ByteArrays {
+            offsets,
             values: values.to_vec(),
-        }
+        })
+    }
+
+    fn fixed(width: usize, data: &[u8]) -> Dense {
+        Dense::Fixed(FixedBytes {
+            width,
+            data: data.to_vec(),
+        })
     }
 
     #[test]
     fn null_fixed_slots_past_the_batch_cap_are_an_error() {
         let nulls = NullBuffer::from(vec![true, false, false, true]);
         let a = to_arrow(
-            Dense::Fixed {
-                width: 3,
-                data: b"abcdef".to_vec(),
-            },
+            fixed(3, b"abcdef"),
             Some(nulls.clone()),
             4,
             &DataType::FixedSizeBinary(3),
@@ -701,10 +725,7 @@ mod tests {
         // A width from a damaged schema, every slot null: no bytes in the
         // file, terabytes asked of the allocator.
         let r = to_arrow(
-            Dense::Fixed {
-                width: i32::MAX as usize,
-                data: Vec::new(),
-            },
+            fixed(i32::MAX as usize, &[]),
             Some(NullBuffer::new_null(1024)),
             1024,
             &DataType::FixedSizeBinary(i32::MAX),
@@ -718,10 +739,7 @@ mod tests {
     #[test]
     fn float16_from_no_values_is_aligned() {
         // An empty list's child: no bytes, a dangling byte pointer.
-        let empty = Dense::Fixed {
-            width: 2,
-            data: Vec::new(),
-        };
+        let empty = fixed(2, &[]);
         let a = to_arrow(
             empty,
             None,
@@ -731,10 +749,7 @@ mod tests {
             &pool(),
         );
         assert_eq!(a.unwrap().len(), 0);
-        let two = Dense::Fixed {
-            width: 2,
-            data: vec![0x00, 0x3c, 0x00, 0xc0],
-        };
+        let two = fixed(2, &[0x00, 0x3c, 0x00, 0xc0]);
         let a = to_arrow(
             two,
             None,

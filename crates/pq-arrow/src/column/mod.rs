@@ -9,6 +9,9 @@
 //! batch takes just the levels and values it needs, so memory is bounded by
 //! one batch plus the current page of each column.
 
+mod buffer;
+pub(crate) mod byte_arrays;
+mod native;
 pub(crate) mod utf8;
 pub(crate) mod values;
 
@@ -16,7 +19,7 @@ use arrow_array::ArrayRef;
 use arrow_buffer::{BooleanBuffer, NullBuffer};
 use arrow_schema::DataType;
 use bytes::Bytes;
-use pq_format::{Encoding, Type};
+use pq_format::Encoding;
 use pq_page::{
     Bitmap, ChunkContext, CompactLevels, DataPage, LevelForm, LevelShape, Levels, Page,
     PageOptions, PageReader,
@@ -26,10 +29,8 @@ use crate::convert::{to_arrow, wants_large_offsets};
 use crate::error::{Error, Location, Result, data_err, enc_err};
 use crate::pool::Pool;
 use crate::schema::LeafColumn;
-use utf8::CheckedUtf8;
 use values::{
-    Dense, Offsets, Utf8, decode_plain, decode_values, extend_range, gather_dense, plain_len,
-    take_plain,
+    Dense, decode_plain, decode_values, extend_range, gather_dense, plain_len, take_plain,
 };
 
 /// The decoded content of one batch of a leaf column.
@@ -48,31 +49,12 @@ pub(crate) struct LeafData {
 }
 
 fn empty_dense(leaf: &LeafColumn, dt: &DataType) -> Dense {
-    match leaf.physical_type {
-        Type::BOOLEAN => Dense::Bool(Vec::new()),
-        Type::INT32 => Dense::I32(Vec::new()),
-        Type::INT64 => Dense::I64(Vec::new()),
-        Type::INT96 => Dense::I96(Vec::new()),
-        Type::FLOAT => Dense::F32(Vec::new()),
-        Type::DOUBLE => Dense::F64(Vec::new()),
-        Type::BYTE_ARRAY if is_utf8(dt) => Dense::Utf8(if wants_large_offsets(dt) {
-            Utf8::I64(CheckedUtf8::default())
-        } else {
-            Utf8::I32(CheckedUtf8::default())
-        }),
-        Type::BYTE_ARRAY => Dense::Bytes {
-            offsets: if wants_large_offsets(dt) {
-                Offsets::I64(Vec::new())
-            } else {
-                Offsets::I32(Vec::new())
-            },
-            values: Vec::new(),
-        },
-        _ => Dense::Fixed {
-            width: leaf.fixed_width(),
-            data: Vec::new(),
-        },
-    }
+    Dense::empty(
+        leaf.physical_type,
+        leaf.fixed_width(),
+        is_utf8(dt),
+        wants_large_offsets(dt),
+    )
 }
 
 fn page_err(source: pq_page::Error, at: &Location) -> Error {
@@ -310,9 +292,7 @@ impl LeafReader {
             // Bits for a max level of 1, else the levels when not all max.
             LevelForm::Bits
         };
-        if matches!(template, Dense::Fixed { width: 0, .. })
-            && !matches!(value_type, DataType::Null)
-        {
+        if template.is_zero_width() && !matches!(value_type, DataType::Null) {
             return Err(data_err(&at, "FIXED_LEN_BYTE_ARRAY of width 0"));
         }
         Ok(LeafReader {
@@ -385,18 +365,12 @@ impl LeafReader {
                     let at = self.at.clone().at_offset(d.file_offset).at_page(d.index);
                     let mut values = self.template.empty_like();
                     if let Err(e) = decode_plain(&mut values, &d.buf, d.num_values, &at) {
-                        let Dense::Utf8(u) = values else {
-                            return Err(e);
-                        };
                         // An invalid string, used or not: kept as bytes,
                         // for what is gathered from it to be checked.
-                        values = Dense::Bytes {
-                            offsets: match u {
-                                Utf8::I32(_) => Offsets::I32(Vec::new()),
-                                Utf8::I64(_) => Offsets::I64(Vec::new()),
-                            },
-                            values: Vec::new(),
+                        let Some(bytes) = values.unchecked_strings() else {
+                            return Err(e);
                         };
+                        values = bytes;
                         decode_plain(&mut values, &d.buf, d.num_values, &at)?;
                     }
                     self.dict = Some(Dict {

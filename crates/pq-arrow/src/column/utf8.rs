@@ -15,18 +15,19 @@ use std::sync::Arc;
 use arrow_array::types::GenericStringType;
 use arrow_array::{ArrayRef, GenericByteArray, OffsetSizeTrait};
 use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
-use pq_encoding::dictionary::gather_byte_array;
 use pq_encoding::offsets::OffsetSize;
+use pq_format::Encoding;
 
-use crate::error::{Location, Result, data_err, enc_err};
+use super::buffer::ValueBuffer;
+use super::byte_arrays::ByteArrays;
+use crate::error::{Location, Result, data_err};
 use crate::pool::Pool;
 
 /// Offsets and values of strings, valid by construction (see the module
 /// docs).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct CheckedUtf8<O> {
-    offsets: Vec<O>,
-    values: Vec<u8>,
+    raw: ByteArrays<O>,
 }
 
 /// Checks that `offsets` never decrease and that the last is at most
@@ -110,28 +111,9 @@ impl<O: OffsetSize> CheckedUtf8<O> {
     pub(crate) fn with_buffers(mut offsets: Vec<O>, mut values: Vec<u8>) -> Self {
         offsets.clear();
         values.clear();
-        CheckedUtf8 { offsets, values }
-    }
-
-    /// The number of strings.
-    pub(crate) fn len(&self) -> usize {
-        self.offsets.len().saturating_sub(1)
-    }
-
-    /// The bytes of the strings.
-    pub(crate) fn value_bytes(&self) -> usize {
-        self.values.len()
-    }
-
-    /// Empties it, keeping the buffers.
-    pub(crate) fn clear(&mut self) {
-        self.offsets.clear();
-        self.values.clear();
-    }
-
-    /// Makes room for `n` more strings.
-    pub(crate) fn reserve(&mut self, n: usize) {
-        self.offsets.reserve(n + 1);
+        CheckedUtf8 {
+            raw: ByteArrays { offsets, values },
+        }
     }
 
     /// Lets `append` (a decoder of any encoding) append strings to the
@@ -142,25 +124,35 @@ impl<O: OffsetSize> CheckedUtf8<O> {
         at: &Location,
         append: impl FnOnce(&mut Vec<O>, &mut Vec<u8>) -> Result<()>,
     ) -> Result<()> {
-        if self.offsets.is_empty() {
-            self.offsets.push(O::default());
+        self.append_raw(at, |raw| append(&mut raw.offsets, &mut raw.values))
+    }
+
+    /// [`append_with`](Self::append_with) with the strings as raw byte
+    /// arrays, for a decoder of any byte-array encoding.
+    pub(crate) fn append_raw(
+        &mut self,
+        at: &Location,
+        append: impl FnOnce(&mut ByteArrays<O>) -> Result<()>,
+    ) -> Result<()> {
+        if self.raw.offsets.is_empty() {
+            self.raw.offsets.push(O::default());
         }
-        let (o0, v0) = (self.offsets.len(), self.values.len());
-        let checked = append(&mut self.offsets, &mut self.values).and_then(|()| {
-            let new = self.offsets.get(o0 - 1..).unwrap_or_default();
+        let (o0, v0) = (self.raw.offsets.len(), self.raw.values.len());
+        let checked = append(&mut self.raw).and_then(|()| {
+            let new = self.raw.offsets.get(o0 - 1..).unwrap_or_default();
             if new.first().map(|f| f.as_usize()) != Some(v0)
-                || new.last().map(|l| l.as_usize()) != Some(self.values.len())
+                || new.last().map(|l| l.as_usize()) != Some(self.raw.values.len())
             {
                 return Err(data_err(
                     at,
                     "byte array offsets do not cover the values appended",
                 ));
             }
-            check(new, &self.values, o0 - 1, at)
+            check(new, &self.raw.values, o0 - 1, at)
         });
         if checked.is_err() {
-            self.offsets.truncate(o0);
-            self.values.truncate(v0);
+            self.raw.offsets.truncate(o0);
+            self.raw.values.truncate(v0);
         }
         checked
     }
@@ -173,20 +165,7 @@ impl<O: OffsetSize> CheckedUtf8<O> {
         idx: &[u32],
         at: &Location,
     ) -> Result<()> {
-        let (o0, v0) = (self.offsets.len(), self.values.len());
-        let r = gather_byte_array(
-            &dict.offsets,
-            &dict.values,
-            idx,
-            &mut self.offsets,
-            &mut self.values,
-        );
-        if let Err(e) = r {
-            self.offsets.truncate(o0);
-            self.values.truncate(v0);
-            return Err(enc_err(at, e));
-        }
-        Ok(())
+        self.raw.gather_from(&dict.raw, idx, at)
     }
 
     /// Appends strings `start..start + n` of `src`, whole.
@@ -197,35 +176,7 @@ impl<O: OffsetSize> CheckedUtf8<O> {
         n: usize,
         at: &Location,
     ) -> Result<()> {
-        let Some(offs) = src.offsets.get(start..start + n + 1) else {
-            return Err(data_err(at, "fewer decoded values than levels"));
-        };
-        let (Some(first), Some(last)) = (offs.first(), offs.last()) else {
-            return Ok(());
-        };
-        let shift = first.as_usize();
-        let bytes = src.values.get(shift..last.as_usize()).unwrap_or_default();
-        if self.offsets.is_empty() {
-            self.offsets.push(O::default());
-        }
-        let base = self.values.len();
-        if O::from_usize(base + bytes.len()).is_none() {
-            return Err(enc_err(
-                at,
-                pq_encoding::Error::OffsetOverflow {
-                    offset_bits: O::BITS,
-                    found: base + bytes.len(),
-                },
-            ));
-        }
-        self.values.extend_from_slice(bytes);
-        // In range: checked above.
-        self.offsets.extend(
-            offs.iter()
-                .skip(1)
-                .map(|x| O::from_usize(x.as_usize() - shift + base).unwrap_or_default()),
-        );
-        Ok(())
+        self.raw.extend_from(&src.raw, start, n, at)
     }
 
     /// Checks offsets and values from elsewhere.
@@ -264,10 +215,10 @@ impl<O: OffsetSize> CheckedUtf8<O> {
         O: OffsetSizeTrait,
     {
         let offsets = crate::convert::spread_offsets(
-            if self.offsets.is_empty() {
+            if self.raw.offsets.is_empty() {
                 vec![O::default()]
             } else {
-                self.offsets
+                self.raw.offsets
             },
             nulls.as_ref(),
             pool,
@@ -278,7 +229,7 @@ impl<O: OffsetSize> CheckedUtf8<O> {
                 "the validity and the strings disagree in length",
             ));
         }
-        let len = self.values.len();
+        let len = self.raw.values.len();
         if offsets.last().map(|l| OffsetSize::as_usize(*l)) != Some(len) {
             return Err(data_err(
                 at,
@@ -286,7 +237,7 @@ impl<O: OffsetSize> CheckedUtf8<O> {
             ));
         }
         let offsets = offset_buffer(offsets, len, at, pool)?;
-        let values = pool.buffer(self.values);
+        let values = pool.buffer(self.raw.values);
         // SAFETY: the offsets are in order, start at 0 and end at the
         // values' end (checked above), so every range is in bounds; the
         // values are valid UTF-8 and every offset is a character boundary
@@ -296,6 +247,61 @@ impl<O: OffsetSize> CheckedUtf8<O> {
             GenericByteArray::<GenericStringType<O>>::new_unchecked(offsets, values, nulls)
         };
         Ok(Arc::new(a))
+    }
+}
+
+/// Strings are byte arrays whose every append is checked: each decoding
+/// runs the byte-array one through [`CheckedUtf8::append_raw`]; gathers and
+/// ranges of checked strings need no check.
+impl<O: OffsetSize + Send> ValueBuffer for CheckedUtf8<O> {
+    fn len(&self) -> usize {
+        self.raw.len()
+    }
+
+    fn clear(&mut self) {
+        self.raw.clear();
+    }
+
+    fn take_like(&self, pool: &Pool, values: usize, bytes: usize) -> Self {
+        CheckedUtf8::with_buffers(pool.take(values + 1), pool.take(bytes))
+    }
+
+    fn value_bytes(&self) -> usize {
+        self.raw.value_bytes()
+    }
+
+    fn reserve(&mut self, n: usize) {
+        self.raw.reserve(n);
+    }
+
+    fn plain_len(&self, _n: usize) -> Option<usize> {
+        None
+    }
+
+    fn decode_plain(&mut self, data: &[u8], n: usize, at: &Location) -> Result<()> {
+        self.append_raw(at, |raw| raw.decode_plain(data, n, at))
+    }
+
+    fn take_plain(&mut self, data: &[u8], pos: &mut usize, n: usize, at: &Location) -> Result<()> {
+        self.append_raw(at, |raw| raw.take_plain(data, pos, n, at))
+    }
+
+    fn decode_encoded(
+        &mut self,
+        encoding: Encoding,
+        data: &[u8],
+        n: usize,
+        at: &Location,
+    ) -> Result<()> {
+        self.append_raw(at, |raw| raw.decode_encoded(encoding, data, n, at))
+    }
+
+    fn gather(&mut self, dict: &Self, idx: &[u32], at: &Location) -> Result<()> {
+        self.extend_from_dict(dict, idx, at)
+    }
+
+    fn extend_range(&mut self, src: &Self, start: usize, n: usize, at: &Location) -> Result<()> {
+        self.raw.extend_from(&src.raw, start, n, at)
     }
 }
 
