@@ -49,16 +49,10 @@ pub(crate) trait ValueBuffer: Sized {
         Ok(())
     }
 
-    /// Appends `n` values in `encoding`, one that is neither PLAIN nor a
-    /// dictionary encoding; an error if the type does not allow it.
-    fn decode_encoded(
-        &mut self,
-        encoding: Encoding,
-        _data: &[u8],
-        _n: usize,
-        at: &Location,
-    ) -> Result<()> {
-        Err(not_allowed(encoding, at))
+    /// Appends the values of `page`, in an encoding that is neither PLAIN
+    /// nor a dictionary one; an error if the type does not allow it.
+    fn decode_encoded(&mut self, page: Encoded<'_>, at: &Location) -> Result<()> {
+        Err(not_allowed(page.encoding, at))
     }
 
     /// Appends `dict[i]` for every `i` of `idx`, each checked to be an entry.
@@ -66,6 +60,18 @@ pub(crate) trait ValueBuffer: Sized {
 
     /// Appends values `start..start + n` of `src`.
     fn extend_range(&mut self, src: &Self, start: usize, n: usize, at: &Location) -> Result<()>;
+}
+
+/// The values of a data page in an encoding other than PLAIN and the
+/// dictionary ones.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Encoded<'a> {
+    /// The page's value encoding.
+    pub(crate) encoding: Encoding,
+    /// The encoded values.
+    pub(crate) data: &'a [u8],
+    /// How many values the page's levels say it holds.
+    pub(crate) n: usize,
 }
 
 /// The error for values in `encoding` of a type that does not allow it.

@@ -11,7 +11,7 @@ use pq_encoding::offsets::OffsetSize;
 use pq_encoding::plain::{ByteArrayDecoder, FixedLenDecoder};
 use pq_format::Encoding;
 
-use super::buffer::{ValueBuffer, not_allowed, range, short};
+use super::buffer::{Encoded, ValueBuffer, not_allowed, range, short};
 use crate::error::{Location, Result, data_err, enc_err};
 use crate::pool::Pool;
 
@@ -149,14 +149,9 @@ impl<O: OffsetSize + Send> ValueBuffer for ByteArrays<O> {
         Ok(())
     }
 
-    fn decode_encoded(
-        &mut self,
-        encoding: Encoding,
-        data: &[u8],
-        n: usize,
-        at: &Location,
-    ) -> Result<()> {
+    fn decode_encoded(&mut self, page: Encoded<'_>, at: &Location) -> Result<()> {
         let e = |err| enc_err(at, err);
+        let Encoded { encoding, data, n } = page;
         match encoding {
             Encoding::DELTA_LENGTH_BYTE_ARRAY => {
                 let mut dec = DeltaLengthDecoder::new(data).map_err(e)?;
@@ -236,14 +231,9 @@ impl ValueBuffer for FixedBytes {
         Self::check(got, n, "PLAIN fixed-length byte arrays", at)
     }
 
-    fn decode_encoded(
-        &mut self,
-        encoding: Encoding,
-        data: &[u8],
-        n: usize,
-        at: &Location,
-    ) -> Result<()> {
+    fn decode_encoded(&mut self, page: Encoded<'_>, at: &Location) -> Result<()> {
         let e = |err| enc_err(at, err);
+        let Encoded { encoding, data, n } = page;
         match encoding {
             Encoding::DELTA_BYTE_ARRAY => {
                 let got = DeltaByteArrayDecoder::new(data)

@@ -12,7 +12,7 @@ use pq_encoding::plain::{BooleanDecoder, FixedWidth, PlainDecoder};
 use pq_encoding::rle::RleDecoder;
 use pq_format::Encoding;
 
-use super::buffer::{ValueBuffer, not_allowed, range, short};
+use super::buffer::{Encoded, ValueBuffer, not_allowed, range, short};
 use crate::error::{Location, Result, enc_err};
 use crate::pool::Pool;
 
@@ -45,15 +45,9 @@ pub(crate) trait Native: sealed::Sealed + Copy + Default + Send + 'static {
         Ok(())
     }
 
-    /// Appends `n` values in `encoding` (not PLAIN nor a dictionary one).
-    fn decode_encoded(
-        _out: &mut Vec<Self>,
-        encoding: Encoding,
-        _data: &[u8],
-        _n: usize,
-        at: &Location,
-    ) -> Result<()> {
-        Err(not_allowed(encoding, at))
+    /// Appends the values of `page` (see [`ValueBuffer::decode_encoded`]).
+    fn decode_encoded(_out: &mut Vec<Self>, page: Encoded<'_>, at: &Location) -> Result<()> {
+        Err(not_allowed(page.encoding, at))
     }
 
     /// Appends `dict[i]` for every `i` of `idx`.
@@ -95,14 +89,8 @@ impl<T: Native> ValueBuffer for Vec<T> {
         T::take_plain(self, data, pos, n, at)
     }
 
-    fn decode_encoded(
-        &mut self,
-        encoding: Encoding,
-        data: &[u8],
-        n: usize,
-        at: &Location,
-    ) -> Result<()> {
-        T::decode_encoded(self, encoding, data, n, at)
+    fn decode_encoded(&mut self, page: Encoded<'_>, at: &Location) -> Result<()> {
+        T::decode_encoded(self, page, at)
     }
 
     fn gather(&mut self, dict: &Self, idx: &[u32], at: &Location) -> Result<()> {
@@ -151,17 +139,12 @@ impl Native for bool {
         Ok(())
     }
 
-    fn decode_encoded(
-        out: &mut Vec<bool>,
-        encoding: Encoding,
-        data: &[u8],
-        n: usize,
-        at: &Location,
-    ) -> Result<()> {
+    fn decode_encoded(out: &mut Vec<bool>, page: Encoded<'_>, at: &Location) -> Result<()> {
         let e = |err| enc_err(at, err);
-        match encoding {
+        let n = page.n;
+        match page.encoding {
             Encoding::RLE => {
-                let (dec, _) = RleDecoder::new_length_prefixed(data, 1).map_err(e)?;
+                let (dec, _) = RleDecoder::new_length_prefixed(page.data, 1).map_err(e)?;
                 dec.with_count(n).decode_into(out, n).map_err(e)
             }
             other => Err(not_allowed(other, at)),
@@ -170,10 +153,13 @@ impl Native for bool {
 }
 
 /// The fixed-width types other than BOOLEAN: little-endian PLAIN, the
-/// encodings listed (each a function of `(out, data, n, at)`), and the
-/// dictionary gather given.
+/// dictionary gather given, and the encodings listed, each a function of
+/// `(out, page, at)`.
 macro_rules! native {
-    ($t:ty, gather: $gather:path, encodings: [$($enc:ident => $decode:path),*]) => {
+    (gather: $gather:path, encodings: $encodings:tt, $($t:ty)*) => {
+        $(native!(@one $t, $gather, $encodings);)*
+    };
+    (@one $t:ty, $gather:path, [$($enc:ident => $decode:path),*]) => {
         impl sealed::Sealed for $t {}
 
         impl Native for $t {
@@ -189,15 +175,9 @@ macro_rules! native {
 
             // (`[u32; 3]` allows none, and uses no argument.)
             #[allow(unused_variables)]
-            fn decode_encoded(
-                out: &mut Vec<$t>,
-                encoding: Encoding,
-                data: &[u8],
-                n: usize,
-                at: &Location,
-            ) -> Result<()> {
-                match encoding {
-                    $(Encoding::$enc => $decode(out, data, n, at),)*
+            fn decode_encoded(out: &mut Vec<$t>, page: Encoded<'_>, at: &Location) -> Result<()> {
+                match page.encoding {
+                    $(Encoding::$enc => $decode(out, page, at),)*
                     other => Err(not_allowed(other, at)),
                 }
             }
@@ -213,52 +193,35 @@ macro_rules! native {
     };
 }
 
-native!(i32, gather: gather_small, encodings: [
-    DELTA_BINARY_PACKED => delta_binary_packed,
-    BYTE_STREAM_SPLIT => byte_stream_split
-]);
-native!(i64, gather: gather_small, encodings: [
-    DELTA_BINARY_PACKED => delta_binary_packed,
-    BYTE_STREAM_SPLIT => byte_stream_split
-]);
-native!(f32, gather: gather_small, encodings: [
+native!(gather: gather_small, encodings: [
+    DELTA_BINARY_PACKED => delta,
+    BYTE_STREAM_SPLIT => split
+], i32 i64);
+native!(gather: gather_small, encodings: [
     ALP => alp,
-    BYTE_STREAM_SPLIT => byte_stream_split
-]);
-native!(f64, gather: gather_small, encodings: [
-    ALP => alp,
-    BYTE_STREAM_SPLIT => byte_stream_split
-]);
-native!([u32; 3], gather: gather, encodings: []);
+    BYTE_STREAM_SPLIT => split
+], f32 f64);
+native!(gather: gather, encodings: [], [u32; 3]);
 
-fn delta_binary_packed<T: DeltaInt>(
-    out: &mut Vec<T>,
-    data: &[u8],
-    n: usize,
-    at: &Location,
-) -> Result<()> {
+fn delta<T: DeltaInt>(out: &mut Vec<T>, page: Encoded<'_>, at: &Location) -> Result<()> {
     let e = |err| enc_err(at, err);
-    DeltaBitPackDecoder::<T>::new(data)
+    DeltaBitPackDecoder::<T>::new(page.data)
         .map_err(e)?
-        .decode_into(out, n)
+        .decode_into(out, page.n)
         .map_err(e)
 }
 
-fn alp<T: AlpFloat>(out: &mut Vec<T>, data: &[u8], n: usize, at: &Location) -> Result<()> {
+fn alp<T: AlpFloat>(out: &mut Vec<T>, page: Encoded<'_>, at: &Location) -> Result<()> {
     let e = |err| enc_err(at, err);
-    AlpDecoder::<T>::new(data)
+    AlpDecoder::<T>::new(page.data)
         .map_err(e)?
-        .decode_into(out, n)
+        .decode_into(out, page.n)
         .map_err(e)
 }
 
-fn byte_stream_split<T: FixedWidth>(
-    out: &mut Vec<T>,
-    data: &[u8],
-    n: usize,
-    at: &Location,
-) -> Result<()> {
+fn split<T: FixedWidth>(out: &mut Vec<T>, page: Encoded<'_>, at: &Location) -> Result<()> {
     let e = |err| enc_err(at, err);
+    let Encoded { data, n, .. } = page;
     let mut dec = ByteStreamSplitDecoder::new(data, std::mem::size_of::<T>()).map_err(e)?;
     let start = out.len();
     out.resize(start + n, T::default());

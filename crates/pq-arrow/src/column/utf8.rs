@@ -16,9 +16,8 @@ use arrow_array::types::GenericStringType;
 use arrow_array::{ArrayRef, GenericByteArray, OffsetSizeTrait};
 use arrow_buffer::{NullBuffer, OffsetBuffer, ScalarBuffer};
 use pq_encoding::offsets::OffsetSize;
-use pq_format::Encoding;
 
-use super::buffer::ValueBuffer;
+use super::buffer::{Encoded, ValueBuffer};
 use super::byte_arrays::ByteArrays;
 use crate::error::{Location, Result, data_err};
 use crate::pool::Pool;
@@ -286,14 +285,8 @@ impl<O: OffsetSize + Send> ValueBuffer for CheckedUtf8<O> {
         self.append_raw(at, |raw| raw.take_plain(data, pos, n, at))
     }
 
-    fn decode_encoded(
-        &mut self,
-        encoding: Encoding,
-        data: &[u8],
-        n: usize,
-        at: &Location,
-    ) -> Result<()> {
-        self.append_raw(at, |raw| raw.decode_encoded(encoding, data, n, at))
+    fn decode_encoded(&mut self, page: Encoded<'_>, at: &Location) -> Result<()> {
+        self.append_raw(at, |raw| raw.decode_encoded(page, at))
     }
 
     fn gather(&mut self, dict: &Self, idx: &[u32], at: &Location) -> Result<()> {

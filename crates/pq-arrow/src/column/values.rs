@@ -8,7 +8,7 @@
 
 use pq_format::{Encoding, Type};
 
-use super::buffer::ValueBuffer;
+use super::buffer::{Encoded, ValueBuffer};
 use super::byte_arrays::{ByteArrays, FixedBytes};
 use super::utf8::CheckedUtf8;
 use crate::error::{Location, Result, data_err, enc_err};
@@ -186,7 +186,10 @@ pub(crate) fn decode_values(
                 .map_err(e)?;
             gather_dense(out, dict, indices, at)
         }
-        other => each!(out, v => v.decode_encoded(other, data, n, at)),
+        encoding => {
+            let page = Encoded { encoding, data, n };
+            each!(out, v => v.decode_encoded(page, at))
+        }
     }
 }
 
