@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 
 use crate::delta_binary_packed::{DeltaBitPackDecoder, DeltaBitPackEncoder};
 use crate::error::{Error, Result, eof, invalid};
-use crate::offsets::{ByteArrayDecode, ByteArrayOut, OffsetSize, offset_of};
+use crate::offsets::{ByteArrayDecode, OffsetSize, offset_of, start_offsets};
 use crate::stream::skip_each;
 
 const BATCH: usize = 64;
@@ -98,12 +98,15 @@ impl<'a> DeltaLengthDecoder<'a> {
 }
 
 impl ByteArrayDecode for DeltaLengthDecoder<'_> {
-    fn append<O: OffsetSize>(&mut self, out: ByteArrayOut<'_, O>, n: usize) -> Result<usize> {
+    fn fill<O: OffsetSize>(&mut self, o: &mut Vec<O>, v: &mut Vec<u8>, n: usize) -> Result<usize> {
+        start_offsets(o, v)?;
         let mut done = 0;
         while done < n {
-            let Some(v) = self.next_value()? else { break };
-            out.values.extend_from_slice(v);
-            out.offsets.push(offset_of(out.values.len())?);
+            let Some(value) = self.next_value()? else {
+                break;
+            };
+            v.extend_from_slice(value);
+            o.push(offset_of(v.len())?);
             done += 1;
         }
         Ok(done)
@@ -231,8 +234,9 @@ impl ByteArrayDecode for DeltaByteArrayDecoder<'_> {
     /// copied from the previous value there (from the value kept from the
     /// previous call for the first one), then its suffix. So each byte is
     /// copied once, not into a scratch value first.
-    fn append<O: OffsetSize>(&mut self, out: ByteArrayOut<'_, O>, n: usize) -> Result<usize> {
-        let ByteArrayOut { offsets, values } = out;
+    fn fill<O: OffsetSize>(&mut self, o: &mut Vec<O>, v: &mut Vec<u8>, n: usize) -> Result<usize> {
+        let (offsets, values) = (o, v);
+        start_offsets(offsets, values)?;
         // Where the previous value starts in `values`, once this call has
         // appended one.
         let mut prev: Option<usize> = None;

@@ -86,4 +86,4 @@ mod transpose;
 pub mod varint;
 
 pub use error::{Error, Result};
-pub use offsets::{ByteArrayDecode, ByteArrayOut, OffsetSize};
+pub use offsets::{ByteArrayDecode, OffsetSize};

@@ -49,20 +49,9 @@ pub fn start_offsets<O: OffsetSize>(offsets: &mut Vec<O>, values: &[u8]) -> Resu
     Ok(())
 }
 
-/// Offsets and values that a [`ByteArrayDecode`] appends to, the first
-/// offset already in place.
-#[derive(Debug)]
-pub struct ByteArrayOut<'o, O> {
-    /// One offset more than the values held (at least the first one).
-    pub offsets: &'o mut Vec<O>,
-    /// The values, back to back.
-    pub values: &'o mut Vec<u8>,
-}
-
 /// A decoder of byte arrays into the Arrow offsets + values layout (PLAIN,
-/// DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY): one entry point, so that a
-/// reader handles every byte-array encoding alike, and one place that
-/// starts the offsets.
+/// DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY): one interface, so that a
+/// reader handles every byte-array encoding alike.
 pub trait ByteArrayDecode {
     /// Appends up to `n` values to `offsets` + `values` (a fresh pair of
     /// empty vectors is a valid start); returns how many (fewer only at the
@@ -73,12 +62,16 @@ pub trait ByteArrayDecode {
         values: &mut Vec<u8>,
         n: usize,
     ) -> Result<usize> {
-        start_offsets(offsets, values)?;
-        self.append(ByteArrayOut { offsets, values }, n)
+        self.fill(offsets, values, n)
     }
 
-    /// [`decode`](Self::decode) once the first offset is in place.
-    fn append<O: OffsetSize>(&mut self, out: ByteArrayOut<'_, O>, n: usize) -> Result<usize>;
+    /// What [`decode`](Self::decode) does, each decoder's own: appends up
+    /// to `n` values to offsets `o` + values `v`, starting the offsets
+    /// ([`start_offsets`]) if they are empty. (Starting them here rather
+    /// than in `decode` keeps the check where each decoder's loop is
+    /// compiled: the PLAIN loop, given a start of its own first, compiled
+    /// to more instructions a value.)
+    fn fill<O: OffsetSize>(&mut self, o: &mut Vec<O>, v: &mut Vec<u8>, n: usize) -> Result<usize>;
 }
 
 /// Converts a values length to an offset, or reports the overflow.

@@ -7,9 +7,7 @@
 use alloc::vec::Vec;
 
 use crate::error::{Result, eof, invalid};
-use crate::offsets::{
-    ByteArrayDecode, ByteArrayOut, COPY_SLACK, OffsetSize, begin_append, copy_value,
-};
+use crate::offsets::{ByteArrayDecode, COPY_SLACK, OffsetSize, begin_append, copy_value};
 use crate::stream::{append_exactly, skip_each};
 
 /// A fixed-width physical type: `i32`, `i64`, `f32`, `f64`, or INT96 as
@@ -283,8 +281,8 @@ impl ByteArrayDecode for ByteArrayDecoder<'_> {
     /// and sums them, so that the values buffer is sized and the offsets
     /// checked once; the second copies, short values as one fixed-size
     /// move each, and writes the offsets into a presized slice.
-    fn append<O: OffsetSize>(&mut self, out: ByteArrayOut<'_, O>, n: usize) -> Result<usize> {
-        let ByteArrayOut { offsets, values } = out;
+    fn fill<O: OffsetSize>(&mut self, o: &mut Vec<O>, v: &mut Vec<u8>, n: usize) -> Result<usize> {
+        let (offsets, values) = (o, v);
         let data = self.data;
         let len_at = |p: usize| -> Option<u32> {
             let b = data.get(p..p + 4)?;
