@@ -75,13 +75,11 @@ proptest! {
         let mut r = Rng(seed);
         for dt in value_types() {
             for (encoding, dict) in encodings(&dt) {
+                // Flat, and in a list (repetition levels, empty lists).
+                let item = Field::new("item", dt.clone(), true);
                 let schema = Arc::new(Schema::new(vec![
                     Field::new("a", dt.clone(), true),
-                    Field::new(
-                        "l",
-                        DataType::List(Arc::new(Field::new("item", dt.clone(), true))),
-                        true,
-                    ),
+                    Field::new_list("l", item, true),
                 ]));
                 let rows = r.below(400) as usize;
                 let batch_size = 1 + r.below(150) as usize;
