@@ -2,7 +2,11 @@
 //! FLOAT, DOUBLE) held as a `Vec` of their Rust type: what differs per type
 //! (its PLAIN form, the encodings it allows, how a dictionary is gathered)
 //! is in its [`Native`] impl; the buffer's operations are written once, for
-//! `Vec<T: Native>`.
+//! `Vec<T: Native>`. `Native` is the read side's companion of the writer's
+//! [`PhysicalType`](crate::physical::PhysicalType), sealed in the same way:
+//! keyed by the value type a buffer holds rather than by the physical type,
+//! since the byte-array types need more than one buffer (offset width, UTF-8
+//! check; see [`ValueBuffer`]'s other impls).
 
 use pq_encoding::alp::{AlpDecoder, AlpFloat};
 use pq_encoding::byte_stream_split::ByteStreamSplitDecoder;
