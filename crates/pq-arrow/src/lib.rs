@@ -65,6 +65,7 @@ mod convert;
 mod error;
 mod physical;
 mod pool;
+pub mod predicate;
 mod reader;
 mod row_group_tasks;
 pub mod schema;

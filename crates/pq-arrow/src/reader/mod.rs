@@ -8,6 +8,7 @@
 
 mod batches;
 mod builder;
+mod filter;
 mod projection;
 mod source;
 mod workers;
@@ -20,6 +21,7 @@ use crate::error::Result;
 
 pub use batches::ParquetRecordBatchReader;
 pub use builder::ParquetReader;
+pub use filter::PruningMetrics;
 pub use projection::{ProjectionMask, ProjectionSchema};
 pub use source::ReadSeek;
 

@@ -1,0 +1,486 @@
+//! Reads with a predicate keep exactly the rows a plain row-by-row model
+//! of SQL's `WHERE` keeps (three-valued logic, Arrow's orderings), on
+//! files written by pq and by arrow-rs with small row groups, so that
+//! pruning by statistics is exercised; and pruning skips what it should.
+
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use arrow_array::{
+    Array, ArrayRef, Date32Array, Decimal128Array, Float64Array, Int32Array, Int64Array,
+    RecordBatch, StringArray, StructArray,
+};
+use arrow_schema::{DataType, Field, Fields, Schema};
+use bytes::Bytes;
+use pq_arrow::predicate::{CmpOp, Literal, Predicate, col};
+use pq_arrow::{ParquetReader, WriterOptions};
+use pq_testkit::Rng;
+
+const ROWS: usize = 4000;
+const GROUP: usize = 400;
+
+/// One value of the model.
+#[derive(Debug, Clone, PartialEq)]
+enum V {
+    I(i128),
+    F(f64),
+    S(String),
+}
+
+fn order(a: &V, b: &V) -> std::cmp::Ordering {
+    match (a, b) {
+        (V::I(x), V::I(y)) => x.cmp(y),
+        // Arrow orders floats by IEEE 754's total order.
+        (V::F(x), V::F(y)) => x.total_cmp(y),
+        (V::S(x), V::S(y)) => x.as_bytes().cmp(y.as_bytes()),
+        _ => panic!("compared {a:?} with {b:?}"),
+    }
+}
+
+/// The columns: name, and each row's value.
+struct Table {
+    cols: Vec<(&'static str, Vec<Option<V>>)>,
+    batch: RecordBatch,
+}
+
+fn table(rng: &mut Rng) -> Table {
+    let n = ROWS;
+    let id: Vec<i64> = (0..n as i64).collect();
+    let k: Vec<Option<i32>> = (0..n)
+        .map(|_| (!rng.chance(10)).then(|| rng.below(100) as i32 - 50))
+        .collect();
+    let f: Vec<Option<f64>> = (0..n)
+        .map(|_| match rng.below(50) {
+            0 => None,
+            1 => Some(f64::NAN),
+            2 => Some(-0.0),
+            3 => Some(0.0),
+            _ => Some((rng.below(2000) as f64 - 1000.0) / 8.0),
+        })
+        .collect();
+    let s: Vec<Option<String>> = (0..n)
+        .map(|_| match rng.below(20) {
+            0 => None,
+            1 => Some("b".repeat(40)),
+            _ => {
+                let len = rng.below(4) as usize;
+                Some((0..len).map(|_| ['a', 'b', 'c'][rng.index(3)]).collect())
+            }
+        })
+        .collect();
+    // Sorted decimals in 0.00..: row groups get disjoint ranges.
+    let d: Vec<Option<i128>> = (0..n)
+        .map(|i| (!rng.chance(5)).then(|| i as i128 * 7 + rng.below(7) as i128))
+        .collect();
+    let day: Vec<Option<i32>> = (0..n)
+        .map(|_| (!rng.chance(5)).then(|| 19000 + rng.below(60) as i32))
+        .collect();
+    let st_valid: Vec<bool> = (0..n).map(|_| !rng.chance(10)).collect();
+    let a: Vec<Option<i32>> = (0..n)
+        .map(|i| (st_valid[i] && !rng.chance(10)).then(|| rng.below(10) as i32))
+        .collect();
+
+    let a_field = Arc::new(Field::new("a", DataType::Int32, true));
+    let st = StructArray::new(
+        Fields::from(vec![a_field.clone()]),
+        vec![Arc::new(Int32Array::from(a.clone())) as ArrayRef],
+        Some(st_valid.clone().into()),
+    );
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("id", DataType::Int64, false),
+        Field::new("k", DataType::Int32, true),
+        Field::new("f", DataType::Float64, true),
+        Field::new("s", DataType::Utf8, true),
+        Field::new("d", DataType::Decimal128(9, 2), true),
+        Field::new("day", DataType::Date32, true),
+        Field::new("st", DataType::Struct(Fields::from(vec![a_field])), true),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(Int64Array::from(id.clone())),
+            Arc::new(Int32Array::from(k.clone())),
+            Arc::new(Float64Array::from(f.clone())),
+            Arc::new(StringArray::from(s.clone())),
+            Arc::new(
+                Decimal128Array::from(d.clone())
+                    .with_precision_and_scale(9, 2)
+                    .unwrap(),
+            ),
+            Arc::new(Date32Array::from(day.clone())),
+            Arc::new(st),
+        ],
+    )
+    .unwrap();
+    let int = |v: &[Option<i32>]| v.iter().map(|x| x.map(|x| V::I(x.into()))).collect();
+    Table {
+        cols: vec![
+            ("id", id.iter().map(|&x| Some(V::I(x.into()))).collect()),
+            ("k", int(&k)),
+            ("f", f.iter().map(|x| x.map(V::F)).collect()),
+            ("s", s.iter().map(|x| x.clone().map(V::S)).collect()),
+            ("d", d.iter().map(|x| x.map(V::I)).collect()),
+            ("day", int(&day)),
+            // A null struct makes its field null.
+            (
+                "st.a",
+                (0..n)
+                    .map(|i| {
+                        if st_valid[i] {
+                            a[i].map(|x| V::I(x.into()))
+                        } else {
+                            None
+                        }
+                    })
+                    .collect(),
+            ),
+        ],
+        batch,
+    }
+}
+
+/// A predicate and its model: the value a row's column is compared with.
+#[derive(Debug, Clone)]
+enum Model {
+    Cmp(usize, CmpOp, V),
+    In(usize, Vec<V>, bool),
+    IsNull(usize, bool),
+    Prefix(usize, String, bool),
+    And(Box<Model>, Box<Model>),
+    Or(Box<Model>, Box<Model>),
+    Not(Box<Model>),
+}
+
+fn literal(col: &str, v: &V) -> Literal {
+    match (col, v) {
+        ("d", V::I(c)) => Literal::Decimal {
+            digits: *c,
+            scale: 2,
+        },
+        ("day", V::I(x)) => Literal::Date(*x as i32),
+        (_, V::I(x)) => Literal::Int(*x),
+        (_, V::F(x)) => Literal::Float(*x),
+        (_, V::S(x)) => Literal::String(x.clone()),
+    }
+}
+
+fn to_predicate(m: &Model, t: &Table) -> Predicate {
+    let name = |c: &usize| t.cols[*c].0;
+    match m {
+        Model::Cmp(c, op, v) => Predicate::Compare {
+            column: col(name(c)).eq(0).columns()[0].clone(),
+            op: *op,
+            value: literal(name(c), v),
+        },
+        Model::In(c, vs, neg) => Predicate::InList {
+            column: col(name(c)).eq(0).columns()[0].clone(),
+            values: vs.iter().map(|v| literal(name(c), v)).collect(),
+            negated: *neg,
+        },
+        Model::IsNull(c, neg) => {
+            if *neg {
+                col(name(c)).is_not_null()
+            } else {
+                col(name(c)).is_null()
+            }
+        }
+        Model::Prefix(c, p, neg) => {
+            let like = col(name(c)).starts_with(p);
+            if *neg { like.not() } else { like }
+        }
+        Model::And(a, b) => to_predicate(a, t).and(to_predicate(b, t)),
+        Model::Or(a, b) => to_predicate(a, t).or(to_predicate(b, t)),
+        Model::Not(a) => to_predicate(a, t).not(),
+    }
+}
+
+/// SQL's three-valued result for row `r`.
+fn model_eval(m: &Model, t: &Table, r: usize) -> Option<bool> {
+    let val = |c: &usize| t.cols[*c].1[r].clone();
+    match m {
+        Model::Cmp(c, op, v) => {
+            let x = val(c)?;
+            let o = order(&x, v);
+            Some(match op {
+                CmpOp::Eq => o.is_eq(),
+                CmpOp::NotEq => o.is_ne(),
+                CmpOp::Lt => o.is_lt(),
+                CmpOp::LtEq => o.is_le(),
+                CmpOp::Gt => o.is_gt(),
+                CmpOp::GtEq => o.is_ge(),
+            })
+        }
+        Model::In(c, vs, neg) => {
+            let x = val(c)?;
+            Some(vs.iter().any(|v| order(&x, v).is_eq()) != *neg)
+        }
+        Model::IsNull(c, neg) => Some(val(c).is_none() != *neg),
+        Model::Prefix(c, p, neg) => match val(c)? {
+            V::S(s) => Some(s.starts_with(p.as_str()) != *neg),
+            _ => None,
+        },
+        Model::And(a, b) => match (model_eval(a, t, r), model_eval(b, t, r)) {
+            (Some(false), _) | (_, Some(false)) => Some(false),
+            (Some(true), Some(true)) => Some(true),
+            _ => None,
+        },
+        Model::Or(a, b) => match (model_eval(a, t, r), model_eval(b, t, r)) {
+            (Some(true), _) | (_, Some(true)) => Some(true),
+            (Some(false), Some(false)) => Some(false),
+            _ => None,
+        },
+        Model::Not(a) => model_eval(a, t, r).map(|b| !b),
+    }
+}
+
+fn random_model(rng: &mut Rng, t: &Table, depth: u32) -> Model {
+    if depth > 0 && rng.chance(40) {
+        let a = Box::new(random_model(rng, t, depth - 1));
+        let b = Box::new(random_model(rng, t, depth - 1));
+        return match rng.below(3) {
+            0 => Model::And(a, b),
+            1 => Model::Or(a, b),
+            _ => Model::Not(a),
+        };
+    }
+    let c = rng.index(t.cols.len());
+    // A value from the column (or a nudged one), so comparisons bite.
+    let pick = |rng: &mut Rng| -> V {
+        loop {
+            if let Some(v) = &t.cols[c].1[rng.index(ROWS)] {
+                return match v {
+                    V::I(x) if rng.chance(30) => V::I(x + rng.below(3) as i128 - 1),
+                    V::F(x) if x.is_nan() && rng.chance(50) => V::F(1.5),
+                    other => other.clone(),
+                };
+            }
+        }
+    };
+    match rng.below(10) {
+        0 => Model::IsNull(c, rng.chance(50)),
+        1 => {
+            let n = 1 + rng.index(3);
+            Model::In(c, (0..n).map(|_| pick(rng)).collect(), rng.chance(30))
+        }
+        2 if t.cols[c].0 == "s" => {
+            let len = rng.index(3);
+            let p: String = (0..len).map(|_| ['a', 'b', 'c'][rng.index(3)]).collect();
+            Model::Prefix(c, p, rng.chance(30))
+        }
+        _ => {
+            let op = [
+                CmpOp::Eq,
+                CmpOp::NotEq,
+                CmpOp::Lt,
+                CmpOp::LtEq,
+                CmpOp::Gt,
+                CmpOp::GtEq,
+            ][rng.index(6)];
+            Model::Cmp(c, op, pick(rng))
+        }
+    }
+}
+
+fn write_pq(batch: &RecordBatch) -> Bytes {
+    let options = WriterOptions::builder()
+        .set_max_row_group_size(GROUP)
+        .set_statistics_truncate_length(Some(8))
+        .build();
+    let mut out = Vec::new();
+    let mut w = pq_arrow::ParquetWriter::try_new(&mut out, batch.schema(), options).unwrap();
+    w.write(batch).unwrap();
+    w.close().unwrap();
+    Bytes::from(out)
+}
+
+fn write_arrow_rs(batch: &RecordBatch) -> Bytes {
+    let props = parquet::file::properties::WriterProperties::builder()
+        .set_max_row_group_row_count(Some(GROUP))
+        .set_statistics_truncate_length(Some(8))
+        .build();
+    let mut out = Vec::new();
+    let mut w =
+        parquet::arrow::ArrowWriter::try_new(&mut out, batch.schema(), Some(props)).unwrap();
+    w.write(batch).unwrap();
+    w.close().unwrap();
+    Bytes::from(out)
+}
+
+/// The ids of the rows a filtered read returns, with its metrics.
+fn read_ids(
+    file: &Bytes,
+    p: Predicate,
+    batch_size: usize,
+) -> (Vec<i64>, pq_arrow::predicate::PruningMetrics) {
+    let mut reader = ParquetReader::from_bytes(file.clone())
+        .unwrap()
+        .with_batch_size(batch_size)
+        .with_predicate(p)
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut ids = Vec::new();
+    while let Some(b) = reader.next_batch().unwrap() {
+        assert!(b.num_rows() > 0 && b.num_rows() <= batch_size);
+        let col = b.column_by_name("id").unwrap();
+        let col = col.as_any().downcast_ref::<Int64Array>().unwrap();
+        ids.extend(col.values().iter().copied());
+    }
+    (ids, reader.pruning_metrics().unwrap().clone())
+}
+
+#[test]
+fn filtered_reads_keep_exactly_the_matching_rows() {
+    let mut rng = Rng(7);
+    let t = table(&mut rng);
+    let files = [
+        ("pq", write_pq(&t.batch)),
+        ("arrow-rs", write_arrow_rs(&t.batch)),
+    ];
+    let mut pruned_any = [0usize; 2];
+    for round in 0..300 {
+        let m = random_model(&mut rng, &t, 2);
+        let p = to_predicate(&m, &t);
+        let want: Vec<i64> = (0..ROWS)
+            .filter(|&r| model_eval(&m, &t, r) == Some(true))
+            .map(|r| r as i64)
+            .collect();
+        for (k, (writer, file)) in files.iter().enumerate() {
+            let batch_size = [7, 100, 8192][round % 3];
+            let (got, metrics) = read_ids(file, p.clone(), batch_size);
+            assert_eq!(got, want, "{writer}: {p} (round {round})");
+            assert_eq!(metrics.rows_matched, want.len() as u64, "{writer}: {p}");
+            pruned_any[k] += metrics.row_groups_pruned;
+        }
+    }
+    // Statistics ruled out row groups in both writers' files.
+    assert!(pruned_any.iter().all(|&n| n > 0), "{pruned_any:?}");
+}
+
+#[test]
+fn statistics_prune_what_they_rule_out() {
+    let mut rng = Rng(11);
+    let t = table(&mut rng);
+    for file in [write_pq(&t.batch), write_arrow_rs(&t.batch)] {
+        let groups = ROWS / GROUP;
+        let (ids, m) = read_ids(&file, Predicate::parse("id < 100").unwrap(), 8192);
+        assert_eq!(ids, (0..100).collect::<Vec<_>>());
+        assert_eq!((m.row_groups, m.row_groups_pruned), (groups, groups - 1));
+        assert_eq!(m.rows_tested, GROUP as u64);
+        let (ids, m) = read_ids(&file, col("id").in_list([5, 3999]), 8192);
+        assert_eq!(ids, [5, 3999]);
+        assert_eq!(m.row_groups_pruned, groups - 2);
+        // Decimals compare by value, whatever their physical type.
+        let (_, m) = read_ids(&file, Predicate::parse("d >= 279.00").unwrap(), 8192);
+        assert!(m.row_groups_pruned >= groups - 1, "{m:?}");
+        // Nothing can be ruled out by a NaN-blind float bound.
+        let (_, m) = read_ids(&file, Predicate::parse("f > 1e300").unwrap(), 8192);
+        assert_eq!(m.row_groups_pruned, 0);
+        // A nested field is found by its path.
+        let (ids, _) = read_ids(
+            &file,
+            Predicate::parse("st.a = 3 AND id < 50").unwrap(),
+            8192,
+        );
+        let want: Vec<i64> = (0..50)
+            .filter(|&r| t.cols[6].1[r] == Some(V::I(3)))
+            .map(|r| r as i64)
+            .collect();
+        assert_eq!(ids, want);
+    }
+}
+
+#[test]
+fn predicate_columns_outside_the_projection_are_read_then_dropped() {
+    let mut rng = Rng(3);
+    let t = table(&mut rng);
+    let file = write_pq(&t.batch);
+    let reader = ParquetReader::from_bytes(file.clone()).unwrap();
+    let mask = pq_arrow::ProjectionMask::columns(reader.parquet_schema(), ["s"]);
+    let mut reader = reader
+        .with_projection(mask)
+        .with_predicate(Predicate::parse("id BETWEEN 10 AND 19 AND st.a IS NOT NULL").unwrap())
+        .with_offset(2)
+        .with_limit(3)
+        .build()
+        .unwrap();
+    assert_eq!(reader.schema().fields().len(), 1);
+    let b = reader.next_batch().unwrap().unwrap();
+    assert_eq!(b.schema().field(0).name(), "s");
+    let want: Vec<Option<&str>> = (10..20)
+        .filter(|&r| t.cols[6].1[r].is_some())
+        .skip(2)
+        .take(3)
+        .map(|r| match &t.cols[3].1[r] {
+            Some(V::S(s)) => Some(s.as_str()),
+            _ => None,
+        })
+        .collect();
+    let got = b.column(0).as_any().downcast_ref::<StringArray>().unwrap();
+    assert_eq!(got.iter().collect::<Vec<_>>(), want);
+    assert!(reader.next_batch().unwrap().is_none());
+}
+
+#[test]
+fn bad_predicates_fail_before_reading() {
+    let mut rng = Rng(5);
+    let t = table(&mut rng);
+    let file = write_pq(&t.batch);
+    for (p, want) in [
+        ("nope = 1", "no column nope"),
+        ("st = 1", "group of columns"),
+        ("k = 'x'", "cannot be compared with a string"),
+        ("k = 3.5", "fraction"),
+        ("d = 0.001", "scale"),
+        ("k LIKE 'a%'", "LIKE needs a string column"),
+        ("day = DATE '2024-02-30'", "not a date"),
+    ] {
+        let err = Predicate::parse(p)
+            .and_then(|p| {
+                ParquetReader::from_bytes(file.clone())?
+                    .with_predicate(p)
+                    .build()
+            })
+            .map(|_| ())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains(want), "{p}: {err}");
+        assert!(!err.contains('\n'), "{p}: {err}");
+    }
+}
+
+#[test]
+fn dictionary_columns_filter_on_their_values() {
+    let mut rng = Rng(9);
+    let t = table(&mut rng);
+    let file = write_pq(&t.batch);
+    let read = |dict: bool| {
+        let r = ParquetReader::from_bytes(file.clone())
+            .unwrap()
+            .with_dictionary(dict)
+            .with_predicate(Predicate::parse("s LIKE 'ab%' OR s IN ('c', '')").unwrap())
+            .build()
+            .unwrap();
+        let mut n = 0;
+        for b in r {
+            let b = b.unwrap();
+            assert_eq!(
+                matches!(
+                    b.column_by_name("s").unwrap().data_type(),
+                    DataType::Dictionary(..)
+                ),
+                dict
+            );
+            n += b.num_rows();
+        }
+        n
+    };
+    let want = (0..ROWS)
+        .filter(|&r| match &t.cols[3].1[r] {
+            Some(V::S(s)) => s.starts_with("ab") || s == "c" || s.is_empty(),
+            _ => false,
+        })
+        .count();
+    assert_eq!(read(false), want);
+    assert_eq!(read(true), want);
+}
