@@ -484,3 +484,120 @@ fn dictionary_columns_filter_on_their_values() {
     assert_eq!(read(false), want);
     assert_eq!(read(true), want);
 }
+
+/// Even ids and names made from them, written by arrow-rs with Bloom
+/// filters on both columns.
+fn bloom_file() -> Bytes {
+    let ids: Vec<i64> = (0..ROWS as i64).map(|i| i * 2).collect();
+    let names: Vec<String> = ids.iter().map(|i| format!("n{i}")).collect();
+    let batch = RecordBatch::try_from_iter([
+        ("id", Arc::new(Int64Array::from(ids)) as ArrayRef),
+        ("name", Arc::new(StringArray::from(names)) as ArrayRef),
+    ])
+    .unwrap();
+    let props = parquet::file::properties::WriterProperties::builder()
+        .set_max_row_group_row_count(Some(GROUP))
+        .set_bloom_filter_enabled(true)
+        .set_bloom_filter_fpp(0.001)
+        .build();
+    let mut out = Vec::new();
+    let mut w =
+        parquet::arrow::ArrowWriter::try_new(&mut out, batch.schema(), Some(props)).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    Bytes::from(out)
+}
+
+#[test]
+fn bloom_filters_rule_out_absent_values_within_the_bounds() {
+    let file = bloom_file();
+    let groups = ROWS / GROUP;
+    // Odd ids lie within each row group's bounds but are in no filter.
+    let (ids, m) = read_ids(&file, Predicate::parse("id = 801").unwrap(), 8192);
+    assert!(ids.is_empty());
+    assert_eq!(m.row_groups_pruned, groups);
+    assert_eq!(m.row_groups_pruned_by_bloom_filter, 1, "{m:?}");
+    assert_eq!(m.bloom_filters_read, 1);
+    let (ids, m) = read_ids(
+        &file,
+        Predicate::parse("name IN ('n801', 'n802', 'n5')").unwrap(),
+        8192,
+    );
+    assert_eq!(ids, [802]);
+    assert_eq!(m.rows_tested, GROUP as u64, "{m:?}");
+    // Statistics rule out most row groups (names order as text); the Bloom
+    // filters rule out those whose bounds hold the absent names.
+    assert_eq!(m.row_groups_pruned, groups - 1, "{m:?}");
+    assert!(m.row_groups_pruned_by_bloom_filter >= 1, "{m:?}");
+    // A value that is there is always found.
+    for id in (0..ROWS as i64 * 2).step_by(397) {
+        let want: Vec<i64> = if id % 2 == 0 { vec![id] } else { vec![] };
+        let (ids, _) = read_ids(&file, col("name").eq(format!("n{id}")), 8192);
+        assert_eq!(ids, want, "n{id}");
+    }
+}
+
+#[test]
+fn a_damaged_bloom_filter_is_ignored_not_trusted() {
+    let file = bloom_file();
+    let md = ParquetReader::from_bytes(file.clone())
+        .unwrap()
+        .metadata()
+        .clone();
+    let mut bytes = file.to_vec();
+    for rg in &md.row_groups {
+        let meta = rg.columns[0].meta_data.as_ref().unwrap();
+        let at = meta.bloom_filter_offset.unwrap() as usize;
+        // The header's first byte: a field of another type.
+        bytes[at] = 0xff;
+    }
+    let (ids, m) = read_ids(
+        &Bytes::from(bytes),
+        Predicate::parse("id = 802").unwrap(),
+        8192,
+    );
+    assert_eq!(ids, [802]);
+    assert_eq!(m.bloom_filters_ignored, 1, "{m:?}");
+}
+
+#[test]
+fn filters_in_the_corpus_never_drop_a_row() {
+    let Some(dir) = pq_testkit::corpus_data_dir() else {
+        pq_testkit::skip(
+            "PARQUET_TESTING_DIR is not set: the corpus's Bloom filter files are not read",
+        );
+        return;
+    };
+    let path = dir.join("data_index_bloom_encoding_stats.parquet");
+    let all: Vec<RecordBatch> = ParquetReader::open(&path)
+        .unwrap()
+        .build()
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let values = all[0]
+        .column(0)
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .unwrap();
+    let name = all[0].schema().field(0).name().clone();
+    for v in values.iter().flatten().chain(["not there", "Zebra"]) {
+        let p = col(name.as_str()).eq(v);
+        let mut reader = ParquetReader::open(&path)
+            .unwrap()
+            .with_predicate(p)
+            .build()
+            .unwrap();
+        let mut n = 0;
+        while let Some(b) = reader.next_batch().unwrap() {
+            n += b.num_rows();
+        }
+        let want = values.iter().filter(|x| *x == Some(v)).count();
+        assert_eq!(n, want, "{v}");
+        let m = reader.pruning_metrics().unwrap();
+        assert_eq!(m.bloom_filters_ignored, 0, "{m:?}");
+        if want == 0 {
+            assert_eq!(m.row_groups_pruned, m.row_groups, "{v}: {m:?}");
+        }
+    }
+}

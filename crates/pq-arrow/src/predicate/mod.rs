@@ -26,6 +26,7 @@
 //! can match; it only ever answers "no" when that is certain.
 
 pub(crate) mod bind;
+pub(crate) mod bloom;
 pub(crate) mod eval;
 mod literal;
 mod parse;

@@ -44,20 +44,57 @@ struct ChunkStats {
     exact: bool,
 }
 
+/// Asks whether the Bloom filter of a leaf (by index) may hold any of
+/// these hashes; true when there is no filter.
+pub(crate) type BloomCheck<'a> = dyn FnMut(usize, &[u64]) -> bool + 'a;
+
 /// Whether row group `rg` of a file with metadata `md` can hold a row that
-/// `predicate` keeps.
+/// `predicate` keeps, from its statistics and then, for `=` and `IN`, from
+/// `bloom`.
 pub(crate) fn row_group_may_match(
     predicate: &BoundPredicate,
     md: &FileMetaData,
     schema: &pq_format::SchemaDescriptor,
     rg: &RowGroup,
+    bloom: &mut BloomCheck<'_>,
 ) -> bool {
     let stats: Vec<Option<ChunkStats>> = predicate
         .columns
         .iter()
         .map(|c| chunk_stats(c, md, schema.column(c.leaf)?, rg))
         .collect();
-    may_match(&predicate.root, &stats)
+    let mut ctx = Ctx {
+        stats: &stats,
+        columns: &predicate.columns,
+        schema,
+        bloom,
+    };
+    may_match(&predicate.root, &mut ctx)
+}
+
+struct Ctx<'a, 'b> {
+    stats: &'a [Option<ChunkStats>],
+    columns: &'a [BoundColumn],
+    schema: &'a pq_format::SchemaDescriptor,
+    bloom: &'a mut BloomCheck<'b>,
+}
+
+impl Ctx<'_, '_> {
+    /// Whether the column's Bloom filter may hold one of `values` (true
+    /// when a value has no certain hash).
+    fn bloom_may_hold(&mut self, column: usize, values: &[ArrayRef]) -> bool {
+        let Some(c) = self.columns.get(column) else {
+            return true;
+        };
+        let Some(leaf) = self.schema.column(c.leaf) else {
+            return true;
+        };
+        let hashes: Option<Vec<u64>> = values.iter().map(|v| super::bloom::hash(v, leaf)).collect();
+        match hashes {
+            Some(h) => (self.bloom)(c.leaf, &h),
+            None => true,
+        }
+    }
 }
 
 fn chunk_stats(
@@ -149,11 +186,12 @@ fn cmp(a: &ArrayRef, op: CmpOp, b: &ArrayRef) -> Option<bool> {
     r.ok().map(is_true)
 }
 
-fn may_match(node: &Bound, stats: &[Option<ChunkStats>]) -> bool {
+fn may_match(node: &Bound, ctx: &mut Ctx<'_, '_>) -> bool {
+    let stats = ctx.stats;
     let of = |i: &usize| stats.get(*i).and_then(Option::as_ref);
     match node {
-        Bound::And(a, b) => may_match(a, stats) && may_match(b, stats),
-        Bound::Or(a, b) => may_match(a, stats) || may_match(b, stats),
+        Bound::And(a, b) => may_match(a, ctx) && may_match(b, ctx),
+        Bound::Or(a, b) => may_match(a, ctx) || may_match(b, ctx),
         Bound::IsNull { column, negated } => match of(column) {
             None => true,
             Some(s) if *negated => s.nulls != Some(s.rows),
@@ -161,18 +199,31 @@ fn may_match(node: &Bound, stats: &[Option<ChunkStats>]) -> bool {
         },
         Bound::Compare { column, op, value } => {
             of(column).is_none_or(|s| compare_may_match(s, *op, value))
+                && (*op != CmpOp::Eq || ctx.bloom_may_hold(*column, std::slice::from_ref(value)))
         }
         Bound::InList {
             column,
             values,
-            negated,
-        } => of(column).is_none_or(|s| {
-            if *negated {
-                values.iter().all(|v| compare_may_match(s, CmpOp::NotEq, v))
-            } else {
-                values.iter().any(|v| compare_may_match(s, CmpOp::Eq, v))
-            }
-        }),
+            negated: true,
+        } => {
+            of(column).is_none_or(|s| values.iter().all(|v| compare_may_match(s, CmpOp::NotEq, v)))
+        }
+        Bound::InList {
+            column,
+            values,
+            negated: false,
+        } => {
+            // The values the bounds allow, then the Bloom filter on them.
+            let in_bounds: Vec<ArrayRef> = match of(column) {
+                None => values.clone(),
+                Some(s) => values
+                    .iter()
+                    .filter(|v| compare_may_match(s, CmpOp::Eq, v))
+                    .cloned()
+                    .collect(),
+            };
+            !in_bounds.is_empty() && ctx.bloom_may_hold(*column, &in_bounds)
+        }
         Bound::Like {
             column,
             prefix,

@@ -451,8 +451,15 @@ impl ParquetReader {
             None => (0..n_rg).collect(),
         };
         let mut filter = filter;
+        let mut source = self.source;
+        let file_len = self.file_len;
         let row_groups = match filter.as_mut() {
-            Some(f) => f.prune(&self.metadata, row_groups),
+            Some(f) => {
+                let at = crate::Location::default();
+                f.prune(&self.metadata, row_groups, file_len, &mut |start, end| {
+                    source.read_range(start, end, &at)
+                })
+            }
             None => row_groups,
         };
         // With a filter, the offset and limit count matching rows there.
@@ -465,7 +472,7 @@ impl ParquetReader {
             collect_leaf_types(root, 0, &mut leaf_types);
         }
         Ok(ParquetRecordBatchReader {
-            source: self.source,
+            source,
             file_len: self.file_len,
             metadata: self.metadata,
             schema: converted.schema,

@@ -8,8 +8,12 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use pq_format::ParquetMetaData;
 
+use bytes::Bytes;
+use pq_page::bloom::Sbbf;
+
 use crate::error::Result;
 use crate::predicate::bind::BoundPredicate;
+use crate::predicate::bloom::MAX_BLOOM_BYTES;
 use crate::predicate::{eval, stats};
 
 /// What a predicate saved and kept, for reports such as `pq scan`'s.
@@ -18,10 +22,20 @@ use crate::predicate::{eval, stats};
 pub struct PruningMetrics {
     /// Row groups chosen before the predicate.
     pub row_groups: usize,
-    /// Of them, the ones their statistics ruled out (never read).
+    /// Of them, the ones ruled out (never read): by statistics or by a
+    /// Bloom filter.
     pub row_groups_pruned: usize,
+    /// Of those, the ones a Bloom filter ruled out.
+    pub row_groups_pruned_by_bloom_filter: usize,
     /// Rows in the row groups ruled out.
     pub rows_pruned: u64,
+    /// Bloom filters read.
+    pub bloom_filters_read: usize,
+    /// Bloom filters that could not be read, and were ignored (see
+    /// [`crate::predicate`]).
+    pub bloom_filters_ignored: usize,
+    /// Bytes read for Bloom filters.
+    pub bloom_filter_bytes: u64,
     /// Rows decoded and tested against the predicate.
     pub rows_tested: u64,
     /// Rows that satisfied it (before any offset or limit).
@@ -72,24 +86,49 @@ impl RowFilter {
         self.schema.clone()
     }
 
-    /// The row groups of `chosen` that may hold a matching row.
-    pub(super) fn prune(&mut self, md: &ParquetMetaData, chosen: Vec<usize>) -> Vec<usize> {
+    /// The row groups of `chosen` that may hold a matching row, by their
+    /// statistics, then by the Bloom filters `fetch` reads (`start..end` of
+    /// the file).
+    pub(super) fn prune(
+        &mut self,
+        md: &ParquetMetaData,
+        chosen: Vec<usize>,
+        file_len: u64,
+        fetch: &mut dyn FnMut(u64, u64) -> Result<Bytes>,
+    ) -> Vec<usize> {
         self.metrics.row_groups = chosen.len();
-        chosen
-            .into_iter()
-            .filter(|&rg| {
-                let Some(group) = md.row_groups.get(rg) else {
-                    // Reported by the reader when it gets there.
-                    return true;
-                };
-                let keep = stats::row_group_may_match(&self.predicate, md, &md.schema, group);
-                if !keep {
-                    self.metrics.row_groups_pruned += 1;
-                    self.metrics.rows_pruned += u64::try_from(group.num_rows).unwrap_or(0);
-                }
-                keep
-            })
-            .collect()
+        let mut kept = Vec::with_capacity(chosen.len());
+        for rg in chosen {
+            let Some(group) = md.row_groups.get(rg) else {
+                // Reported by the reader when it gets there.
+                kept.push(rg);
+                continue;
+            };
+            let by_stats =
+                stats::row_group_may_match(&self.predicate, md, &md.schema, group, &mut |_, _| {
+                    true
+                });
+            let metrics = &mut self.metrics;
+            let keep = by_stats
+                && stats::row_group_may_match(
+                    &self.predicate,
+                    md,
+                    &md.schema,
+                    group,
+                    &mut |leaf, hashes| match load_bloom(group, leaf, file_len, fetch, metrics) {
+                        Some(filter) => hashes.iter().any(|&h| filter.check(h)),
+                        None => true,
+                    },
+                );
+            if keep {
+                kept.push(rg);
+            } else {
+                self.metrics.row_groups_pruned += 1;
+                self.metrics.row_groups_pruned_by_bloom_filter += usize::from(by_stats);
+                self.metrics.rows_pruned += u64::try_from(group.num_rows).unwrap_or(0);
+            }
+        }
+        kept
     }
 
     /// Whether the limit is reached: nothing more to read.
@@ -168,4 +207,55 @@ impl RowFilter {
         };
         Ok(out)
     }
+}
+
+/// The Bloom filter of `leaf` in row group `group`, if it has one that
+/// reads; one that does not is counted and ignored.
+fn load_bloom(
+    group: &pq_format::RowGroup,
+    leaf: usize,
+    file_len: u64,
+    fetch: &mut dyn FnMut(u64, u64) -> Result<Bytes>,
+    metrics: &mut PruningMetrics,
+) -> Option<Sbbf> {
+    let meta = group.columns.get(leaf)?.meta_data.as_ref()?;
+    let offset = meta.bloom_filter_offset?;
+    let mut read = || -> Option<Sbbf> {
+        let start = u64::try_from(offset).ok()?;
+        // Without a length, a first read takes the header (and, for small
+        // filters, the bitset).
+        let len = match meta.bloom_filter_length {
+            Some(l) => u64::try_from(l).ok()?,
+            None => 4096,
+        };
+        let end = start.checked_add(len)?.min(file_len);
+        let bytes = fetch(start, end).ok()?;
+        metrics.bloom_filter_bytes += bytes.len() as u64;
+        match Sbbf::from_bytes(&bytes, MAX_BLOOM_BYTES) {
+            Ok((f, _)) => Some(f),
+            Err(_) if meta.bloom_filter_length.is_none() => {
+                // The bitset runs past the first read: read it whole.
+                let (header, header_len) =
+                    <pq_format::BloomFilterHeader as pq_format::ThriftDecode>::decode_prefix(
+                        &bytes,
+                        &pq_format::Limits::default(),
+                    )
+                    .ok()?;
+                let n = usize::try_from(header.num_bytes).ok()?.min(MAX_BLOOM_BYTES);
+                let end = start.checked_add((header_len + n) as u64)?.min(file_len);
+                let bytes = fetch(start, end).ok()?;
+                metrics.bloom_filter_bytes += bytes.len() as u64;
+                Sbbf::from_bytes(&bytes, MAX_BLOOM_BYTES)
+                    .ok()
+                    .map(|(f, _)| f)
+            }
+            Err(_) => None,
+        }
+    };
+    let filter = read();
+    match filter {
+        Some(_) => metrics.bloom_filters_read += 1,
+        None => metrics.bloom_filters_ignored += 1,
+    }
+    filter
 }
