@@ -601,3 +601,72 @@ fn filters_in_the_corpus_never_drop_a_row() {
         }
     }
 }
+
+#[test]
+fn bloom_filters_pq_writes_answer_as_arrow_rs_reads_them() {
+    use parquet::file::reader::FileReader;
+    use parquet::file::serialized_reader::{ReadOptionsBuilder, SerializedFileReader};
+    let ids: Vec<i64> = (0..ROWS as i64).map(|i| i * 2).collect();
+    let names: Vec<String> = ids.iter().map(|i| format!("n{i}")).collect();
+    let batch = RecordBatch::try_from_iter([
+        ("id", Arc::new(Int64Array::from(ids)) as ArrayRef),
+        ("name", Arc::new(StringArray::from(names)) as ArrayRef),
+        (
+            "flag",
+            Arc::new(arrow_array::BooleanArray::from(vec![true; ROWS])) as ArrayRef,
+        ),
+    ])
+    .unwrap();
+    let options = WriterOptions::builder()
+        .set_max_row_group_size(GROUP)
+        .set_bloom_filter_enabled(true)
+        .set_bloom_filter_fpp(0.01)
+        .build();
+    let mut out = Vec::new();
+    let mut w = pq_arrow::ParquetWriter::try_new(&mut out, batch.schema(), options).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let file = Bytes::from(out);
+
+    let read_options = ReadOptionsBuilder::new()
+        .with_reader_properties(
+            parquet::file::properties::ReaderProperties::builder()
+                .set_read_bloom_filter(true)
+                .build(),
+        )
+        .build();
+    let arrow_rs = SerializedFileReader::new_with_options(file.clone(), read_options).unwrap();
+    let mut checked = 0;
+    for rg in 0..arrow_rs.num_row_groups() {
+        let group = arrow_rs.get_row_group(rg).unwrap();
+        let ids = group.get_column_bloom_filter(0).expect("a filter on id");
+        let names = group.get_column_bloom_filter(1).expect("a filter on name");
+        assert!(
+            group.get_column_bloom_filter(2).is_none(),
+            "no filter on booleans"
+        );
+        let first = (rg * GROUP) as i64 * 2;
+        for id in first..first + GROUP as i64 * 2 {
+            // Every written value is in arrow-rs's reading of the filter,
+            // and pq's own reader skips the row group exactly when it is not.
+            let name = format!("n{id}");
+            if id % 2 == 0 {
+                assert!(ids.check(&id) && names.check(name.as_str()), "{id}");
+            }
+            checked += 1;
+        }
+        for id in [first + 1, first + 3, first + 5] {
+            let (got, m) = read_ids(&file, col("id").eq(id), 8192);
+            assert!(got.is_empty());
+            assert_eq!(
+                m.row_groups_pruned_by_bloom_filter == 1,
+                !ids.check(&id),
+                "{id}"
+            );
+        }
+    }
+    assert!(checked > 0);
+    let md = ParquetReader::from_bytes(file).unwrap().metadata().clone();
+    let meta = md.row_groups[0].columns[0].meta_data.as_ref().unwrap();
+    assert!(meta.bloom_filter_offset.is_some() && meta.bloom_filter_length.is_some());
+}

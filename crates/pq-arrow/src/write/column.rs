@@ -33,6 +33,8 @@ pub(crate) struct FinishedChunk {
     pub column_index: Option<ColumnIndex>,
     /// Page locations relative to the chunk start.
     pub offset_index: Option<OffsetIndex>,
+    /// The Bloom filter (header and bitset), when one is written.
+    pub bloom: Option<Vec<u8>>,
 }
 
 fn page_err(at: &Location, e: PageWriteError) -> Error {
@@ -261,6 +263,7 @@ impl ColumnChunkWriter {
             meta,
             column_index,
             offset_index,
+            bloom: self.values.take_bloom(),
         })
     }
 }
