@@ -338,6 +338,7 @@ fn filtered_reads_keep_exactly_the_matching_rows() {
         ("arrow-rs", write_arrow_rs(&t.batch)),
     ];
     let mut pruned_any = [0usize; 2];
+    let mut by_dictionary = 0;
     for round in 0..300 {
         let m = random_model(&mut rng, &t, 2);
         let p = to_predicate(&m, &t);
@@ -351,10 +352,12 @@ fn filtered_reads_keep_exactly_the_matching_rows() {
             assert_eq!(got, want, "{writer}: {p} (round {round})");
             assert_eq!(metrics.rows_matched, want.len() as u64, "{writer}: {p}");
             pruned_any[k] += metrics.row_groups_pruned;
+            by_dictionary += metrics.row_groups_pruned_by_dictionary;
         }
     }
     // Statistics ruled out row groups in both writers' files.
     assert!(pruned_any.iter().all(|&n| n > 0), "{pruned_any:?}");
+    assert!(by_dictionary > 0);
 }
 
 #[test]
@@ -669,4 +672,92 @@ fn bloom_filters_pq_writes_answer_as_arrow_rs_reads_them() {
     let md = ParquetReader::from_bytes(file).unwrap().metadata().clone();
     let meta = md.row_groups[0].columns[0].meta_data.as_ref().unwrap();
     assert!(meta.bloom_filter_offset.is_some() && meta.bloom_filter_length.is_some());
+}
+
+/// Row groups whose values skip a letter: `b` lies within every row
+/// group's bounds but in no dictionary.
+fn dictionary_file(options: pq_arrow::write::WriterOptionsBuilder) -> Bytes {
+    let cities: Vec<&str> = (0..ROWS).map(|i| ["a", "c", "d"][i % 3]).collect();
+    let codes: Vec<i32> = (0..ROWS).map(|i| [1, 3, 4][i % 3]).collect();
+    let ids: Vec<i64> = (0..ROWS as i64).collect();
+    let batch = RecordBatch::try_from_iter([
+        ("id", Arc::new(Int64Array::from(ids)) as ArrayRef),
+        ("city", Arc::new(StringArray::from(cities)) as ArrayRef),
+        ("code", Arc::new(Int32Array::from(codes)) as ArrayRef),
+    ])
+    .unwrap();
+    let mut out = Vec::new();
+    let options = options.set_max_row_group_size(GROUP).build();
+    let mut w = pq_arrow::ParquetWriter::try_new(&mut out, batch.schema(), options).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    Bytes::from(out)
+}
+
+#[test]
+fn dictionaries_rule_out_values_no_entry_matches() {
+    let groups = ROWS / GROUP;
+    let file = dictionary_file(WriterOptions::builder());
+    for p in [
+        "city = 'b'",
+        "city LIKE 'b%'",
+        "city IN ('b', 'bb')",
+        "code = 2",
+        "code BETWEEN 2 AND 2",
+    ] {
+        let (ids, m) = read_ids(&file, Predicate::parse(p).unwrap(), 8192);
+        assert!(ids.is_empty(), "{p}");
+        assert_eq!(m.row_groups_pruned_by_dictionary, groups, "{p}: {m:?}");
+        assert_eq!(m.rows_tested, 0, "{p}");
+    }
+    // An entry that matches keeps the row group, and its rows are found.
+    let (ids, m) = read_ids(
+        &file,
+        Predicate::parse("city = 'c' AND id < 10").unwrap(),
+        8192,
+    );
+    assert_eq!(ids, [1, 4, 7]);
+    assert_eq!(m.row_groups_pruned_by_dictionary, 0, "{m:?}");
+    // `NOT IN` every entry rules the row groups out too.
+    let (ids, m) = read_ids(
+        &file,
+        Predicate::parse("city NOT IN ('a', 'c', 'd')").unwrap(),
+        8192,
+    );
+    assert!(ids.is_empty());
+    assert_eq!(m.row_groups_pruned_by_dictionary, groups, "{m:?}");
+}
+
+#[test]
+fn chunks_that_fell_back_from_their_dictionary_are_not_judged_by_it() {
+    // A dictionary of at most two entries: pages after it are PLAIN, and
+    // hold values the dictionary does not.
+    let file = dictionary_file(WriterOptions::builder().set_dictionary_max_entries(2));
+    let (ids, m) = read_ids(&file, Predicate::parse("city = 'd'").unwrap(), 8192);
+    assert_eq!(ids.len(), ROWS / 3);
+    assert_eq!(m.row_groups_pruned, 0, "{m:?}");
+}
+
+#[test]
+fn a_damaged_dictionary_page_is_not_used_for_pruning() {
+    let file = dictionary_file(WriterOptions::builder());
+    let md = ParquetReader::from_bytes(file.clone())
+        .unwrap()
+        .metadata()
+        .clone();
+    let mut bytes = file.to_vec();
+    let meta = md.row_groups[0].columns[1].meta_data.as_ref().unwrap();
+    let at = meta.dictionary_page_offset.unwrap() as usize;
+    bytes[at] = 0xff;
+    let reader = ParquetReader::from_bytes(Bytes::from(bytes))
+        .unwrap()
+        .with_predicate(Predicate::parse("city = 'b'").unwrap())
+        .build()
+        .unwrap();
+    let m = reader.pruning_metrics().unwrap().clone();
+    assert_eq!(m.row_groups_pruned_by_dictionary, ROWS / GROUP - 1, "{m:?}");
+    // The row group left in is read, and its damage found, as it would be
+    // without a predicate.
+    let err = reader.collect::<Result<Vec<_>, _>>().unwrap_err();
+    assert!(err.to_string().contains("city"), "{err}");
 }

@@ -62,6 +62,17 @@ pub(crate) fn evaluate(predicate: &BoundPredicate, batch: &RecordBatch) -> Resul
     })
 }
 
+/// Whether some value of `values` satisfies `node`, which reads only
+/// column `column`; true when the evaluation fails (the caller only prunes
+/// on a certain no).
+pub(crate) fn any_match(node: &Bound, column: usize, values: &ArrayRef) -> bool {
+    let columns = vec![values.clone(); column + 1];
+    match eval(node, &columns) {
+        Ok(r) => r.iter().any(|v| v == Some(true)),
+        Err(_) => true,
+    }
+}
+
 fn eval(node: &Bound, columns: &[ArrayRef]) -> Result<BooleanArray> {
     let col = |i: &usize| {
         columns.get(*i).cloned().ok_or_else(|| Error::Request {

@@ -27,9 +27,11 @@
 
 pub(crate) mod bind;
 pub(crate) mod bloom;
+pub(crate) mod dictionary;
 pub(crate) mod eval;
 mod literal;
 mod parse;
+mod plain;
 pub(crate) mod stats;
 
 use std::fmt;

@@ -15,19 +15,13 @@
 use std::sync::Arc;
 
 use arrow_array::{
-    Array, ArrayRef, BinaryArray, BinaryViewArray, BooleanArray, Date32Array, Date64Array,
-    Decimal32Array, Decimal64Array, Decimal128Array, Decimal256Array, FixedSizeBinaryArray,
-    Float16Array, Float32Array, Float64Array, Int8Array, Int16Array, Int32Array, Int64Array,
-    LargeBinaryArray, LargeStringArray, Scalar, StringArray, StringViewArray,
-    Time32MillisecondArray, Time32SecondArray, Time64MicrosecondArray, Time64NanosecondArray,
-    TimestampMicrosecondArray, TimestampMillisecondArray, TimestampNanosecondArray,
-    TimestampSecondArray, UInt8Array, UInt16Array, UInt32Array, UInt64Array,
+    Array, ArrayRef, BooleanArray, Float16Array, Float32Array, Float64Array, LargeStringArray,
+    Scalar, StringArray, StringViewArray,
 };
-use arrow_buffer::i256;
 
 /// Arrow's half float.
 type F16 = <arrow_array::types::Float16Type as arrow_array::ArrowPrimitiveType>::Native;
-use arrow_schema::{DataType, TimeUnit};
+use arrow_schema::DataType;
 use pq_format::{ColumnDescriptor, ColumnOrder, FileMetaData, RowGroup, Type};
 
 use super::CmpOp;
@@ -48,15 +42,20 @@ struct ChunkStats {
 /// these hashes; true when there is no filter.
 pub(crate) type BloomCheck<'a> = dyn FnMut(usize, &[u64]) -> bool + 'a;
 
+/// The values of a leaf's (by index) dictionary, when every data page of
+/// its chunk is dictionary-encoded and the dictionary reads.
+pub(crate) type DictionaryValues<'a> = dyn FnMut(usize) -> Option<ArrayRef> + 'a;
+
 /// Whether row group `rg` of a file with metadata `md` can hold a row that
-/// `predicate` keeps, from its statistics and then, for `=` and `IN`, from
-/// `bloom`.
+/// `predicate` keeps: from its statistics, then, for `=` and `IN`, from
+/// `bloom`, then from the chunks' `dictionary` values.
 pub(crate) fn row_group_may_match(
     predicate: &BoundPredicate,
     md: &FileMetaData,
     schema: &pq_format::SchemaDescriptor,
     rg: &RowGroup,
     bloom: &mut BloomCheck<'_>,
+    dictionary: &mut DictionaryValues<'_>,
 ) -> bool {
     let stats: Vec<Option<ChunkStats>> = predicate
         .columns
@@ -68,6 +67,7 @@ pub(crate) fn row_group_may_match(
         columns: &predicate.columns,
         schema,
         bloom,
+        dictionary,
     };
     may_match(&predicate.root, &mut ctx)
 }
@@ -77,9 +77,24 @@ struct Ctx<'a, 'b> {
     columns: &'a [BoundColumn],
     schema: &'a pq_format::SchemaDescriptor,
     bloom: &'a mut BloomCheck<'b>,
+    dictionary: &'a mut DictionaryValues<'b>,
 }
 
 impl Ctx<'_, '_> {
+    /// Whether a value of the column's dictionary satisfies the leaf
+    /// (true without a dictionary): every non-null value of a chunk whose
+    /// pages are all dictionary-encoded is one of its entries, and nulls
+    /// satisfy no comparison.
+    fn dictionary_may_match(&mut self, column: usize, leaf: &Bound) -> bool {
+        let Some(c) = self.columns.get(column) else {
+            return true;
+        };
+        match (self.dictionary)(c.leaf) {
+            Some(values) => super::eval::any_match(leaf, column, &values),
+            None => true,
+        }
+    }
+
     /// Whether the column's Bloom filter may hold one of `values` (true
     /// when a value has no certain hash).
     fn bloom_may_hold(&mut self, column: usize, values: &[ArrayRef]) -> bool {
@@ -189,7 +204,7 @@ fn cmp(a: &ArrayRef, op: CmpOp, b: &ArrayRef) -> Option<bool> {
 fn may_match(node: &Bound, ctx: &mut Ctx<'_, '_>) -> bool {
     let stats = ctx.stats;
     let of = |i: &usize| stats.get(*i).and_then(Option::as_ref);
-    match node {
+    let by_parts = match node {
         Bound::And(a, b) => may_match(a, ctx) && may_match(b, ctx),
         Bound::Or(a, b) => may_match(a, ctx) || may_match(b, ctx),
         Bound::IsNull { column, negated } => match of(column) {
@@ -197,6 +212,50 @@ fn may_match(node: &Bound, ctx: &mut Ctx<'_, '_>) -> bool {
             Some(s) if *negated => s.nulls != Some(s.rows),
             Some(s) => s.nulls != Some(0),
         },
+        _ => leaf_may_match(node, ctx),
+    };
+    // A part on one column that no null satisfies is then tested whole on
+    // the column's dictionary (`x >= 2 AND x <= 2` too, which neither
+    // side rules out alone).
+    by_parts
+        && match one_column(node) {
+            Some(c) if rejects_null(node) => ctx.dictionary_may_match(c, node),
+            _ => true,
+        }
+}
+
+/// The one column `node` reads, if it reads one.
+fn one_column(node: &Bound) -> Option<usize> {
+    match node {
+        Bound::And(a, b) | Bound::Or(a, b) => {
+            let c = one_column(a)?;
+            (one_column(b)? == c).then_some(c)
+        }
+        Bound::Compare { column, .. }
+        | Bound::InList { column, .. }
+        | Bound::IsNull { column, .. }
+        | Bound::Like { column, .. } => Some(*column),
+    }
+}
+
+/// Whether `node` is never true where its column is null (so that testing
+/// the non-null values of a dictionary decides it).
+fn rejects_null(node: &Bound) -> bool {
+    match node {
+        Bound::And(a, b) => rejects_null(a) || rejects_null(b),
+        Bound::Or(a, b) => rejects_null(a) && rejects_null(b),
+        Bound::IsNull { negated, .. } => *negated,
+        Bound::Compare { .. } | Bound::InList { .. } | Bound::Like { .. } => true,
+    }
+}
+
+/// [`may_match`] of a comparison, an `IN` or a `LIKE`, by statistics and
+/// Bloom filters.
+fn leaf_may_match(node: &Bound, ctx: &mut Ctx<'_, '_>) -> bool {
+    let stats = ctx.stats;
+    let of = |i: &usize| stats.get(*i).and_then(Option::as_ref);
+    match node {
+        Bound::And(..) | Bound::Or(..) | Bound::IsNull { .. } => true,
         Bound::Compare { column, op, value } => {
             of(column).is_none_or(|s| compare_may_match(s, *op, value))
                 && (*op != CmpOp::Eq || ctx.bloom_may_hold(*column, std::slice::from_ref(value)))
@@ -300,158 +359,34 @@ enum Zero {
     Positive,
 }
 
-/// A statistics bound (PLAIN bytes of `leaf`'s physical type) as a
-/// one-element array of `dt`, the column's Arrow type; `None` when the
-/// bytes do not hold one.
+/// A statistics bound as a one-element array of `dt`, a zero float bound
+/// given the sign of `zero`; `None` when the bytes do not hold one value.
 fn bound_array(
     bytes: &[u8],
     leaf: &ColumnDescriptor,
     dt: &DataType,
     zero: Zero,
 ) -> Option<ArrayRef> {
-    let int = || -> Option<i128> {
-        match leaf.physical_type {
-            Type::INT32 => Some(i128::from(i32::from_le_bytes(bytes.try_into().ok()?))),
-            Type::INT64 => Some(i128::from(i64::from_le_bytes(bytes.try_into().ok()?))),
-            _ => None,
-        }
-    };
-    let uint = || -> Option<u64> {
-        match leaf.physical_type {
-            Type::INT32 => Some(u64::from(u32::from_le_bytes(bytes.try_into().ok()?))),
-            Type::INT64 => Some(u64::from_le_bytes(bytes.try_into().ok()?)),
-            _ => None,
-        }
-    };
-    // A decimal: little-endian INT32/INT64, or big-endian two's complement bytes.
-    let decimal = || -> Option<i128> {
-        match leaf.physical_type {
-            Type::INT32 | Type::INT64 => int(),
-            Type::BYTE_ARRAY | Type::FIXED_LEN_BYTE_ARRAY
-                if !bytes.is_empty() && bytes.len() <= 16 =>
-            {
-                let fill = if bytes[0] & 0x80 != 0 { 0xff } else { 0 };
-                let mut be = [fill; 16];
-                be[16 - bytes.len()..].copy_from_slice(bytes);
-                Some(i128::from_be_bytes(be))
-            }
-            _ => None,
-        }
-    };
-    let bytes_type = matches!(
-        leaf.physical_type,
-        Type::BYTE_ARRAY | Type::FIXED_LEN_BYTE_ARRAY
-    );
-    let fix_zero = |f: f64| match zero {
+    let a = super::plain::plain_array(&[bytes], leaf, dt)?;
+    // -0 and +0 are equal as floats but not in Arrow's total order.
+    let signed = |f: f64| match zero {
         Zero::Negative if f == 0.0 => -0.0,
         Zero::Positive if f == 0.0 => 0.0,
         _ => f,
     };
-    macro_rules! prim {
-        ($array:ty, $v:expr) => {
-            Arc::new(<$array>::from(vec![$v])) as ArrayRef
-        };
-    }
     Some(match dt {
-        DataType::Boolean if leaf.physical_type == Type::BOOLEAN => {
-            prim!(BooleanArray, bytes.first()? & 1 == 1)
+        DataType::Float32 => {
+            let v = a.as_any().downcast_ref::<Float32Array>()?.value(0);
+            Arc::new(Float32Array::from(vec![signed(f64::from(v)) as f32]))
         }
-        DataType::Int8 => prim!(Int8Array, i8::try_from(int()?).ok()?),
-        DataType::Int16 => prim!(Int16Array, i16::try_from(int()?).ok()?),
-        DataType::Int32 => prim!(Int32Array, i32::try_from(int()?).ok()?),
-        DataType::Int64 => prim!(Int64Array, i64::try_from(int()?).ok()?),
-        DataType::UInt8 => prim!(UInt8Array, u8::try_from(uint()?).ok()?),
-        DataType::UInt16 => prim!(UInt16Array, u16::try_from(uint()?).ok()?),
-        DataType::UInt32 => prim!(UInt32Array, u32::try_from(uint()?).ok()?),
-        DataType::UInt64 => prim!(UInt64Array, uint()?),
-        DataType::Float32 if leaf.physical_type == Type::FLOAT => {
-            let f = f32::from_le_bytes(bytes.try_into().ok()?);
-            prim!(Float32Array, fix_zero(f64::from(f)) as f32)
+        DataType::Float64 => {
+            let v = a.as_any().downcast_ref::<Float64Array>()?.value(0);
+            Arc::new(Float64Array::from(vec![signed(v)]))
         }
-        DataType::Float64 if leaf.physical_type == Type::DOUBLE => {
-            prim!(
-                Float64Array,
-                fix_zero(f64::from_le_bytes(bytes.try_into().ok()?))
-            )
+        DataType::Float16 => {
+            let v = a.as_any().downcast_ref::<Float16Array>()?.value(0);
+            Arc::new(Float16Array::from(vec![F16::from_f64(signed(v.to_f64()))]))
         }
-        DataType::Float16 if leaf.physical_type == Type::FIXED_LEN_BYTE_ARRAY => {
-            let h = F16::from_bits(u16::from_le_bytes(bytes.try_into().ok()?));
-            prim!(Float16Array, F16::from_f64(fix_zero(h.to_f64())))
-        }
-        DataType::Date32 => prim!(Date32Array, i32::try_from(int()?).ok()?),
-        DataType::Date64 => {
-            let v = int()?;
-            // A DATE (days in INT32) read as milliseconds.
-            let ms = if leaf.physical_type == Type::INT32 {
-                v * 86_400_000
-            } else {
-                v
-            };
-            prim!(Date64Array, i64::try_from(ms).ok()?)
-        }
-        DataType::Time32(TimeUnit::Second) => prim!(Time32SecondArray, i32::try_from(int()?).ok()?),
-        DataType::Time32(TimeUnit::Millisecond) => {
-            prim!(Time32MillisecondArray, i32::try_from(int()?).ok()?)
-        }
-        DataType::Time64(TimeUnit::Microsecond) => {
-            prim!(Time64MicrosecondArray, i64::try_from(int()?).ok()?)
-        }
-        DataType::Time64(TimeUnit::Nanosecond) => {
-            prim!(Time64NanosecondArray, i64::try_from(int()?).ok()?)
-        }
-        DataType::Timestamp(unit, tz) if leaf.physical_type == Type::INT64 => {
-            let v = i64::try_from(int()?).ok()?;
-            let tz = tz.clone();
-            match unit {
-                TimeUnit::Second => {
-                    Arc::new(TimestampSecondArray::from(vec![v]).with_timezone_opt(tz))
-                }
-                TimeUnit::Millisecond => {
-                    Arc::new(TimestampMillisecondArray::from(vec![v]).with_timezone_opt(tz))
-                }
-                TimeUnit::Microsecond => {
-                    Arc::new(TimestampMicrosecondArray::from(vec![v]).with_timezone_opt(tz))
-                }
-                TimeUnit::Nanosecond => {
-                    Arc::new(TimestampNanosecondArray::from(vec![v]).with_timezone_opt(tz))
-                }
-            }
-        }
-        DataType::Decimal32(p, s) => Arc::new(
-            Decimal32Array::from(vec![i32::try_from(decimal()?).ok()?])
-                .with_precision_and_scale(*p, *s)
-                .ok()?,
-        ),
-        DataType::Decimal64(p, s) => Arc::new(
-            Decimal64Array::from(vec![i64::try_from(decimal()?).ok()?])
-                .with_precision_and_scale(*p, *s)
-                .ok()?,
-        ),
-        DataType::Decimal128(p, s) => Arc::new(
-            Decimal128Array::from(vec![decimal()?])
-                .with_precision_and_scale(*p, *s)
-                .ok()?,
-        ),
-        DataType::Decimal256(p, s) => Arc::new(
-            Decimal256Array::from(vec![i256::from_i128(decimal()?)])
-                .with_precision_and_scale(*p, *s)
-                .ok()?,
-        ),
-        DataType::Utf8 if bytes_type => prim!(StringArray, std::str::from_utf8(bytes).ok()?),
-        DataType::LargeUtf8 if bytes_type => {
-            prim!(LargeStringArray, std::str::from_utf8(bytes).ok()?)
-        }
-        DataType::Utf8View if bytes_type => {
-            prim!(StringViewArray, std::str::from_utf8(bytes).ok()?)
-        }
-        DataType::Binary if bytes_type => prim!(BinaryArray, bytes),
-        DataType::LargeBinary if bytes_type => prim!(LargeBinaryArray, bytes),
-        DataType::BinaryView if bytes_type => prim!(BinaryViewArray, bytes),
-        DataType::FixedSizeBinary(n)
-            if bytes_type && usize::try_from(*n).ok() == Some(bytes.len()) =>
-        {
-            Arc::new(FixedSizeBinaryArray::try_from_iter(std::iter::once(bytes)).ok()?)
-        }
-        _ => return None,
+        _ => a,
     })
 }

@@ -456,9 +456,13 @@ impl ParquetReader {
         let row_groups = match filter.as_mut() {
             Some(f) => {
                 let at = crate::Location::default();
-                f.prune(&self.metadata, row_groups, file_len, &mut |start, end| {
-                    source.read_range(start, end, &at)
-                })
+                f.prune(
+                    &self.metadata,
+                    row_groups,
+                    file_len,
+                    &self.page_options,
+                    &mut |start, end| source.read_range(start, end, &at),
+                )
             }
             None => row_groups,
         };

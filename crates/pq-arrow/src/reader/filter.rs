@@ -9,10 +9,11 @@ use arrow_schema::SchemaRef;
 use pq_format::ParquetMetaData;
 
 use bytes::Bytes;
+use pq_page::PageOptions;
 use pq_page::bloom::Sbbf;
 
 use crate::error::Result;
-use crate::predicate::bind::BoundPredicate;
+use crate::predicate::bind::{BoundColumn, BoundPredicate};
 use crate::predicate::bloom::MAX_BLOOM_BYTES;
 use crate::predicate::{eval, stats};
 
@@ -36,6 +37,13 @@ pub struct PruningMetrics {
     pub bloom_filters_ignored: usize,
     /// Bytes read for Bloom filters.
     pub bloom_filter_bytes: u64,
+    /// Of the row groups ruled out, the ones no dictionary entry of a
+    /// column satisfies (every data page of the chunk dictionary-encoded).
+    pub row_groups_pruned_by_dictionary: usize,
+    /// Dictionary pages read.
+    pub dictionaries_read: usize,
+    /// Bytes read for dictionary pages.
+    pub dictionary_bytes: u64,
     /// Rows decoded and tested against the predicate.
     pub rows_tested: u64,
     /// Rows that satisfied it (before any offset or limit).
@@ -86,47 +94,62 @@ impl RowFilter {
         self.schema.clone()
     }
 
-    /// The row groups of `chosen` that may hold a matching row, by their
-    /// statistics, then by the Bloom filters `fetch` reads (`start..end` of
-    /// the file).
+    /// The row groups of `chosen` that may hold a matching row: by their
+    /// statistics, then by the Bloom filters and then the dictionaries that
+    /// `fetch` reads (`start..end` of the file). Each level is asked only
+    /// for row groups the cheaper ones left in.
     pub(super) fn prune(
         &mut self,
         md: &ParquetMetaData,
         chosen: Vec<usize>,
         file_len: u64,
+        page_options: &PageOptions,
         fetch: &mut dyn FnMut(u64, u64) -> Result<Bytes>,
     ) -> Vec<usize> {
         self.metrics.row_groups = chosen.len();
         let mut kept = Vec::with_capacity(chosen.len());
+        let predicate = &self.predicate;
+        let metrics = &mut self.metrics;
         for rg in chosen {
             let Some(group) = md.row_groups.get(rg) else {
                 // Reported by the reader when it gets there.
                 kept.push(rg);
                 continue;
             };
-            let by_stats =
-                stats::row_group_may_match(&self.predicate, md, &md.schema, group, &mut |_, _| {
-                    true
-                });
-            let metrics = &mut self.metrics;
-            let keep = by_stats
-                && stats::row_group_may_match(
-                    &self.predicate,
-                    md,
-                    &md.schema,
-                    group,
+            let may = |bloom: &mut stats::BloomCheck<'_>,
+                       dict: &mut stats::DictionaryValues<'_>| {
+                stats::row_group_may_match(predicate, md, &md.schema, group, bloom, dict)
+            };
+            let by_stats = may(&mut |_, _| true, &mut |_| None);
+            let by_bloom = by_stats
+                && may(
                     &mut |leaf, hashes| match load_bloom(group, leaf, file_len, fetch, metrics) {
                         Some(filter) => hashes.iter().any(|&h| filter.check(h)),
                         None => true,
                     },
+                    &mut |_| None,
                 );
+            // Each dictionary read once per row group, however many parts
+            // of the predicate test it.
+            let mut dictionaries: Vec<(usize, Option<arrow_array::ArrayRef>)> = Vec::new();
+            let keep = by_bloom
+                && may(&mut |_, _| true, &mut |leaf| {
+                    if let Some((_, d)) = dictionaries.iter().find(|(l, _)| *l == leaf) {
+                        return d.clone();
+                    }
+                    let column = predicate.columns.iter().find(|c| c.leaf == leaf)?;
+                    let d = load_dictionary(md, group, column, page_options, fetch, metrics);
+                    dictionaries.push((leaf, d.clone()));
+                    d
+                });
             if keep {
                 kept.push(rg);
-            } else {
-                self.metrics.row_groups_pruned += 1;
-                self.metrics.row_groups_pruned_by_bloom_filter += usize::from(by_stats);
-                self.metrics.rows_pruned += u64::try_from(group.num_rows).unwrap_or(0);
+                continue;
             }
+            metrics.row_groups_pruned += 1;
+            metrics.row_groups_pruned_by_bloom_filter += usize::from(by_stats && !by_bloom);
+            metrics.row_groups_pruned_by_dictionary += usize::from(by_bloom);
+            metrics.rows_pruned += u64::try_from(group.num_rows).unwrap_or(0);
         }
         kept
     }
@@ -258,4 +281,36 @@ fn load_bloom(
         None => metrics.bloom_filters_ignored += 1,
     }
     filter
+}
+
+/// Largest dictionary page read for pruning: one larger costs more to
+/// read and test than the pruning is likely to save.
+const MAX_DICTIONARY_BYTES: u64 = 4 << 20;
+
+/// The dictionary values of `column`'s chunk in `group`, when every data
+/// page uses the dictionary and the page reads.
+fn load_dictionary(
+    md: &ParquetMetaData,
+    group: &pq_format::RowGroup,
+    column: &BoundColumn,
+    page_options: &PageOptions,
+    fetch: &mut dyn FnMut(u64, u64) -> Result<Bytes>,
+    metrics: &mut PruningMetrics,
+) -> Option<arrow_array::ArrayRef> {
+    use crate::predicate::dictionary::{
+        all_pages_use_dictionary, dictionary_range, dictionary_values,
+    };
+    let meta = group.columns.get(column.leaf)?.meta_data.as_ref()?;
+    let leaf = md.schema.column(column.leaf)?;
+    if !all_pages_use_dictionary(meta) {
+        return None;
+    }
+    let (start, end) = dictionary_range(meta)?;
+    if end - start > MAX_DICTIONARY_BYTES {
+        return None;
+    }
+    let bytes = fetch(start, end).ok()?;
+    metrics.dictionary_bytes += bytes.len() as u64;
+    metrics.dictionaries_read += 1;
+    dictionary_values(bytes, meta, leaf, &column.value_type, start, page_options)
 }
