@@ -76,6 +76,6 @@ pub use pq_format::Limits as MetadataLimits;
 pub use pq_page::PageOptions;
 pub use reader::{
     ParquetReader, ParquetRecordBatchReader, ProjectionMask, ProjectionSchema, ReadSeek,
-    read_parquet,
+    RowSelection, RowSelector, read_parquet,
 };
 pub use write::{ParquetWriter, WriterOptions, write_parquet};

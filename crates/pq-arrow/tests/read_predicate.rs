@@ -761,3 +761,79 @@ fn a_damaged_dictionary_page_is_not_used_for_pruning() {
     let err = reader.collect::<Result<Vec<_>, _>>().unwrap_err();
     assert!(err.to_string().contains("city"), "{err}");
 }
+
+/// Sorted ids and a copy, in pages of 50 rows with a page index.
+fn page_index_file() -> Bytes {
+    let ids: Vec<i64> = (0..ROWS as i64).collect();
+    let batch = RecordBatch::try_from_iter([
+        ("id", Arc::new(Int64Array::from(ids.clone())) as ArrayRef),
+        ("copy", Arc::new(Int64Array::from(ids)) as ArrayRef),
+    ])
+    .unwrap();
+    let options = WriterOptions::builder()
+        .set_max_row_group_size(GROUP)
+        .set_data_page_row_count_limit(50)
+        .set_page_index_enabled(true)
+        .build();
+    let mut out = Vec::new();
+    let mut w = pq_arrow::ParquetWriter::try_new(&mut out, batch.schema(), options).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    Bytes::from(out)
+}
+
+#[test]
+fn the_page_index_rules_out_pages_and_row_groups() {
+    let file = page_index_file();
+    // Within one row group: two pages of its eight.
+    let (ids, m) = read_ids(
+        &file,
+        Predicate::parse("id = 60 OR id = 390").unwrap(),
+        8192,
+    );
+    assert_eq!(ids, [60, 390]);
+    assert_eq!(m.row_groups_pruned, ROWS / GROUP - 1, "{m:?}");
+    assert_eq!(
+        m.rows_ruled_out_by_page_index,
+        (GROUP - 100) as u64,
+        "{m:?}"
+    );
+    // Each column alone leaves the first row group in; their pages do not
+    // meet.
+    let (ids, m) = read_ids(
+        &file,
+        Predicate::parse("id < 10 AND copy > 390").unwrap(),
+        8192,
+    );
+    assert!(ids.is_empty());
+    assert_eq!(m.row_groups_pruned_by_page_index, 1, "{m:?}");
+    // OR unites the pages of both sides.
+    let (ids, m) = read_ids(
+        &file,
+        Predicate::parse("id < 10 OR copy >= 395").unwrap(),
+        8192,
+    );
+    assert_eq!(ids, (0..10).chain(395..ROWS as i64).collect::<Vec<_>>());
+    assert!(m.page_indexes_read > 0, "{m:?}");
+}
+
+#[test]
+fn a_damaged_page_index_is_not_used() {
+    let file = page_index_file();
+    let md = ParquetReader::from_bytes(file.clone())
+        .unwrap()
+        .metadata()
+        .clone();
+    let mut bytes = file.to_vec();
+    for rg in &md.row_groups {
+        let at = rg.columns[0].offset_index_offset.unwrap() as usize;
+        bytes[at] = 0xff;
+    }
+    let (ids, m) = read_ids(
+        &Bytes::from(bytes),
+        Predicate::parse("id = 60 OR id = 390").unwrap(),
+        8192,
+    );
+    assert_eq!(ids, [60, 390]);
+    assert_eq!(m.rows_ruled_out_by_page_index, 0, "{m:?}");
+}

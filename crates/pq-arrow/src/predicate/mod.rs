@@ -30,6 +30,7 @@ pub(crate) mod bloom;
 pub(crate) mod dictionary;
 pub(crate) mod eval;
 mod literal;
+pub(crate) mod page_index;
 mod parse;
 mod plain;
 pub(crate) mod stats;

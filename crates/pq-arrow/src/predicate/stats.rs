@@ -27,15 +27,16 @@ use pq_format::{ColumnDescriptor, ColumnOrder, FileMetaData, RowGroup, Type};
 use super::CmpOp;
 use super::bind::{Bound, BoundColumn, BoundPredicate};
 
-/// What a column chunk's statistics say, in the column's Arrow type.
+/// What the statistics of a column chunk (or of one page, from the page
+/// index) say, in the column's Arrow type.
 #[derive(Debug)]
-struct ChunkStats {
-    rows: u64,
-    nulls: Option<u64>,
+pub(crate) struct ChunkStats {
+    pub(crate) rows: u64,
+    pub(crate) nulls: Option<u64>,
     /// Lower and upper bounds of the non-null values.
-    bounds: Option<(ArrayRef, ArrayRef)>,
+    pub(crate) bounds: Option<(ArrayRef, ArrayRef)>,
     /// The bounds are the exact minimum and maximum.
-    exact: bool,
+    pub(crate) exact: bool,
 }
 
 /// Asks whether the Bloom filter of a leaf (by index) may hold any of
@@ -129,13 +130,7 @@ fn chunk_stats(
         .null_count
         .and_then(|n| u64::try_from(n).ok())
         .filter(|&n| n <= rows);
-    let order_known = match md.column_orders.as_ref() {
-        None => true,
-        Some(orders) => matches!(
-            orders.get(column.leaf),
-            Some(ColumnOrder::TypeOrder(_) | ColumnOrder::Ieee754TotalOrder(_))
-        ),
-    };
+    let order_known = order_known(md, column.leaf);
     let dt = &column.value_type;
     let is_float = matches!(
         dt,
@@ -150,13 +145,7 @@ fn chunk_stats(
     };
     let bounds = raw
         .filter(|_| !is_float || stats.nan_count == Some(0))
-        .and_then(|(lo, hi, _)| {
-            let lo = bound_array(lo, leaf, dt, Zero::Negative)?;
-            let hi = bound_array(hi, leaf, dt, Zero::Positive)?;
-            // Bounds the wrong way round are not bounds.
-            (!is_true(arrow_ord::cmp::gt(&Scalar::new(&lo), &Scalar::new(&hi)).ok()?))
-                .then_some((lo, hi))
-        });
+        .and_then(|(lo, hi, _)| bounds(lo, hi, leaf, dt));
     let bytes = matches!(
         leaf.physical_type,
         Type::BYTE_ARRAY | Type::FIXED_LEN_BYTE_ARRAY
@@ -169,6 +158,33 @@ fn chunk_stats(
         bounds,
         exact,
     })
+}
+
+/// Whether the file's column order for `leaf` (by index) is one whose
+/// `min_value`/`max_value` (and page index bounds) mean what the format
+/// defines.
+pub(crate) fn order_known(md: &FileMetaData, leaf: usize) -> bool {
+    match md.column_orders.as_ref() {
+        None => true,
+        Some(orders) => matches!(
+            orders.get(leaf),
+            Some(ColumnOrder::TypeOrder(_) | ColumnOrder::Ieee754TotalOrder(_))
+        ),
+    }
+}
+
+/// `lo` and `hi` (PLAIN) as bounds of `dt`, when both decode and are in
+/// order.
+pub(crate) fn bounds(
+    lo: &[u8],
+    hi: &[u8],
+    leaf: &ColumnDescriptor,
+    dt: &DataType,
+) -> Option<(ArrayRef, ArrayRef)> {
+    let lo = bound_array(lo, leaf, dt, Zero::Negative)?;
+    let hi = bound_array(hi, leaf, dt, Zero::Positive)?;
+    // Bounds the wrong way round are not bounds.
+    (!is_true(arrow_ord::cmp::gt(&Scalar::new(&lo), &Scalar::new(&hi)).ok()?)).then_some((lo, hi))
 }
 
 /// Old writers ordered `min`/`max` as signed numbers: right for signed
@@ -202,16 +218,9 @@ fn cmp(a: &ArrayRef, op: CmpOp, b: &ArrayRef) -> Option<bool> {
 }
 
 fn may_match(node: &Bound, ctx: &mut Ctx<'_, '_>) -> bool {
-    let stats = ctx.stats;
-    let of = |i: &usize| stats.get(*i).and_then(Option::as_ref);
     let by_parts = match node {
         Bound::And(a, b) => may_match(a, ctx) && may_match(b, ctx),
         Bound::Or(a, b) => may_match(a, ctx) || may_match(b, ctx),
-        Bound::IsNull { column, negated } => match of(column) {
-            None => true,
-            Some(s) if *negated => s.nulls != Some(s.rows),
-            Some(s) => s.nulls != Some(0),
-        },
         _ => leaf_may_match(node, ctx),
     };
     // A part on one column that no null satisfies is then tested whole on
@@ -255,17 +264,13 @@ fn leaf_may_match(node: &Bound, ctx: &mut Ctx<'_, '_>) -> bool {
     let stats = ctx.stats;
     let of = |i: &usize| stats.get(*i).and_then(Option::as_ref);
     match node {
-        Bound::And(..) | Bound::Or(..) | Bound::IsNull { .. } => true,
-        Bound::Compare { column, op, value } => {
-            of(column).is_none_or(|s| compare_may_match(s, *op, value))
-                && (*op != CmpOp::Eq || ctx.bloom_may_hold(*column, std::slice::from_ref(value)))
-        }
-        Bound::InList {
+        Bound::Compare {
             column,
-            values,
-            negated: true,
+            op: CmpOp::Eq,
+            value,
         } => {
-            of(column).is_none_or(|s| values.iter().all(|v| compare_may_match(s, CmpOp::NotEq, v)))
+            of(column).is_none_or(|s| compare_may_match(s, CmpOp::Eq, value))
+                && ctx.bloom_may_hold(*column, std::slice::from_ref(value))
         }
         Bound::InList {
             column,
@@ -283,12 +288,34 @@ fn leaf_may_match(node: &Bound, ctx: &mut Ctx<'_, '_>) -> bool {
             };
             !in_bounds.is_empty() && ctx.bloom_may_hold(*column, &in_bounds)
         }
+        Bound::Compare { column, .. }
+        | Bound::InList { column, .. }
+        | Bound::Like { column, .. }
+        | Bound::IsNull { column, .. } => of(column).is_none_or(|s| stats_may_match(node, s)),
+        Bound::And(..) | Bound::Or(..) => true,
+    }
+}
+
+/// Whether a leaf of the predicate (a comparison, `IN`, `LIKE` or `IS
+/// NULL`) may hold for some row that `s` describes.
+pub(crate) fn stats_may_match(node: &Bound, s: &ChunkStats) -> bool {
+    match node {
+        Bound::And(..) | Bound::Or(..) => true,
+        Bound::IsNull { negated: true, .. } => s.nulls != Some(s.rows),
+        Bound::IsNull { negated: false, .. } => s.nulls != Some(0),
+        Bound::Compare { op, value, .. } => compare_may_match(s, *op, value),
+        Bound::InList {
+            values, negated, ..
+        } => {
+            if *negated {
+                values.iter().all(|v| compare_may_match(s, CmpOp::NotEq, v))
+            } else {
+                values.iter().any(|v| compare_may_match(s, CmpOp::Eq, v))
+            }
+        }
         Bound::Like {
-            column,
-            prefix,
-            negated,
-            ..
-        } => of(column).is_none_or(|s| {
+            prefix, negated, ..
+        } => {
             if s.nulls == Some(s.rows) {
                 return false;
             }
@@ -296,7 +323,7 @@ fn leaf_may_match(node: &Bound, ctx: &mut Ctx<'_, '_>) -> bool {
                 (Some(p), Some((lo, hi)), false) => prefix_may_match(p, lo, hi),
                 _ => true,
             }
-        }),
+        }
     }
 }
 

@@ -15,7 +15,8 @@ use pq_page::bloom::Sbbf;
 use crate::error::Result;
 use crate::predicate::bind::{BoundColumn, BoundPredicate};
 use crate::predicate::bloom::MAX_BLOOM_BYTES;
-use crate::predicate::{eval, stats};
+use crate::predicate::{eval, page_index, stats};
+use crate::reader::RowSelection;
 
 /// What a predicate saved and kept, for reports such as `pq scan`'s.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -42,6 +43,16 @@ pub struct PruningMetrics {
     pub row_groups_pruned_by_dictionary: usize,
     /// Dictionary pages read.
     pub dictionaries_read: usize,
+    /// Of the row groups ruled out, the ones whose pages the page index
+    /// ruled out one column or another.
+    pub row_groups_pruned_by_page_index: usize,
+    /// Rows of the row groups read that lie in pages the page index rules
+    /// out.
+    pub rows_ruled_out_by_page_index: u64,
+    /// Column and offset indexes read (one pair a chunk).
+    pub page_indexes_read: usize,
+    /// Bytes read for page indexes.
+    pub page_index_bytes: u64,
     /// Bytes read for dictionary pages.
     pub dictionary_bytes: u64,
     /// Rows decoded and tested against the predicate.
@@ -142,13 +153,26 @@ impl RowFilter {
                     dictionaries.push((leaf, d.clone()));
                     d
                 });
+            let by_dictionary = keep;
+            let selection = keep
+                .then(|| page_selection(predicate, md, group, fetch, metrics))
+                .flatten();
+            let keep = keep && selection.as_ref().is_none_or(RowSelection::selects_any);
             if keep {
+                if let Some(s) = &selection {
+                    metrics.rows_ruled_out_by_page_index += s.skipped_row_count() as u64
+                        + (usize::try_from(group.num_rows)
+                            .unwrap_or(0)
+                            .saturating_sub(s.skipped_row_count() + s.row_count()))
+                            as u64;
+                }
                 kept.push(rg);
                 continue;
             }
             metrics.row_groups_pruned += 1;
             metrics.row_groups_pruned_by_bloom_filter += usize::from(by_stats && !by_bloom);
-            metrics.row_groups_pruned_by_dictionary += usize::from(by_bloom);
+            metrics.row_groups_pruned_by_dictionary += usize::from(by_bloom && !by_dictionary);
+            metrics.row_groups_pruned_by_page_index += usize::from(by_dictionary);
             metrics.rows_pruned += u64::try_from(group.num_rows).unwrap_or(0);
         }
         kept
@@ -313,4 +337,42 @@ fn load_dictionary(
     metrics.dictionary_bytes += bytes.len() as u64;
     metrics.dictionaries_read += 1;
     dictionary_values(bytes, meta, leaf, &column.value_type, start, page_options)
+}
+
+/// The rows of `group` the page index leaves to `predicate`; `None` when
+/// no predicate column has a usable index.
+fn page_selection(
+    predicate: &BoundPredicate,
+    md: &ParquetMetaData,
+    group: &pq_format::RowGroup,
+    fetch: &mut dyn FnMut(u64, u64) -> Result<Bytes>,
+    metrics: &mut PruningMetrics,
+) -> Option<RowSelection> {
+    use pq_format::ThriftDecode;
+    let limits = pq_format::Limits::default();
+    let mut any = false;
+    let mut read = |offset: Option<i64>, length: Option<i32>| -> Option<Bytes> {
+        let start = u64::try_from(offset?).ok()?;
+        let len = u64::try_from(length?).ok()?;
+        let bytes = fetch(start, start.checked_add(len)?).ok()?;
+        metrics.page_index_bytes += bytes.len() as u64;
+        Some(bytes)
+    };
+    let pages: Vec<Option<page_index::PageStats>> = predicate
+        .columns
+        .iter()
+        .map(|c| {
+            let chunk = group.columns.get(c.leaf)?;
+            let ci = read(chunk.column_index_offset, chunk.column_index_length)?;
+            let oi = read(chunk.offset_index_offset, chunk.offset_index_length)?;
+            let (ci, _) = pq_format::ColumnIndex::decode_prefix(&ci, &limits).ok()?;
+            let (oi, _) = pq_format::OffsetIndex::decode_prefix(&oi, &limits).ok()?;
+            let p = page_index::page_stats(md, &md.schema, c.leaf, &c.value_type, group, &ci, &oi);
+            any |= p.is_some();
+            p
+        })
+        .collect();
+    metrics.page_indexes_read += pages.iter().flatten().count();
+    let total = usize::try_from(group.num_rows).ok()?;
+    any.then(|| page_index::page_selection(predicate, &pages, total))
 }

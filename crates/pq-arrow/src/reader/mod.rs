@@ -10,6 +10,7 @@ mod batches;
 mod builder;
 mod filter;
 mod projection;
+mod selection;
 mod source;
 mod workers;
 
@@ -23,6 +24,7 @@ pub use batches::ParquetRecordBatchReader;
 pub use builder::ParquetReader;
 pub use filter::PruningMetrics;
 pub use projection::{ProjectionMask, ProjectionSchema};
+pub use selection::{RowSelection, RowSelector};
 pub use source::ReadSeek;
 
 /// Reads a whole file into batches of 8192 rows.

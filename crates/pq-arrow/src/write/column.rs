@@ -138,7 +138,10 @@ impl ColumnChunkWriter {
         let max_def = self.leaf.max_def_level;
         let (mut a, mut va) = (0, 0);
         while a < n {
-            let mut b = (a + MINI_BATCH).min(n);
+            // A mini-batch ends where the page's row limit does, so that
+            // pages hold the rows asked for even below a mini-batch.
+            let room = self.limits.page_rows.saturating_sub(self.page.rows).max(1);
+            let mut b = (a + MINI_BATCH.min(room)).min(n);
             if let Some(rep) = &leaf.rep {
                 while b < n && rep[b] != 0 {
                     b += 1;
