@@ -13,7 +13,7 @@ use arrow_array::{
 };
 use arrow_schema::{DataType, Field, Fields, Schema};
 use bytes::Bytes;
-use pq_arrow::predicate::{CmpOp, Literal, Predicate, col};
+use pq_arrow::predicate::{CmpOp, Literal, Predicate, PruningOptions, col};
 use pq_arrow::{ParquetReader, WriterOptions};
 use pq_testkit::Rng;
 
@@ -285,6 +285,7 @@ fn random_model(rng: &mut Rng, t: &Table, depth: u32) -> Model {
 fn write_pq(batch: &RecordBatch) -> Bytes {
     let options = WriterOptions::builder()
         .set_max_row_group_size(GROUP)
+        .set_data_page_row_count_limit(64)
         .set_statistics_truncate_length(Some(8))
         .build();
     let mut out = Vec::new();
@@ -297,6 +298,8 @@ fn write_pq(batch: &RecordBatch) -> Bytes {
 fn write_arrow_rs(batch: &RecordBatch) -> Bytes {
     let props = parquet::file::properties::WriterProperties::builder()
         .set_max_row_group_row_count(Some(GROUP))
+        .set_data_page_row_count_limit(64)
+        .set_write_batch_size(64)
         .set_statistics_truncate_length(Some(8))
         .build();
     let mut out = Vec::new();
@@ -313,9 +316,19 @@ fn read_ids(
     p: Predicate,
     batch_size: usize,
 ) -> (Vec<i64>, pq_arrow::predicate::PruningMetrics) {
+    read_ids_with(file, p, batch_size, PruningOptions::default())
+}
+
+fn read_ids_with(
+    file: &Bytes,
+    p: Predicate,
+    batch_size: usize,
+    pruning: PruningOptions,
+) -> (Vec<i64>, pq_arrow::predicate::PruningMetrics) {
     let mut reader = ParquetReader::from_bytes(file.clone())
         .unwrap()
         .with_batch_size(batch_size)
+        .with_pruning(pruning)
         .with_predicate(p)
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
@@ -339,6 +352,7 @@ fn filtered_reads_keep_exactly_the_matching_rows() {
     ];
     let mut pruned_any = [0usize; 2];
     let mut by_dictionary = 0;
+    let mut by_page_index = 0;
     for round in 0..300 {
         let m = random_model(&mut rng, &t, 2);
         let p = to_predicate(&m, &t);
@@ -348,16 +362,28 @@ fn filtered_reads_keep_exactly_the_matching_rows() {
             .collect();
         for (k, (writer, file)) in files.iter().enumerate() {
             let batch_size = [7, 100, 8192][round % 3];
-            let (got, metrics) = read_ids(file, p.clone(), batch_size);
+            // Every level on most of the time; any of them off now and then.
+            let pruning = if rng.chance(70) {
+                PruningOptions::default()
+            } else {
+                PruningOptions::default()
+                    .with_statistics(rng.chance(50))
+                    .with_bloom_filters(rng.chance(50))
+                    .with_dictionaries(rng.chance(50))
+                    .with_page_index(rng.chance(50))
+            };
+            let (got, metrics) = read_ids_with(file, p.clone(), batch_size, pruning);
             assert_eq!(got, want, "{writer}: {p} (round {round})");
             assert_eq!(metrics.rows_matched, want.len() as u64, "{writer}: {p}");
             pruned_any[k] += metrics.row_groups_pruned;
             by_dictionary += metrics.row_groups_pruned_by_dictionary;
+            by_page_index += metrics.rows_ruled_out_by_page_index;
         }
     }
     // Statistics ruled out row groups in both writers' files.
     assert!(pruned_any.iter().all(|&n| n > 0), "{pruned_any:?}");
     assert!(by_dictionary > 0);
+    assert!(by_page_index > 0);
 }
 
 #[test]

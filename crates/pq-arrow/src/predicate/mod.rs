@@ -37,7 +37,7 @@ pub(crate) mod stats;
 
 use std::fmt;
 
-pub use crate::reader::PruningMetrics;
+pub use crate::reader::{PruningMetrics, PruningOptions};
 pub use literal::Literal;
 pub use pq_format::ColumnPath;
 

@@ -12,7 +12,7 @@ use pq_format::{FileMetaData, Limits, ParquetMetaData, SchemaDescriptor};
 use pq_page::PageOptions;
 
 use super::ParquetRecordBatchReader;
-use super::filter::RowFilter;
+use super::filter::{PruningOptions, RowFilter};
 use super::projection::ProjectionMask;
 use super::source::Source;
 use super::workers::Workers;
@@ -65,6 +65,7 @@ pub struct ParquetReader {
     dictionary: bool,
     page_options: PageOptions,
     predicate: Option<Predicate>,
+    pruning: PruningOptions,
 }
 
 fn format_err(source: pq_format::FormatError) -> Error {
@@ -160,6 +161,7 @@ impl ParquetReader {
             dictionary: false,
             page_options: default_page_options().with_format_limits(limits.clone()),
             predicate: None,
+            pruning: PruningOptions::default(),
         })
     }
 
@@ -389,6 +391,13 @@ impl ParquetReader {
         self
     }
 
+    /// Chooses what a predicate prunes by (default: every source; see
+    /// [`PruningOptions`]).
+    pub fn with_pruning(mut self, pruning: PruningOptions) -> Self {
+        self.pruning = pruning;
+        self
+    }
+
     /// Checks the options and gives the iterator of batches.
     pub fn build(self) -> Result<ParquetRecordBatchReader> {
         let selected = self.projection.selected(self.leaf_columns().len())?;
@@ -461,6 +470,7 @@ impl ParquetReader {
                     row_groups,
                     file_len,
                     &self.page_options,
+                    self.pruning,
                     &mut |start, end| source.read_range(start, end, &at),
                 )
             }

@@ -61,6 +61,77 @@ pub struct PruningMetrics {
     pub rows_matched: u64,
 }
 
+/// Which sources a predicate prunes by, cheapest first (each on by
+/// default). The rows returned are the same with any of them off: only
+/// what is read changes.
+///
+/// ```
+/// use pq_arrow::predicate::PruningOptions;
+/// let only_statistics = PruningOptions::default()
+///     .with_bloom_filters(false)
+///     .with_dictionaries(false)
+///     .with_page_index(false);
+/// assert!(only_statistics.statistics());
+/// assert!(!only_statistics.page_index());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PruningOptions {
+    statistics: bool,
+    bloom_filters: bool,
+    dictionaries: bool,
+    page_index: bool,
+}
+
+impl Default for PruningOptions {
+    fn default() -> Self {
+        PruningOptions {
+            statistics: true,
+            bloom_filters: true,
+            dictionaries: true,
+            page_index: true,
+        }
+    }
+}
+
+impl PruningOptions {
+    /// Row groups by their column chunks' statistics.
+    pub fn statistics(&self) -> bool {
+        self.statistics
+    }
+    /// Row groups by Bloom filters (`=` and `IN`).
+    pub fn bloom_filters(&self) -> bool {
+        self.bloom_filters
+    }
+    /// Row groups by the dictionaries of fully dictionary-encoded chunks.
+    pub fn dictionaries(&self) -> bool {
+        self.dictionaries
+    }
+    /// Pages (and row groups) by the page index.
+    pub fn page_index(&self) -> bool {
+        self.page_index
+    }
+    /// Turns pruning by statistics on or off.
+    pub fn with_statistics(mut self, on: bool) -> Self {
+        self.statistics = on;
+        self
+    }
+    /// Turns pruning by Bloom filters on or off.
+    pub fn with_bloom_filters(mut self, on: bool) -> Self {
+        self.bloom_filters = on;
+        self
+    }
+    /// Turns pruning by dictionaries on or off.
+    pub fn with_dictionaries(mut self, on: bool) -> Self {
+        self.dictionaries = on;
+        self
+    }
+    /// Turns pruning by the page index on or off.
+    pub fn with_page_index(mut self, on: bool) -> Self {
+        self.page_index = on;
+        self
+    }
+}
+
 /// The filter of a reader with a predicate.
 #[derive(Debug)]
 pub(super) struct RowFilter {
@@ -115,6 +186,7 @@ impl RowFilter {
         chosen: Vec<usize>,
         file_len: u64,
         page_options: &PageOptions,
+        levels: PruningOptions,
         fetch: &mut dyn FnMut(u64, u64) -> Result<Bytes>,
     ) -> Vec<usize> {
         self.metrics.row_groups = chosen.len();
@@ -131,30 +203,33 @@ impl RowFilter {
                        dict: &mut stats::DictionaryValues<'_>| {
                 stats::row_group_may_match(predicate, md, &md.schema, group, bloom, dict)
             };
-            let by_stats = may(&mut |_, _| true, &mut |_| None);
+            let by_stats = !levels.statistics || may(&mut |_, _| true, &mut |_| None);
             let by_bloom = by_stats
-                && may(
-                    &mut |leaf, hashes| match load_bloom(group, leaf, file_len, fetch, metrics) {
-                        Some(filter) => hashes.iter().any(|&h| filter.check(h)),
-                        None => true,
-                    },
-                    &mut |_| None,
-                );
+                && (!levels.bloom_filters
+                    || may(
+                        &mut |leaf, hashes| match load_bloom(group, leaf, file_len, fetch, metrics)
+                        {
+                            Some(filter) => hashes.iter().any(|&h| filter.check(h)),
+                            None => true,
+                        },
+                        &mut |_| None,
+                    ));
             // Each dictionary read once per row group, however many parts
             // of the predicate test it.
             let mut dictionaries: Vec<(usize, Option<arrow_array::ArrayRef>)> = Vec::new();
             let keep = by_bloom
-                && may(&mut |_, _| true, &mut |leaf| {
-                    if let Some((_, d)) = dictionaries.iter().find(|(l, _)| *l == leaf) {
-                        return d.clone();
-                    }
-                    let column = predicate.columns.iter().find(|c| c.leaf == leaf)?;
-                    let d = load_dictionary(md, group, column, page_options, fetch, metrics);
-                    dictionaries.push((leaf, d.clone()));
-                    d
-                });
+                && (!levels.dictionaries
+                    || may(&mut |_, _| true, &mut |leaf| {
+                        if let Some((_, d)) = dictionaries.iter().find(|(l, _)| *l == leaf) {
+                            return d.clone();
+                        }
+                        let column = predicate.columns.iter().find(|c| c.leaf == leaf)?;
+                        let d = load_dictionary(md, group, column, page_options, fetch, metrics);
+                        dictionaries.push((leaf, d.clone()));
+                        d
+                    }));
             let by_dictionary = keep;
-            let selection = keep
+            let selection = (keep && levels.page_index)
                 .then(|| page_selection(predicate, md, group, fetch, metrics))
                 .flatten();
             let keep = keep && selection.as_ref().is_none_or(RowSelection::selects_any);

@@ -22,7 +22,7 @@ use crate::error::Result;
 
 pub use batches::ParquetRecordBatchReader;
 pub use builder::ParquetReader;
-pub use filter::PruningMetrics;
+pub use filter::{PruningMetrics, PruningOptions};
 pub use projection::{ProjectionMask, ProjectionSchema};
 pub use selection::{RowSelection, RowSelector};
 pub use source::ReadSeek;
