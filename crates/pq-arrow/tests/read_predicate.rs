@@ -287,12 +287,50 @@ fn write_pq(batch: &RecordBatch) -> Bytes {
         .set_max_row_group_size(GROUP)
         .set_data_page_row_count_limit(64)
         .set_statistics_truncate_length(Some(8))
+        .set_bloom_filter_enabled(true)
         .build();
     let mut out = Vec::new();
     let mut w = pq_arrow::ParquetWriter::try_new(&mut out, batch.schema(), options).unwrap();
     w.write(batch).unwrap();
     w.close().unwrap();
     Bytes::from(out)
+}
+
+/// The table written by pyarrow (page index, Bloom filters on every
+/// column, pages of 64 rows), or `None` without python3 and pyarrow.
+fn write_pyarrow(batch: &RecordBatch) -> Option<Bytes> {
+    if !pq_testkit::have_pyarrow() {
+        pq_testkit::skip("python3 with pyarrow is not on the PATH: pyarrow-written files not read");
+        return None;
+    }
+    let dir = std::env::temp_dir().join(format!("pq-predicate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let ipc = dir.join("table.arrow");
+    let out = dir.join("table.parquet");
+    let mut w = arrow_ipc::writer::FileWriter::try_new(
+        std::fs::File::create(&ipc).unwrap(),
+        &batch.schema(),
+    )
+    .unwrap();
+    w.write(batch).unwrap();
+    w.finish().unwrap();
+    let script = format!(
+        "import pyarrow as pa, pyarrow.parquet as pq\n\
+         t = pa.ipc.open_file('{}').read_all()\n\
+         blooms = {{c: {{'ndv': 1000, 'fpp': 0.01}} for c in ['id', 'k', 's', 'd', 'day']}}\n\
+         pq.write_table(t, '{}', row_group_size={GROUP}, write_batch_size=64, \
+         data_page_size=256, write_page_index=True, bloom_filter_options=blooms)\n",
+        ipc.display(),
+        out.display()
+    );
+    let status = std::process::Command::new("python3")
+        .args(["-c", &script])
+        .status()
+        .unwrap();
+    assert!(status.success(), "pyarrow could not write the table");
+    let bytes = Bytes::from(std::fs::read(&out).unwrap());
+    let _ = std::fs::remove_dir_all(&dir);
+    Some(bytes)
 }
 
 fn write_arrow_rs(batch: &RecordBatch) -> Bytes {
@@ -346,14 +384,16 @@ fn read_ids_with(
 fn filtered_reads_keep_exactly_the_matching_rows() {
     let mut rng = Rng(7);
     let t = table(&mut rng);
-    let files = [
+    let mut files = vec![
         ("pq", write_pq(&t.batch)),
         ("arrow-rs", write_arrow_rs(&t.batch)),
     ];
-    let mut pruned_any = [0usize; 2];
+    files.extend(write_pyarrow(&t.batch).map(|f| ("pyarrow", f)));
+    let mut pruned_any = vec![0usize; files.len()];
+    let mut blooms = 0;
     let mut by_dictionary = 0;
     let mut by_page_index = 0;
-    for round in 0..300 {
+    for round in 0..200 {
         let m = random_model(&mut rng, &t, 2);
         let p = to_predicate(&m, &t);
         let want: Vec<i64> = (0..ROWS)
@@ -378,12 +418,15 @@ fn filtered_reads_keep_exactly_the_matching_rows() {
             pruned_any[k] += metrics.row_groups_pruned;
             by_dictionary += metrics.row_groups_pruned_by_dictionary;
             by_page_index += metrics.rows_ruled_out_by_page_index;
+            blooms += metrics.bloom_filters_read;
         }
     }
     // Statistics ruled out row groups in both writers' files.
     assert!(pruned_any.iter().all(|&n| n > 0), "{pruned_any:?}");
     assert!(by_dictionary > 0);
     assert!(by_page_index > 0);
+    // pyarrow's files carry Bloom filters (when pyarrow is there).
+    assert!(files.len() < 3 || blooms > 0);
 }
 
 #[test]
