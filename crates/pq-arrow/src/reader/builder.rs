@@ -12,7 +12,7 @@ use pq_format::{FileMetaData, Limits, ParquetMetaData, SchemaDescriptor};
 use pq_page::PageOptions;
 
 use super::ParquetRecordBatchReader;
-use super::filter::{PruningOptions, RowFilter};
+use super::filter::{Pruned, PruningOptions, RowFilter};
 use super::projection::ProjectionMask;
 use super::source::Source;
 use super::workers::Workers;
@@ -465,14 +465,22 @@ impl ParquetReader {
         let row_groups = match filter.as_mut() {
             Some(f) => {
                 let at = crate::Location::default();
-                f.prune(
+                // The source reads what is asked at once: one round.
+                match f.prune(
                     &self.metadata,
-                    row_groups,
+                    &row_groups,
                     file_len,
                     &self.page_options,
                     self.pruning,
-                    &mut |start, end| source.read_range(start, end, &at),
-                )
+                    &mut |start, end| source.read_range(start, end, &at).map(Some),
+                ) {
+                    Pruned::Kept(kept) => kept,
+                    // Cannot happen: every fetch above is read at once.
+                    // Reading every row group is right whatever pruning
+                    // would have said.
+                    Pruned::Needs(ranges) if ranges.is_empty() => row_groups,
+                    Pruned::Needs(_) => row_groups,
+                }
             }
             None => row_groups,
         };

@@ -147,6 +147,17 @@ pub(super) struct RowFilter {
     pending: VecDeque<RecordBatch>,
     pending_rows: usize,
     pub(super) metrics: PruningMetrics,
+    /// Row groups the page index narrowed, with their rows left.
+    selections: Vec<(usize, RowSelection)>,
+}
+
+/// What [`RowFilter::prune`] gave.
+#[derive(Debug)]
+pub(super) enum Pruned {
+    /// The row groups to read.
+    Kept(Vec<usize>),
+    /// Fetch these ranges of the file, then prune again.
+    Needs(Vec<std::ops::Range<u64>>),
 }
 
 impl RowFilter {
@@ -168,6 +179,7 @@ impl RowFilter {
             pending: VecDeque::new(),
             pending_rows: 0,
             metrics: PruningMetrics::default(),
+            selections: Vec::new(),
         }
     }
 
@@ -177,28 +189,55 @@ impl RowFilter {
     }
 
     /// The row groups of `chosen` that may hold a matching row: by their
-    /// statistics, then by the Bloom filters and then the dictionaries that
-    /// `fetch` reads (`start..end` of the file). Each level is asked only
-    /// for row groups the cheaper ones left in.
+    /// statistics, then by the Bloom filters, the dictionaries and the page
+    /// index that `fetch` gives (`start..end` of the file). Each level is
+    /// asked only for row groups the cheaper ones left in.
+    ///
+    /// Without IO of its own: `fetch` gives `None` for bytes not yet at
+    /// hand, and the answer is then the ranges to fetch before asking again
+    /// (each round starts over, with more bytes at hand; a reader that
+    /// reads as it goes never sees one).
     pub(super) fn prune(
         &mut self,
         md: &ParquetMetaData,
-        chosen: Vec<usize>,
+        chosen: &[usize],
         file_len: u64,
         page_options: &PageOptions,
         levels: PruningOptions,
-        fetch: &mut dyn FnMut(u64, u64) -> Result<Bytes>,
-    ) -> Vec<usize> {
-        self.metrics.row_groups = chosen.len();
+        fetch: &mut dyn FnMut(u64, u64) -> Result<Option<Bytes>>,
+    ) -> Pruned {
+        let tested = (self.metrics.rows_tested, self.metrics.rows_matched);
+        self.metrics = PruningMetrics {
+            row_groups: chosen.len(),
+            rows_tested: tested.0,
+            rows_matched: tested.1,
+            ..PruningMetrics::default()
+        };
+        self.selections.clear();
+        let missing = std::cell::RefCell::new(Vec::new());
+        let mut get = |start: u64, end: u64| -> Result<Bytes> {
+            match fetch(start, end)? {
+                Some(b) => Ok(b),
+                None => {
+                    missing.borrow_mut().push(start..end);
+                    Err(crate::Error::Request {
+                        message: "bytes not read yet".into(),
+                    })
+                }
+            }
+        };
+        let fetch = &mut get;
+        let missed = |before: usize| missing.borrow().len() > before;
         let mut kept = Vec::with_capacity(chosen.len());
         let predicate = &self.predicate;
         let metrics = &mut self.metrics;
-        for rg in chosen {
+        for &rg in chosen {
             let Some(group) = md.row_groups.get(rg) else {
                 // Reported by the reader when it gets there.
                 kept.push(rg);
                 continue;
             };
+            let before = missing.borrow().len();
             let may = |bloom: &mut stats::BloomCheck<'_>,
                        dict: &mut stats::DictionaryValues<'_>| {
                 stats::row_group_may_match(predicate, md, &md.schema, group, bloom, dict)
@@ -214,6 +253,11 @@ impl RowFilter {
                         },
                         &mut |_| None,
                     ));
+            // A level that waits for bytes decides nothing this round.
+            if missed(before) {
+                kept.push(rg);
+                continue;
+            }
             // Each dictionary read once per row group, however many parts
             // of the predicate test it.
             let mut dictionaries: Vec<(usize, Option<arrow_array::ArrayRef>)> = Vec::new();
@@ -228,18 +272,25 @@ impl RowFilter {
                         dictionaries.push((leaf, d.clone()));
                         d
                     }));
+            if missed(before) {
+                kept.push(rg);
+                continue;
+            }
             let by_dictionary = keep;
             let selection = (keep && levels.page_index)
                 .then(|| page_selection(predicate, md, group, fetch, metrics))
                 .flatten();
+            if missed(before) {
+                kept.push(rg);
+                continue;
+            }
             let keep = keep && selection.as_ref().is_none_or(RowSelection::selects_any);
             if keep {
-                if let Some(s) = &selection {
-                    metrics.rows_ruled_out_by_page_index += s.skipped_row_count() as u64
-                        + (usize::try_from(group.num_rows)
-                            .unwrap_or(0)
-                            .saturating_sub(s.skipped_row_count() + s.row_count()))
-                            as u64;
+                if let Some(s) = selection {
+                    let rows = usize::try_from(group.num_rows).unwrap_or(0);
+                    metrics.rows_ruled_out_by_page_index +=
+                        rows.saturating_sub(s.row_count()) as u64;
+                    self.selections.push((rg, s));
                 }
                 kept.push(rg);
                 continue;
@@ -250,7 +301,22 @@ impl RowFilter {
             metrics.row_groups_pruned_by_page_index += usize::from(by_dictionary);
             metrics.rows_pruned += u64::try_from(group.num_rows).unwrap_or(0);
         }
-        kept
+        let missing = missing.into_inner();
+        if missing.is_empty() {
+            Pruned::Kept(kept)
+        } else {
+            Pruned::Needs(missing)
+        }
+    }
+
+    /// The rows of row group `rg` its pages may match in, when the page
+    /// index narrowed them (from the last [`prune`](Self::prune)).
+    #[allow(dead_code)]
+    pub(super) fn selection(&self, rg: usize) -> Option<&RowSelection> {
+        self.selections
+            .iter()
+            .find(|(r, _)| *r == rg)
+            .map(|(_, s)| s)
     }
 
     /// Whether the limit is reached: nothing more to read.
@@ -450,4 +516,98 @@ fn page_selection(
     metrics.page_indexes_read += pages.iter().flatten().count();
     let total = usize::try_from(group.num_rows).ok()?;
     any.then(|| page_index::page_selection(predicate, &pages, total))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch};
+
+    use super::*;
+    use crate::predicate::Predicate;
+    use crate::predicate::bind::bind;
+
+    /// Even ids in row groups of 100, with Bloom filters and page indexes.
+    fn file() -> Bytes {
+        let ids: Vec<i64> = (0..1000).map(|i| i * 2).collect();
+        let batch =
+            RecordBatch::try_from_iter([("id", Arc::new(Int64Array::from(ids)) as ArrayRef)])
+                .unwrap();
+        let options = crate::WriterOptions::builder()
+            .set_max_row_group_size(100)
+            .set_data_page_row_count_limit(10)
+            .set_bloom_filter_enabled(true)
+            .build();
+        let mut out = Vec::new();
+        let mut w = crate::ParquetWriter::try_new(&mut out, batch.schema(), options).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        Bytes::from(out)
+    }
+
+    #[test]
+    fn pruning_without_io_asks_for_what_it_needs_then_agrees() {
+        let bytes = file();
+        let reader = crate::ParquetReader::from_bytes(bytes.clone()).unwrap();
+        let md = reader.metadata().clone();
+        let chosen: Vec<usize> = (0..md.row_groups.len()).collect();
+        let options = PageOptions::default();
+        for text in [
+            "id = 401",
+            "id IN (401, 1202)",
+            "id = 400 OR id = 1999",
+            "id < 0",
+        ] {
+            let p = Predicate::parse(text).unwrap();
+            let bound = bind(&p, &md.schema, reader.schema()).unwrap();
+            let filter =
+                || RowFilter::new(bound.clone(), reader.schema().clone(), false, 10, 0, None);
+            // At once, as a reader from a file does.
+            let mut sync = filter();
+            let all = |s: u64, e: u64| Ok(Some(bytes.slice(s as usize..e as usize)));
+            let Pruned::Kept(want) = sync.prune(
+                &md,
+                &chosen,
+                bytes.len() as u64,
+                &options,
+                PruningOptions::default(),
+                &mut { all },
+            ) else {
+                panic!("{text}: a reader that reads at once needs nothing more");
+            };
+            // Without IO: only what was asked for and pushed is at hand.
+            let mut pushed: Vec<std::ops::Range<u64>> = Vec::new();
+            let mut push = filter();
+            let mut rounds = 0;
+            let got = loop {
+                rounds += 1;
+                assert!(rounds <= 6, "{text}: too many rounds");
+                let at_hand = pushed.clone();
+                let mut have = |s: u64, e: u64| {
+                    Ok(at_hand
+                        .iter()
+                        .any(|r| r.start <= s && e <= r.end)
+                        .then(|| bytes.slice(s as usize..e as usize)))
+                };
+                match push.prune(
+                    &md,
+                    &chosen,
+                    bytes.len() as u64,
+                    &options,
+                    PruningOptions::default(),
+                    &mut have,
+                ) {
+                    Pruned::Kept(k) => break k,
+                    Pruned::Needs(ranges) => {
+                        assert!(!ranges.is_empty());
+                        pushed.extend(ranges);
+                    }
+                }
+            };
+            assert_eq!(got, want, "{text}");
+            assert_eq!(push.metrics, sync.metrics, "{text}");
+        }
+    }
 }
