@@ -65,6 +65,7 @@ mod convert;
 mod error;
 mod physical;
 mod pool;
+pub mod predicate;
 mod reader;
 mod row_group_tasks;
 pub mod schema;
@@ -75,6 +76,6 @@ pub use pq_format::Limits as MetadataLimits;
 pub use pq_page::PageOptions;
 pub use reader::{
     ParquetReader, ParquetRecordBatchReader, ProjectionMask, ProjectionSchema, ReadSeek,
-    read_parquet,
+    RowSelection, RowSelector, read_parquet,
 };
 pub use write::{ParquetWriter, WriterOptions, write_parquet};

@@ -39,6 +39,7 @@
 //! ```
 
 mod bitmap;
+pub mod bloom;
 mod chunk;
 mod compact;
 mod error;

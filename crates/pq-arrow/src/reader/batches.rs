@@ -9,6 +9,7 @@ use arrow_schema::{ArrowError, DataType, SchemaRef};
 use pq_format::ParquetMetaData;
 use pq_page::{ChunkContext, PageOptions};
 
+use super::filter::{PruningMetrics, RowFilter};
 use super::source::Source;
 use super::workers::Workers;
 use crate::assemble::{Leaves, build};
@@ -54,6 +55,8 @@ pub struct ParquetRecordBatchReader {
     pub(super) remaining: Option<usize>,
     pub(super) page_options: PageOptions,
     pub(super) failed: bool,
+    /// The predicate's filter, when there is one.
+    pub(super) filter: Option<Box<RowFilter>>,
 }
 
 /// The row group being read: one reader per projected leaf column, read
@@ -71,7 +74,17 @@ pub(super) struct RowGroupState {
 impl ParquetRecordBatchReader {
     /// The Arrow schema of the batches.
     pub fn schema(&self) -> SchemaRef {
-        self.schema.clone()
+        match &self.filter {
+            Some(f) => f.schema(),
+            None => self.schema.clone(),
+        }
+    }
+
+    /// What the predicate pruned and kept so far ([`None`] without a
+    /// predicate; see
+    /// [`ParquetReader::with_predicate`](super::ParquetReader::with_predicate)).
+    pub fn pruning_metrics(&self) -> Option<&PruningMetrics> {
+        self.filter.as_ref().map(|f| &f.metrics)
     }
 
     fn open_row_group(&mut self, rg_index: usize) -> Result<RowGroupState> {
@@ -268,9 +281,36 @@ impl ParquetRecordBatchReader {
         if self.failed {
             return Ok(None);
         }
-        let batch = self.read_next();
+        let batch = match self.filter.is_some() {
+            true => self.read_filtered(),
+            false => self.read_next(),
+        };
         self.failed = batch.is_err();
         batch
+    }
+
+    /// The next batch of matching rows: read batches are filtered until a
+    /// whole batch of them is gathered, or the reading ends.
+    fn read_filtered(&mut self) -> Result<Option<RecordBatch>> {
+        loop {
+            let Some(filter) = self.filter.as_mut() else {
+                return self.read_next();
+            };
+            if let Some(b) = filter.pop(false)? {
+                return Ok(Some(b));
+            }
+            if filter.done() {
+                return Ok(None);
+            }
+            match self.read_next()? {
+                Some(batch) => {
+                    if let Some(f) = self.filter.as_mut() {
+                        f.push(batch)?;
+                    }
+                }
+                None => return self.filter.as_mut().map_or(Ok(None), |f| f.pop(true)),
+            }
+        }
     }
 
     fn read_next(&mut self) -> Result<Option<RecordBatch>> {
@@ -361,6 +401,6 @@ impl Iterator for ParquetRecordBatchReader {
 /// IPC writers, the C stream interface.
 impl RecordBatchReader for ParquetRecordBatchReader {
     fn schema(&self) -> SchemaRef {
-        self.schema.clone()
+        ParquetRecordBatchReader::schema(self)
     }
 }

@@ -12,11 +12,14 @@ use pq_format::{FileMetaData, Limits, ParquetMetaData, SchemaDescriptor};
 use pq_page::PageOptions;
 
 use super::ParquetRecordBatchReader;
+use super::filter::{Pruned, PruningOptions, RowFilter};
 use super::projection::ProjectionMask;
 use super::source::Source;
 use super::workers::Workers;
 use crate::error::{Error, Result};
 use crate::pool::{DEFAULT_POOL_BYTES, Pool};
+use crate::predicate::Predicate;
+use crate::predicate::bind::bind;
 use crate::schema::{FieldKind, FieldNode, LeafColumn, convert};
 
 /// Opens a Parquet file and configures how it is read; [`build`] gives the
@@ -61,6 +64,8 @@ pub struct ParquetReader {
     skip_arrow_metadata: bool,
     dictionary: bool,
     page_options: PageOptions,
+    predicate: Option<Predicate>,
+    pruning: PruningOptions,
 }
 
 fn format_err(source: pq_format::FormatError) -> Error {
@@ -155,6 +160,8 @@ impl ParquetReader {
             skip_arrow_metadata: false,
             dictionary: false,
             page_options: default_page_options().with_format_limits(limits.clone()),
+            predicate: None,
+            pruning: PruningOptions::default(),
         })
     }
 
@@ -354,16 +361,92 @@ impl ParquetReader {
         self
     }
 
+    /// Keeps only the rows that satisfy `predicate` (see
+    /// [`crate::predicate`]): row groups whose statistics rule it out are
+    /// not read, and the batches hold exactly the matching rows, in
+    /// batches of the batch size (the last one shorter). The offset and
+    /// limit then count matching rows. The predicate's columns are read
+    /// even when the projection leaves them out, and dropped from the
+    /// batches. An unknown column or a literal that does not fit its
+    /// column is an error of [`build`](Self::build).
+    ///
+    /// ```
+    /// # fn main() -> Result<(), pq_arrow::Error> {
+    /// use pq_arrow::predicate::{col, Predicate};
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+    /// let all = pq_arrow::ParquetReader::open(path)?.build()?;
+    /// let total: usize = all.map(|b| b.map(|b| b.num_rows())).sum::<Result<_, _>>()?;
+    /// let some = pq_arrow::ParquetReader::open(path)?
+    ///     .with_predicate(Predicate::parse("id < 10")?)
+    ///     .build()?;
+    /// let kept: usize = some.map(|b| b.map(|b| b.num_rows())).sum::<Result<_, _>>()?;
+    /// assert!(kept < total);
+    /// let bad = pq_arrow::ParquetReader::open(path)?.with_predicate(col("nope").eq(1)).build();
+    /// assert!(bad.unwrap_err().to_string().contains("no column nope"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_predicate(mut self, predicate: Predicate) -> Self {
+        self.predicate = Some(predicate);
+        self
+    }
+
+    /// Chooses what a predicate prunes by (default: every source; see
+    /// [`PruningOptions`]).
+    pub fn with_pruning(mut self, pruning: PruningOptions) -> Self {
+        self.pruning = pruning;
+        self
+    }
+
     /// Checks the options and gives the iterator of batches.
     pub fn build(self) -> Result<ParquetRecordBatchReader> {
         let selected = self.projection.selected(self.leaf_columns().len())?;
+        let kv = self.metadata.key_value_metadata.as_deref();
         let converted = convert(
             &self.metadata.schema,
-            self.metadata.key_value_metadata.as_deref(),
+            kv,
             &|i| selected.contains(&i),
             self.skip_arrow_metadata,
             self.dictionary,
         )?;
+        // With a predicate, its columns are read too; the filter drops them.
+        let (converted, filter) = match &self.predicate {
+            None => (converted, None),
+            Some(predicate) => {
+                let whole = convert(
+                    &self.metadata.schema,
+                    kv,
+                    &|_| true,
+                    self.skip_arrow_metadata,
+                    self.dictionary,
+                )?;
+                let bound = bind(predicate, &self.metadata.schema, &whole.schema)?;
+                let mut read = selected.clone();
+                read.extend(bound.columns.iter().map(|c| c.leaf));
+                let narrow = read.len() > selected.len();
+                let output = converted.schema.clone();
+                let converted = if narrow {
+                    convert(
+                        &self.metadata.schema,
+                        kv,
+                        &|i| read.contains(&i),
+                        self.skip_arrow_metadata,
+                        self.dictionary,
+                    )?
+                } else {
+                    converted
+                };
+                let filter = RowFilter::new(
+                    bound,
+                    output,
+                    narrow,
+                    self.batch_size,
+                    self.offset,
+                    self.limit,
+                );
+                (converted, Some(Box::new(filter)))
+            }
+        };
         let n_rg = self.metadata.row_groups.len();
         let row_groups = match self.row_groups {
             Some(rgs) => {
@@ -376,12 +459,42 @@ impl ParquetReader {
             }
             None => (0..n_rg).collect(),
         };
+        let mut filter = filter;
+        let mut source = self.source;
+        let file_len = self.file_len;
+        let row_groups = match filter.as_mut() {
+            Some(f) => {
+                let at = crate::Location::default();
+                // The source reads what is asked at once: one round.
+                match f.prune(
+                    &self.metadata,
+                    &row_groups,
+                    file_len,
+                    &self.page_options,
+                    self.pruning,
+                    &mut |start, end| source.read_range(start, end, &at).map(Some),
+                ) {
+                    Pruned::Kept(kept) => kept,
+                    // Cannot happen: every fetch above is read at once.
+                    // Reading every row group is right whatever pruning
+                    // would have said.
+                    Pruned::Needs(ranges) if ranges.is_empty() => row_groups,
+                    Pruned::Needs(_) => row_groups,
+                }
+            }
+            None => row_groups,
+        };
+        // With a filter, the offset and limit count matching rows there.
+        let (offset, limit) = match filter {
+            Some(_) => (0, None),
+            None => (self.offset, self.limit),
+        };
         let mut leaf_types = HashMap::new();
         if let Some(root) = &converted.root {
             collect_leaf_types(root, 0, &mut leaf_types);
         }
         Ok(ParquetRecordBatchReader {
-            source: self.source,
+            source,
             file_len: self.file_len,
             metadata: self.metadata,
             schema: converted.schema,
@@ -399,10 +512,11 @@ impl ParquetReader {
             },
             pool: Pool::new(self.pool_bytes),
             batch_size: self.batch_size,
-            to_skip: self.offset,
-            remaining: self.limit,
+            to_skip: offset,
+            remaining: limit,
             page_options: self.page_options,
             failed: false,
+            filter,
         })
     }
 }

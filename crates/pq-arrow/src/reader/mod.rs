@@ -8,7 +8,9 @@
 
 mod batches;
 mod builder;
+mod filter;
 mod projection;
+mod selection;
 mod source;
 mod workers;
 
@@ -20,7 +22,9 @@ use crate::error::Result;
 
 pub use batches::ParquetRecordBatchReader;
 pub use builder::ParquetReader;
+pub use filter::{PruningMetrics, PruningOptions};
 pub use projection::{ProjectionMask, ProjectionSchema};
+pub use selection::{RowSelection, RowSelector};
 pub use source::ReadSeek;
 
 /// Reads a whole file into batches of 8192 rows.

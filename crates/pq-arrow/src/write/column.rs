@@ -33,6 +33,8 @@ pub(crate) struct FinishedChunk {
     pub column_index: Option<ColumnIndex>,
     /// Page locations relative to the chunk start.
     pub offset_index: Option<OffsetIndex>,
+    /// The Bloom filter (header and bitset), when one is written.
+    pub bloom: Option<Vec<u8>>,
 }
 
 fn page_err(at: &Location, e: PageWriteError) -> Error {
@@ -136,7 +138,10 @@ impl ColumnChunkWriter {
         let max_def = self.leaf.max_def_level;
         let (mut a, mut va) = (0, 0);
         while a < n {
-            let mut b = (a + MINI_BATCH).min(n);
+            // A mini-batch ends where the page's row limit does, so that
+            // pages hold the rows asked for even below a mini-batch.
+            let room = self.limits.page_rows.saturating_sub(self.page.rows).max(1);
+            let mut b = (a + MINI_BATCH.min(room)).min(n);
             if let Some(rep) = &leaf.rep {
                 while b < n && rep[b] != 0 {
                     b += 1;
@@ -261,6 +266,7 @@ impl ColumnChunkWriter {
             meta,
             column_index,
             offset_index,
+            bloom: self.values.take_bloom(),
         })
     }
 }

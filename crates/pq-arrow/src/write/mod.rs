@@ -36,6 +36,7 @@
 //! files are interchangeable), and the Arrow schema is stored in the footer
 //! under `ARROW:schema` as arrow-rs and pyarrow store it.
 
+mod bloom;
 mod column;
 mod encoder;
 mod levels;
@@ -244,6 +245,7 @@ impl<W: Write> ParquetWriter<W> {
         let mut chunks = Vec::with_capacity(columns.len());
         let mut indexes = Vec::with_capacity(columns.len());
         let mut total_uncompressed = 0;
+        let mut blooms = Vec::new();
         for col in columns {
             let finished = col.finish()?;
             let base = self.out.pos as i64;
@@ -261,6 +263,7 @@ impl<W: Write> ParquetWriter<W> {
                     p.offset += base;
                 }
             }
+            blooms.push(finished.bloom);
             indexes.push((
                 finished.column_index.map(|ci| ci.encode()),
                 offset_index.map(|oi| oi.encode()),
@@ -271,12 +274,24 @@ impl<W: Write> ParquetWriter<W> {
                 ..Default::default()
             });
         }
+        let chunks_end = self.out.pos;
+        // Bloom filters after the row group's chunks, in column order (one
+        // of the places the format allows): only one row group's filters
+        // are ever held.
+        for (chunk, bloom) in chunks.iter_mut().zip(blooms) {
+            let (Some(bloom), Some(meta)) = (bloom, chunk.meta_data.as_mut()) else {
+                continue;
+            };
+            meta.bloom_filter_offset = Some(self.out.pos as i64);
+            meta.bloom_filter_length = i32::try_from(bloom.len()).ok();
+            self.out.write_all(&bloom)?;
+        }
         self.row_groups.push(RowGroup {
             columns: chunks,
             total_byte_size: total_uncompressed,
             num_rows: self.rows_in_group as i64,
             file_offset: Some(start as i64),
-            total_compressed_size: Some((self.out.pos - start) as i64),
+            total_compressed_size: Some((chunks_end - start) as i64),
             ordinal: Some(self.row_groups.len() as i16),
             ..Default::default()
         });

@@ -34,6 +34,9 @@ pub(crate) struct ColumnOptions {
     pub codec: Option<Codec>,
     pub compression_level: Option<i32>,
     pub statistics: Option<bool>,
+    pub bloom_filter: Option<bool>,
+    pub bloom_filter_fpp: Option<f64>,
+    pub bloom_filter_ndv: Option<u64>,
 }
 
 /// Options of a [`ParquetWriter`](crate::ParquetWriter), built by
@@ -97,6 +100,9 @@ pub struct WriterOptions {
     /// Per-column overrides, by dotted path.
     pub(crate) columns: HashMap<ColumnPath, ColumnOptions>,
     pub(crate) allow_preview_encodings: bool,
+    pub(crate) bloom_filter: bool,
+    pub(crate) bloom_filter_fpp: f64,
+    pub(crate) bloom_filter_ndv: Option<u64>,
 }
 
 /// Whether the parquet-format specification marks `encoding` as Preview:
@@ -140,6 +146,9 @@ impl Default for WriterOptions {
             created_by: CREATED_BY.to_string(),
             columns: HashMap::new(),
             allow_preview_encodings: false,
+            bloom_filter: false,
+            bloom_filter_fpp: Self::DEFAULT_BLOOM_FILTER_FPP,
+            bloom_filter_ndv: None,
         }
     }
 }
@@ -215,6 +224,16 @@ impl WriterOptions {
     /// Whether the page index is written.
     pub fn page_index_enabled(&self) -> bool {
         self.page_index
+    }
+
+    /// Default false-positive probability of Bloom filters: 5 %, as in
+    /// arrow-rs and parquet-java.
+    pub const DEFAULT_BLOOM_FILTER_FPP: f64 = 0.05;
+
+    /// Whether Bloom filters are written (for columns without their own
+    /// setting).
+    pub fn bloom_filter_enabled(&self) -> bool {
+        self.bloom_filter
     }
 
     /// Whether Preview encodings may be written.
@@ -385,6 +404,15 @@ impl WriterOptions {
                 self.compression_level
             },
             statistics: col.statistics.unwrap_or(self.statistics),
+            bloom_filter: col.bloom_filter.unwrap_or(self.bloom_filter).then(|| {
+                // Without a count, a chunk holds at most the row group's
+                // rows (and writers cap the filter's size anyway).
+                let ndv = col
+                    .bloom_filter_ndv
+                    .or(self.bloom_filter_ndv)
+                    .unwrap_or(self.max_row_group_rows.min(1 << 20) as u64);
+                (ndv, col.bloom_filter_fpp.unwrap_or(self.bloom_filter_fpp))
+            }),
         }
     }
 }
@@ -594,6 +622,66 @@ impl WriterOptionsBuilder {
         self.column(path).statistics = Some(on);
         self
     }
+
+    /// Writes a split-block Bloom filter for every column chunk (default
+    /// off), after each row group's chunks, so that readers skip row
+    /// groups that cannot hold a value asked for with `=` or `IN`.
+    /// BOOLEAN columns get none.
+    ///
+    /// ```
+    /// use pq_arrow::WriterOptions;
+    /// let options = WriterOptions::builder()
+    ///     .set_bloom_filter_enabled(true)
+    ///     .set_bloom_filter_fpp(0.01)
+    ///     .set_column_bloom_filter_ndv("id", 10_000)
+    ///     .set_column_bloom_filter_enabled("notes", false)
+    ///     .build();
+    /// assert!(options.bloom_filter_enabled());
+    /// ```
+    pub fn set_bloom_filter_enabled(mut self, on: bool) -> Self {
+        self.options.bloom_filter = on;
+        self
+    }
+
+    /// The false-positive probability the filters are sized for (default
+    /// [`WriterOptions::DEFAULT_BLOOM_FILTER_FPP`]; clamped to 0..0.5).
+    pub fn set_bloom_filter_fpp(mut self, fpp: f64) -> Self {
+        self.options.bloom_filter_fpp = fpp;
+        self
+    }
+
+    /// The distinct values a chunk's filter is sized for (default: the
+    /// row group's row limit, at most 1 Mi).
+    pub fn set_bloom_filter_ndv(mut self, ndv: u64) -> Self {
+        self.options.bloom_filter_ndv = Some(ndv);
+        self
+    }
+
+    /// [`set_bloom_filter_enabled`](Self::set_bloom_filter_enabled) for
+    /// one column.
+    pub fn set_column_bloom_filter_enabled(
+        mut self,
+        path: impl Into<ColumnPath>,
+        on: bool,
+    ) -> Self {
+        self.column(path).bloom_filter = Some(on);
+        self
+    }
+
+    /// [`set_bloom_filter_fpp`](Self::set_bloom_filter_fpp) for one column.
+    pub fn set_column_bloom_filter_fpp(mut self, path: impl Into<ColumnPath>, fpp: f64) -> Self {
+        self.column(path).bloom_filter_fpp = Some(fpp);
+        self
+    }
+
+    /// [`set_bloom_filter_ndv`](Self::set_bloom_filter_ndv) for one column
+    /// (turning its filter on).
+    pub fn set_column_bloom_filter_ndv(mut self, path: impl Into<ColumnPath>, ndv: u64) -> Self {
+        let c = self.column(path);
+        c.bloom_filter_ndv = Some(ndv);
+        c.bloom_filter.get_or_insert(true);
+        self
+    }
 }
 
 /// The options of one leaf after merging.
@@ -607,6 +695,9 @@ pub(crate) struct ResolvedColumn {
     pub codec: Codec,
     pub level: Option<i32>,
     pub statistics: bool,
+    /// A Bloom filter is written, sized for this many distinct values at
+    /// this false-positive probability.
+    pub bloom_filter: Option<(u64, f64)>,
 }
 
 #[cfg(test)]

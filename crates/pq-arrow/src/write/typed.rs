@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::physical::{
     Boolean, ByteArray, Double, FixedLenByteArray, Float, Int32, Int64, Int96, PhysicalType,
 };
+use crate::write::bloom::BloomBuilder;
 use crate::write::encoder::{ByteDict, PutBytes, PutSlice, ValueEncoder, WriteType};
 use crate::write::levels::Selection;
 use crate::write::options::{DataPageVersion, ResolvedColumn, WriterOptions, is_preview_encoding};
@@ -59,6 +60,8 @@ pub(crate) trait ColumnValues: Debug + Send {
     /// Compares two bounds of this column (as [`flush_page`](Self::flush_page)
     /// gives them, truncated or not).
     fn compare_bounds(&self, a: &[u8], b: &[u8]) -> Ordering;
+    /// The chunk's Bloom filter, when one is built.
+    fn take_bloom(&mut self) -> Option<Vec<u8>>;
 }
 
 /// A physical type the writer takes from Arrow arrays.
@@ -79,6 +82,7 @@ pub(crate) struct TypedColumn<T: FromArrow> {
     page: Bounds<T>,
     chunk: Bounds<T>,
     scratch: T::Scratch,
+    bloom: Option<BloomBuilder>,
 }
 
 impl<T: FromArrow> ColumnValues for TypedColumn<T> {
@@ -112,6 +116,9 @@ impl<T: FromArrow> ColumnValues for TypedColumn<T> {
     }
     fn compare_bounds(&self, a: &[u8], b: &[u8]) -> Ordering {
         T::compare_plain(self.sort, a, b)
+    }
+    fn take_bloom(&mut self) -> Option<Vec<u8>> {
+        self.bloom.take().map(BloomBuilder::finish)
     }
 }
 
@@ -172,10 +179,14 @@ fn put_bytes<'b, T>(
     sort: SortOrder,
     values: impl Iterator<Item = &'b [u8]> + Clone,
     total: usize,
+    bloom: Option<&mut BloomBuilder>,
 ) where
     T: WriteType<Value = [u8], Dict = ByteDict>,
     T::Buffer: PutBytes,
 {
+    if let Some(b) = bloom {
+        b.insert_bytes(values.clone());
+    }
     if let Some(d) = encoder.active_dict() {
         let d = &mut d.inner;
         let from = d.num_indices();
@@ -223,6 +234,9 @@ macro_rules! from_numbers {
                     return Err(mismatch::<Self>(src));
                 };
                 let s = gather(v, picked, &mut col.scratch);
+                if let Some(b) = col.bloom.as_mut() {
+                    b.insert_values::<Self>(s.iter());
+                }
                 let page = col.track.then_some(&mut col.page);
                 put_slice(&mut col.encoder, page, col.sort, s);
                 Ok(())
@@ -264,23 +278,24 @@ impl FromArrow for ByteArray {
         };
         let page = col.track.then_some(&mut col.page);
         let (encoder, sort) = (&mut col.encoder, col.sort);
+        let bloom = col.bloom.as_mut();
         let (va, vb) = (picked.from, picked.to);
         match (src, picked.sel) {
             // Contiguous offsets: walked directly, no per-value dispatch.
             (ByteSource::O32(o, d), Selection::Range(a)) => {
                 let (iter, total) = contiguous(o, d, a + va, a + vb);
-                put_bytes(encoder, page, sort, iter, total);
+                put_bytes(encoder, page, sort, iter, total, bloom);
             }
             (ByteSource::O64(o, d), Selection::Range(a)) => {
                 let (iter, total) = contiguous(o, d, a + va, a + vb);
-                put_bytes(encoder, page, sort, iter, total);
+                put_bytes(encoder, page, sort, iter, total, bloom);
             }
             (_, sel) => {
                 let get = |k: usize| match sel {
                     Selection::Range(a) => src.get(a + k),
                     Selection::Indices(ix) => src.get(ix[k]),
                 };
-                put_bytes(encoder, page, sort, (va..vb).map(get), 0);
+                put_bytes(encoder, page, sort, (va..vb).map(get), 0, bloom);
             }
         }
         Ok(())
@@ -308,6 +323,7 @@ impl FromArrow for FixedLenByteArray {
             col.sort,
             (va..vb).map(get),
             (vb - va) * w,
+            col.bloom.as_mut(),
         );
         Ok(())
     }
@@ -363,6 +379,11 @@ fn typed<T: FromArrow>(
         page: Bounds::default(),
         chunk: Bounds::default(),
         scratch: Default::default(),
+        // Booleans have two values: a filter would say nothing.
+        bloom: opts
+            .bloom_filter
+            .filter(|_| T::TYPE != Boolean::TYPE)
+            .map(|(ndv, fpp)| BloomBuilder::new(ndv, fpp)),
     }))
 }
 

@@ -1,0 +1,226 @@
+//! Evaluating a bound predicate on a batch with Arrow's compute kernels,
+//! as SQL's `WHERE` does: rows where it is null (unknown) are not kept.
+
+use std::sync::Arc;
+
+use arrow_arith::boolean::{and_kleene, is_not_null, is_null, not, or_kleene};
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch, Scalar, UInt32Array};
+use arrow_buffer::NullBuffer;
+use arrow_schema::{ArrowError, DataType};
+
+use super::CmpOp;
+use super::bind::{Bound, BoundPredicate};
+use crate::error::{Error, Location, Result};
+
+fn arrow_err(e: ArrowError) -> Error {
+    crate::error::arrow_err(&Location::default(), e)
+}
+
+/// The column `path` of `batch`, through struct fields, with the nulls of
+/// the structs around it added to its own.
+pub(crate) fn column_of(batch: &RecordBatch, path: &pq_format::ColumnPath) -> Option<ArrayRef> {
+    let mut parts = path.iter();
+    let first = parts.next()?;
+    let (i, _) = batch.schema().column_with_name(first)?;
+    let mut array = batch.column(i).clone();
+    let mut nulls: Option<NullBuffer> = None;
+    for part in parts {
+        let s = array.as_struct_opt()?;
+        nulls = NullBuffer::union(nulls.as_ref(), s.nulls());
+        array = s.column_by_name(part)?.clone();
+    }
+    if let Some(outer) = nulls {
+        let merged = NullBuffer::union(Some(&outer), array.logical_nulls().as_ref());
+        let data = array.to_data().into_builder().nulls(merged);
+        // The union only adds nulls, which any array may have.
+        array = arrow_array::make_array(data.build().ok()?);
+    }
+    Some(array)
+}
+
+/// Which rows of `batch` the predicate keeps (no nulls: unknown is false).
+/// The predicate's columns are found in `batch` by their paths.
+pub(crate) fn evaluate(predicate: &BoundPredicate, batch: &RecordBatch) -> Result<BooleanArray> {
+    let columns = predicate
+        .columns
+        .iter()
+        .map(|c| {
+            column_of(batch, &c.path).ok_or_else(|| Error::Request {
+                message: format!("the batch has no column {}", c.path.join(".")),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let result = eval(&predicate.root, &columns)?;
+    // Unknown is not kept.
+    Ok(match result.nulls() {
+        Some(n) if n.null_count() > 0 => {
+            let values = result.values() & n.inner();
+            BooleanArray::new(values, None)
+        }
+        _ => result,
+    })
+}
+
+/// Whether some value of `values` satisfies `node`, which reads only
+/// column `column`; true when the evaluation fails (the caller only prunes
+/// on a certain no).
+pub(crate) fn any_match(node: &Bound, column: usize, values: &ArrayRef) -> bool {
+    let columns = vec![values.clone(); column + 1];
+    match eval(node, &columns) {
+        Ok(r) => r.iter().any(|v| v == Some(true)),
+        Err(_) => true,
+    }
+}
+
+fn eval(node: &Bound, columns: &[ArrayRef]) -> Result<BooleanArray> {
+    let col = |i: &usize| {
+        columns.get(*i).cloned().ok_or_else(|| Error::Request {
+            message: "a predicate column is missing".into(),
+        })
+    };
+    match node {
+        Bound::Compare { column, op, value } => {
+            per_value(&col(column)?, &|a| compare(a, *op, value))
+        }
+        Bound::InList {
+            column,
+            values,
+            negated,
+        } => per_value(&col(column)?, &|a| {
+            let mut any: Option<BooleanArray> = None;
+            for v in values {
+                let eq = compare(a, CmpOp::Eq, v)?;
+                any = Some(match any {
+                    None => eq,
+                    Some(prev) => or_kleene(&prev, &eq).map_err(arrow_err)?,
+                });
+            }
+            let any = any.unwrap_or_else(|| BooleanArray::from(vec![false; a.len()]));
+            if *negated {
+                not(&any).map_err(arrow_err)
+            } else {
+                Ok(any)
+            }
+        }),
+        Bound::IsNull { column, negated } => {
+            let a = col(column)?;
+            if *negated {
+                is_not_null(&a).map_err(arrow_err)
+            } else {
+                is_null(&a).map_err(arrow_err)
+            }
+        }
+        Bound::Like {
+            column,
+            pattern,
+            negated,
+            ..
+        } => per_value(&col(column)?, &|a| {
+            let p = Scalar::new(pattern.clone());
+            if *negated {
+                arrow_string::like::nlike(&a, &p).map_err(arrow_err)
+            } else {
+                arrow_string::like::like(&a, &p).map_err(arrow_err)
+            }
+        }),
+        Bound::And(a, b) => and_kleene(&eval(a, columns)?, &eval(b, columns)?).map_err(arrow_err),
+        Bound::Or(a, b) => or_kleene(&eval(a, columns)?, &eval(b, columns)?).map_err(arrow_err),
+    }
+}
+
+fn compare(a: &dyn Array, op: CmpOp, value: &ArrayRef) -> Result<BooleanArray> {
+    use arrow_ord::cmp;
+    let v = Scalar::new(value.clone());
+    match op {
+        CmpOp::Eq => cmp::eq(&a, &v),
+        CmpOp::NotEq => cmp::neq(&a, &v),
+        CmpOp::Lt => cmp::lt(&a, &v),
+        CmpOp::LtEq => cmp::lt_eq(&a, &v),
+        CmpOp::Gt => cmp::gt(&a, &v),
+        CmpOp::GtEq => cmp::gt_eq(&a, &v),
+    }
+    .map_err(arrow_err)
+}
+
+/// `f` on the values of `array`; on a dictionary, on its (usually few)
+/// values, then spread to the rows through the keys.
+fn per_value(
+    array: &ArrayRef,
+    f: &dyn Fn(&dyn Array) -> Result<BooleanArray>,
+) -> Result<BooleanArray> {
+    let DataType::Dictionary(_, _) = array.data_type() else {
+        return f(array.as_ref());
+    };
+    let Some(dict) = array.as_any_dictionary_opt() else {
+        return f(array.as_ref());
+    };
+    let on_values = f(dict.values().as_ref())?;
+    let keys: Vec<u32> = dict
+        .normalized_keys()
+        .into_iter()
+        .map(|k| u32::try_from(k).unwrap_or(u32::MAX))
+        .collect();
+    let keys = UInt32Array::new(keys.into(), dict.keys().logical_nulls());
+    let taken = arrow_select::take::take(&on_values, &keys, None).map_err(arrow_err)?;
+    Ok(taken.as_boolean().clone())
+}
+
+/// Keeps the rows of `batch` where `keep` is true.
+pub(crate) fn filter(batch: &RecordBatch, keep: &BooleanArray) -> Result<RecordBatch> {
+    arrow_select::filter::filter_record_batch(batch, keep).map_err(arrow_err)
+}
+
+/// `batch` with just the fields of `schema`: columns read only for the
+/// predicate are dropped, and structs widened by a predicate's field lose
+/// it again.
+pub(crate) fn project_to(
+    batch: &RecordBatch,
+    schema: &arrow_schema::SchemaRef,
+) -> Result<RecordBatch> {
+    let columns = schema
+        .fields()
+        .iter()
+        .map(|f| {
+            let array = batch
+                .column_by_name(f.name())
+                .ok_or_else(|| Error::Request {
+                    message: format!("the batch has no column {}", f.name()),
+                })?;
+            narrow(array, f.data_type())
+        })
+        .collect::<Result<Vec<_>>>()?;
+    RecordBatch::try_new_with_options(
+        schema.clone(),
+        columns,
+        &arrow_array::RecordBatchOptions::new().with_row_count(Some(batch.num_rows())),
+    )
+    .map_err(arrow_err)
+}
+
+/// `array` as type `to`, a struct keeping only the fields `to` has.
+fn narrow(array: &ArrayRef, to: &DataType) -> Result<ArrayRef> {
+    if array.data_type() == to {
+        return Ok(array.clone());
+    }
+    let (DataType::Struct(fields), Some(s)) = (to, array.as_struct_opt()) else {
+        return Err(Error::Request {
+            message: format!(
+                "a column of type {} cannot be read as {to}",
+                array.data_type()
+            ),
+        });
+    };
+    let children = fields
+        .iter()
+        .map(|f| {
+            let c = s.column_by_name(f.name()).ok_or_else(|| Error::Request {
+                message: format!("the struct has no field {}", f.name()),
+            })?;
+            narrow(c, f.data_type())
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let out = arrow_array::StructArray::try_new(fields.clone(), children, s.nulls().cloned())
+        .map_err(arrow_err)?;
+    Ok(Arc::new(out))
+}

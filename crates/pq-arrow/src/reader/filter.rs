@@ -1,0 +1,613 @@
+//! Keeping only the rows a predicate selects: row groups its statistics
+//! rule out are never read, and the batches of the others are filtered,
+//! then gathered back into batches of the requested size.
+
+use std::collections::VecDeque;
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use pq_format::ParquetMetaData;
+
+use bytes::Bytes;
+use pq_page::PageOptions;
+use pq_page::bloom::Sbbf;
+
+use crate::error::Result;
+use crate::predicate::bind::{BoundColumn, BoundPredicate};
+use crate::predicate::bloom::MAX_BLOOM_BYTES;
+use crate::predicate::{eval, page_index, stats};
+use crate::reader::RowSelection;
+
+/// What a predicate saved and kept, for reports such as `pq scan`'s.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PruningMetrics {
+    /// Row groups chosen before the predicate.
+    pub row_groups: usize,
+    /// Of them, the ones ruled out (never read): by statistics or by a
+    /// Bloom filter.
+    pub row_groups_pruned: usize,
+    /// Of those, the ones a Bloom filter ruled out.
+    pub row_groups_pruned_by_bloom_filter: usize,
+    /// Rows in the row groups ruled out.
+    pub rows_pruned: u64,
+    /// Bloom filters read.
+    pub bloom_filters_read: usize,
+    /// Bloom filters that could not be read, and were ignored (see
+    /// [`crate::predicate`]).
+    pub bloom_filters_ignored: usize,
+    /// Bytes read for Bloom filters.
+    pub bloom_filter_bytes: u64,
+    /// Of the row groups ruled out, the ones no dictionary entry of a
+    /// column satisfies (every data page of the chunk dictionary-encoded).
+    pub row_groups_pruned_by_dictionary: usize,
+    /// Dictionary pages read.
+    pub dictionaries_read: usize,
+    /// Of the row groups ruled out, the ones whose pages the page index
+    /// ruled out one column or another.
+    pub row_groups_pruned_by_page_index: usize,
+    /// Rows of the row groups read that lie in pages the page index rules
+    /// out.
+    pub rows_ruled_out_by_page_index: u64,
+    /// Column and offset indexes read (one pair a chunk).
+    pub page_indexes_read: usize,
+    /// Bytes read for page indexes.
+    pub page_index_bytes: u64,
+    /// Bytes read for dictionary pages.
+    pub dictionary_bytes: u64,
+    /// Rows decoded and tested against the predicate.
+    pub rows_tested: u64,
+    /// Rows that satisfied it (before any offset or limit).
+    pub rows_matched: u64,
+}
+
+/// Which sources a predicate prunes by, cheapest first (each on by
+/// default). The rows returned are the same with any of them off: only
+/// what is read changes.
+///
+/// ```
+/// use pq_arrow::predicate::PruningOptions;
+/// let only_statistics = PruningOptions::default()
+///     .with_bloom_filters(false)
+///     .with_dictionaries(false)
+///     .with_page_index(false);
+/// assert!(only_statistics.statistics());
+/// assert!(!only_statistics.page_index());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PruningOptions {
+    statistics: bool,
+    bloom_filters: bool,
+    dictionaries: bool,
+    page_index: bool,
+}
+
+impl Default for PruningOptions {
+    fn default() -> Self {
+        PruningOptions {
+            statistics: true,
+            bloom_filters: true,
+            dictionaries: true,
+            page_index: true,
+        }
+    }
+}
+
+impl PruningOptions {
+    /// Row groups by their column chunks' statistics.
+    pub fn statistics(&self) -> bool {
+        self.statistics
+    }
+    /// Row groups by Bloom filters (`=` and `IN`).
+    pub fn bloom_filters(&self) -> bool {
+        self.bloom_filters
+    }
+    /// Row groups by the dictionaries of fully dictionary-encoded chunks.
+    pub fn dictionaries(&self) -> bool {
+        self.dictionaries
+    }
+    /// Pages (and row groups) by the page index.
+    pub fn page_index(&self) -> bool {
+        self.page_index
+    }
+    /// Turns pruning by statistics on or off.
+    pub fn with_statistics(mut self, on: bool) -> Self {
+        self.statistics = on;
+        self
+    }
+    /// Turns pruning by Bloom filters on or off.
+    pub fn with_bloom_filters(mut self, on: bool) -> Self {
+        self.bloom_filters = on;
+        self
+    }
+    /// Turns pruning by dictionaries on or off.
+    pub fn with_dictionaries(mut self, on: bool) -> Self {
+        self.dictionaries = on;
+        self
+    }
+    /// Turns pruning by the page index on or off.
+    pub fn with_page_index(mut self, on: bool) -> Self {
+        self.page_index = on;
+        self
+    }
+}
+
+/// The filter of a reader with a predicate.
+#[derive(Debug)]
+pub(super) struct RowFilter {
+    predicate: BoundPredicate,
+    /// The batches' schema, without columns read only for the predicate.
+    schema: SchemaRef,
+    /// Whether the read batches hold columns the output does not.
+    narrow: bool,
+    batch_size: usize,
+    to_skip: usize,
+    remaining: Option<usize>,
+    /// Filtered rows not yet handed out.
+    pending: VecDeque<RecordBatch>,
+    pending_rows: usize,
+    pub(super) metrics: PruningMetrics,
+    /// Row groups the page index narrowed, with their rows left.
+    selections: Vec<(usize, RowSelection)>,
+}
+
+/// What [`RowFilter::prune`] gave.
+#[derive(Debug)]
+pub(super) enum Pruned {
+    /// The row groups to read.
+    Kept(Vec<usize>),
+    /// Fetch these ranges of the file, then prune again.
+    Needs(Vec<std::ops::Range<u64>>),
+}
+
+impl RowFilter {
+    pub(super) fn new(
+        predicate: BoundPredicate,
+        schema: SchemaRef,
+        narrow: bool,
+        batch_size: usize,
+        offset: usize,
+        limit: Option<usize>,
+    ) -> Self {
+        RowFilter {
+            predicate,
+            schema,
+            narrow,
+            batch_size: batch_size.max(1),
+            to_skip: offset,
+            remaining: limit,
+            pending: VecDeque::new(),
+            pending_rows: 0,
+            metrics: PruningMetrics::default(),
+            selections: Vec::new(),
+        }
+    }
+
+    /// The batches' schema.
+    pub(super) fn schema(&self) -> SchemaRef {
+        self.schema.clone()
+    }
+
+    /// The row groups of `chosen` that may hold a matching row: by their
+    /// statistics, then by the Bloom filters, the dictionaries and the page
+    /// index that `fetch` gives (`start..end` of the file). Each level is
+    /// asked only for row groups the cheaper ones left in.
+    ///
+    /// Without IO of its own: `fetch` gives `None` for bytes not yet at
+    /// hand, and the answer is then the ranges to fetch before asking again
+    /// (each round starts over, with more bytes at hand; a reader that
+    /// reads as it goes never sees one).
+    pub(super) fn prune(
+        &mut self,
+        md: &ParquetMetaData,
+        chosen: &[usize],
+        file_len: u64,
+        page_options: &PageOptions,
+        levels: PruningOptions,
+        fetch: &mut dyn FnMut(u64, u64) -> Result<Option<Bytes>>,
+    ) -> Pruned {
+        let tested = (self.metrics.rows_tested, self.metrics.rows_matched);
+        self.metrics = PruningMetrics {
+            row_groups: chosen.len(),
+            rows_tested: tested.0,
+            rows_matched: tested.1,
+            ..PruningMetrics::default()
+        };
+        self.selections.clear();
+        let missing = std::cell::RefCell::new(Vec::new());
+        let mut get = |start: u64, end: u64| -> Result<Bytes> {
+            match fetch(start, end)? {
+                Some(b) => Ok(b),
+                None => {
+                    missing.borrow_mut().push(start..end);
+                    Err(crate::Error::Request {
+                        message: "bytes not read yet".into(),
+                    })
+                }
+            }
+        };
+        let fetch = &mut get;
+        let missed = |before: usize| missing.borrow().len() > before;
+        let mut kept = Vec::with_capacity(chosen.len());
+        let predicate = &self.predicate;
+        let metrics = &mut self.metrics;
+        for &rg in chosen {
+            let Some(group) = md.row_groups.get(rg) else {
+                // Reported by the reader when it gets there.
+                kept.push(rg);
+                continue;
+            };
+            let before = missing.borrow().len();
+            let may = |bloom: &mut stats::BloomCheck<'_>,
+                       dict: &mut stats::DictionaryValues<'_>| {
+                stats::row_group_may_match(predicate, md, &md.schema, group, bloom, dict)
+            };
+            let by_stats = !levels.statistics || may(&mut |_, _| true, &mut |_| None);
+            let by_bloom = by_stats
+                && (!levels.bloom_filters
+                    || may(
+                        &mut |leaf, hashes| match load_bloom(group, leaf, file_len, fetch, metrics)
+                        {
+                            Some(filter) => hashes.iter().any(|&h| filter.check(h)),
+                            None => true,
+                        },
+                        &mut |_| None,
+                    ));
+            // A level that waits for bytes decides nothing this round.
+            if missed(before) {
+                kept.push(rg);
+                continue;
+            }
+            // Each dictionary read once per row group, however many parts
+            // of the predicate test it.
+            let mut dictionaries: Vec<(usize, Option<arrow_array::ArrayRef>)> = Vec::new();
+            let keep = by_bloom
+                && (!levels.dictionaries
+                    || may(&mut |_, _| true, &mut |leaf| {
+                        if let Some((_, d)) = dictionaries.iter().find(|(l, _)| *l == leaf) {
+                            return d.clone();
+                        }
+                        let column = predicate.columns.iter().find(|c| c.leaf == leaf)?;
+                        let d = load_dictionary(md, group, column, page_options, fetch, metrics);
+                        dictionaries.push((leaf, d.clone()));
+                        d
+                    }));
+            if missed(before) {
+                kept.push(rg);
+                continue;
+            }
+            let by_dictionary = keep;
+            let selection = (keep && levels.page_index)
+                .then(|| page_selection(predicate, md, group, fetch, metrics))
+                .flatten();
+            if missed(before) {
+                kept.push(rg);
+                continue;
+            }
+            let keep = keep && selection.as_ref().is_none_or(RowSelection::selects_any);
+            if keep {
+                if let Some(s) = selection {
+                    let rows = usize::try_from(group.num_rows).unwrap_or(0);
+                    metrics.rows_ruled_out_by_page_index +=
+                        rows.saturating_sub(s.row_count()) as u64;
+                    self.selections.push((rg, s));
+                }
+                kept.push(rg);
+                continue;
+            }
+            metrics.row_groups_pruned += 1;
+            metrics.row_groups_pruned_by_bloom_filter += usize::from(by_stats && !by_bloom);
+            metrics.row_groups_pruned_by_dictionary += usize::from(by_bloom && !by_dictionary);
+            metrics.row_groups_pruned_by_page_index += usize::from(by_dictionary);
+            metrics.rows_pruned += u64::try_from(group.num_rows).unwrap_or(0);
+        }
+        let missing = missing.into_inner();
+        if missing.is_empty() {
+            Pruned::Kept(kept)
+        } else {
+            Pruned::Needs(missing)
+        }
+    }
+
+    /// The rows of row group `rg` its pages may match in, when the page
+    /// index narrowed them (from the last [`prune`](Self::prune)).
+    #[allow(dead_code)]
+    pub(super) fn selection(&self, rg: usize) -> Option<&RowSelection> {
+        self.selections
+            .iter()
+            .find(|(r, _)| *r == rg)
+            .map(|(_, s)| s)
+    }
+
+    /// Whether the limit is reached: nothing more to read.
+    pub(super) fn done(&self) -> bool {
+        self.remaining == Some(0) && self.pending_rows == 0
+    }
+
+    /// Takes in a read batch.
+    pub(super) fn push(&mut self, batch: RecordBatch) -> Result<()> {
+        if self.remaining == Some(0) {
+            return Ok(());
+        }
+        self.metrics.rows_tested += batch.num_rows() as u64;
+        let keep = eval::evaluate(&self.predicate, &batch)?;
+        let kept = keep.true_count();
+        self.metrics.rows_matched += kept as u64;
+        if kept == 0 {
+            return Ok(());
+        }
+        let batch = if kept == batch.num_rows() {
+            batch
+        } else {
+            eval::filter(&batch, &keep)?
+        };
+        let mut batch = if self.narrow {
+            eval::project_to(&batch, &self.schema)?
+        } else {
+            batch
+        };
+        // The offset and limit count the rows that match.
+        if self.to_skip > 0 {
+            let skip = self.to_skip.min(batch.num_rows());
+            self.to_skip -= skip;
+            batch = batch.slice(skip, batch.num_rows() - skip);
+        }
+        if let Some(r) = self.remaining.as_mut() {
+            let take = (*r).min(batch.num_rows());
+            *r -= take;
+            batch = batch.slice(0, take);
+        }
+        if batch.num_rows() > 0 {
+            self.pending_rows += batch.num_rows();
+            self.pending.push_back(batch);
+        }
+        Ok(())
+    }
+
+    /// A batch of `batch_size` matching rows once that many are pending;
+    /// with `last`, whatever is pending.
+    pub(super) fn pop(&mut self, last: bool) -> Result<Option<RecordBatch>> {
+        if self.pending_rows == 0 || (!last && self.pending_rows < self.batch_size) {
+            return Ok(None);
+        }
+        let want = self.batch_size.min(self.pending_rows);
+        let mut parts = Vec::new();
+        let mut have = 0;
+        while have < want {
+            let Some(b) = self.pending.pop_front() else {
+                break;
+            };
+            let take = (want - have).min(b.num_rows());
+            if take < b.num_rows() {
+                self.pending.push_front(b.slice(take, b.num_rows() - take));
+            }
+            parts.push(b.slice(0, take));
+            have += take;
+        }
+        self.pending_rows -= have;
+        let out = if parts.len() == 1 {
+            parts.pop()
+        } else {
+            Some(
+                arrow_select::concat::concat_batches(&self.schema, &parts)
+                    .map_err(|e| crate::error::arrow_err(&crate::Location::default(), e))?,
+            )
+        };
+        Ok(out)
+    }
+}
+
+/// The Bloom filter of `leaf` in row group `group`, if it has one that
+/// reads; one that does not is counted and ignored.
+fn load_bloom(
+    group: &pq_format::RowGroup,
+    leaf: usize,
+    file_len: u64,
+    fetch: &mut dyn FnMut(u64, u64) -> Result<Bytes>,
+    metrics: &mut PruningMetrics,
+) -> Option<Sbbf> {
+    let meta = group.columns.get(leaf)?.meta_data.as_ref()?;
+    let offset = meta.bloom_filter_offset?;
+    let mut read = || -> Option<Sbbf> {
+        let start = u64::try_from(offset).ok()?;
+        // Without a length, a first read takes the header (and, for small
+        // filters, the bitset).
+        let len = match meta.bloom_filter_length {
+            Some(l) => u64::try_from(l).ok()?,
+            None => 4096,
+        };
+        let end = start.checked_add(len)?.min(file_len);
+        let bytes = fetch(start, end).ok()?;
+        metrics.bloom_filter_bytes += bytes.len() as u64;
+        match Sbbf::from_bytes(&bytes, MAX_BLOOM_BYTES) {
+            Ok((f, _)) => Some(f),
+            Err(_) if meta.bloom_filter_length.is_none() => {
+                // The bitset runs past the first read: read it whole.
+                let (header, header_len) =
+                    <pq_format::BloomFilterHeader as pq_format::ThriftDecode>::decode_prefix(
+                        &bytes,
+                        &pq_format::Limits::default(),
+                    )
+                    .ok()?;
+                let n = usize::try_from(header.num_bytes).ok()?.min(MAX_BLOOM_BYTES);
+                let end = start.checked_add((header_len + n) as u64)?.min(file_len);
+                let bytes = fetch(start, end).ok()?;
+                metrics.bloom_filter_bytes += bytes.len() as u64;
+                Sbbf::from_bytes(&bytes, MAX_BLOOM_BYTES)
+                    .ok()
+                    .map(|(f, _)| f)
+            }
+            Err(_) => None,
+        }
+    };
+    let filter = read();
+    match filter {
+        Some(_) => metrics.bloom_filters_read += 1,
+        None => metrics.bloom_filters_ignored += 1,
+    }
+    filter
+}
+
+/// Largest dictionary page read for pruning: one larger costs more to
+/// read and test than the pruning is likely to save.
+const MAX_DICTIONARY_BYTES: u64 = 4 << 20;
+
+/// The dictionary values of `column`'s chunk in `group`, when every data
+/// page uses the dictionary and the page reads.
+fn load_dictionary(
+    md: &ParquetMetaData,
+    group: &pq_format::RowGroup,
+    column: &BoundColumn,
+    page_options: &PageOptions,
+    fetch: &mut dyn FnMut(u64, u64) -> Result<Bytes>,
+    metrics: &mut PruningMetrics,
+) -> Option<arrow_array::ArrayRef> {
+    use crate::predicate::dictionary::{
+        all_pages_use_dictionary, dictionary_range, dictionary_values,
+    };
+    let meta = group.columns.get(column.leaf)?.meta_data.as_ref()?;
+    let leaf = md.schema.column(column.leaf)?;
+    if !all_pages_use_dictionary(meta) {
+        return None;
+    }
+    let (start, end) = dictionary_range(meta)?;
+    if end - start > MAX_DICTIONARY_BYTES {
+        return None;
+    }
+    let bytes = fetch(start, end).ok()?;
+    metrics.dictionary_bytes += bytes.len() as u64;
+    metrics.dictionaries_read += 1;
+    dictionary_values(bytes, meta, leaf, &column.value_type, start, page_options)
+}
+
+/// The rows of `group` the page index leaves to `predicate`; `None` when
+/// no predicate column has a usable index.
+fn page_selection(
+    predicate: &BoundPredicate,
+    md: &ParquetMetaData,
+    group: &pq_format::RowGroup,
+    fetch: &mut dyn FnMut(u64, u64) -> Result<Bytes>,
+    metrics: &mut PruningMetrics,
+) -> Option<RowSelection> {
+    use pq_format::ThriftDecode;
+    let limits = pq_format::Limits::default();
+    let mut any = false;
+    let mut read = |offset: Option<i64>, length: Option<i32>| -> Option<Bytes> {
+        let start = u64::try_from(offset?).ok()?;
+        let len = u64::try_from(length?).ok()?;
+        let bytes = fetch(start, start.checked_add(len)?).ok()?;
+        metrics.page_index_bytes += bytes.len() as u64;
+        Some(bytes)
+    };
+    let pages: Vec<Option<page_index::PageStats>> = predicate
+        .columns
+        .iter()
+        .map(|c| {
+            let chunk = group.columns.get(c.leaf)?;
+            let ci = read(chunk.column_index_offset, chunk.column_index_length)?;
+            let oi = read(chunk.offset_index_offset, chunk.offset_index_length)?;
+            let (ci, _) = pq_format::ColumnIndex::decode_prefix(&ci, &limits).ok()?;
+            let (oi, _) = pq_format::OffsetIndex::decode_prefix(&oi, &limits).ok()?;
+            let p = page_index::page_stats(md, &md.schema, c.leaf, &c.value_type, group, &ci, &oi);
+            any |= p.is_some();
+            p
+        })
+        .collect();
+    metrics.page_indexes_read += pages.iter().flatten().count();
+    let total = usize::try_from(group.num_rows).ok()?;
+    any.then(|| page_index::page_selection(predicate, &pages, total))
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch};
+
+    use super::*;
+    use crate::predicate::Predicate;
+    use crate::predicate::bind::bind;
+
+    /// Even ids in row groups of 100, with Bloom filters and page indexes.
+    fn file() -> Bytes {
+        let ids: Vec<i64> = (0..1000).map(|i| i * 2).collect();
+        let batch =
+            RecordBatch::try_from_iter([("id", Arc::new(Int64Array::from(ids)) as ArrayRef)])
+                .unwrap();
+        let options = crate::WriterOptions::builder()
+            .set_max_row_group_size(100)
+            .set_data_page_row_count_limit(10)
+            .set_bloom_filter_enabled(true)
+            .build();
+        let mut out = Vec::new();
+        let mut w = crate::ParquetWriter::try_new(&mut out, batch.schema(), options).unwrap();
+        w.write(&batch).unwrap();
+        w.close().unwrap();
+        Bytes::from(out)
+    }
+
+    #[test]
+    fn pruning_without_io_asks_for_what_it_needs_then_agrees() {
+        let bytes = file();
+        let reader = crate::ParquetReader::from_bytes(bytes.clone()).unwrap();
+        let md = reader.metadata().clone();
+        let chosen: Vec<usize> = (0..md.row_groups.len()).collect();
+        let options = PageOptions::default();
+        for text in [
+            "id = 401",
+            "id IN (401, 1202)",
+            "id = 400 OR id = 1999",
+            "id < 0",
+        ] {
+            let p = Predicate::parse(text).unwrap();
+            let bound = bind(&p, &md.schema, reader.schema()).unwrap();
+            let filter =
+                || RowFilter::new(bound.clone(), reader.schema().clone(), false, 10, 0, None);
+            // At once, as a reader from a file does.
+            let mut sync = filter();
+            let all = |s: u64, e: u64| Ok(Some(bytes.slice(s as usize..e as usize)));
+            let Pruned::Kept(want) = sync.prune(
+                &md,
+                &chosen,
+                bytes.len() as u64,
+                &options,
+                PruningOptions::default(),
+                &mut { all },
+            ) else {
+                panic!("{text}: a reader that reads at once needs nothing more");
+            };
+            // Without IO: only what was asked for and pushed is at hand.
+            let mut pushed: Vec<std::ops::Range<u64>> = Vec::new();
+            let mut push = filter();
+            let mut rounds = 0;
+            let got = loop {
+                rounds += 1;
+                assert!(rounds <= 6, "{text}: too many rounds");
+                let at_hand = pushed.clone();
+                let mut have = |s: u64, e: u64| {
+                    Ok(at_hand
+                        .iter()
+                        .any(|r| r.start <= s && e <= r.end)
+                        .then(|| bytes.slice(s as usize..e as usize)))
+                };
+                match push.prune(
+                    &md,
+                    &chosen,
+                    bytes.len() as u64,
+                    &options,
+                    PruningOptions::default(),
+                    &mut have,
+                ) {
+                    Pruned::Kept(k) => break k,
+                    Pruned::Needs(ranges) => {
+                        assert!(!ranges.is_empty());
+                        pushed.extend(ranges);
+                    }
+                }
+            };
+            assert_eq!(got, want, "{text}");
+            assert_eq!(push.metrics, sync.metrics, "{text}");
+        }
+    }
+}
