@@ -67,6 +67,10 @@ pub struct CsvArgs {
     /// CSV input: records read to infer the column types.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_INFER_ROWS)]
     pub infer_rows: usize,
+    /// CSV input: parse on this many threads (default: one per core). The
+    /// output is the same file whatever the number.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
 }
 
 /// One ASCII character of an option; `\t` and `tab` are a tab.
@@ -85,7 +89,7 @@ fn one_byte(option: &str, value: &str) -> Result<u8, CliError> {
 
 /// The dialect as bytes, checked.
 #[derive(Debug, Clone, Copy)]
-struct Dialect {
+pub(crate) struct Dialect {
     delimiter: u8,
     quote: u8,
     escape: Option<u8>,
@@ -137,6 +141,7 @@ impl CsvArgs {
             || self.skip_rows > 0
             || self.dedupe_header
             || self.infer_rows != DEFAULT_INFER_ROWS
+            || self.threads.is_some()
     }
 }
 
@@ -249,7 +254,7 @@ enum Quoting {
 /// A reader that skips the first lines, and fails at the end of the input
 /// when a quoted field is still open (the message is also kept in `error`,
 /// for the CSV reader's error to be replaced by it).
-struct QuoteCheck<R> {
+pub(crate) struct QuoteCheck<R> {
     inner: R,
     dialect: Dialect,
     state: Quoting,
@@ -259,6 +264,11 @@ struct QuoteCheck<R> {
     opened: usize,
     skip: usize,
     error: Rc<RefCell<Option<String>>>,
+    /// Bytes passed on to the reader (skipped lines not counted).
+    passed: u64,
+    /// Bytes passed up to the end of the last whole record: just after its
+    /// line end outside quotes. Where a block of records may be cut.
+    record_end: u64,
 }
 
 impl<R: Read> QuoteCheck<R> {
@@ -271,12 +281,25 @@ impl<R: Read> QuoteCheck<R> {
             opened: 0,
             skip,
             error,
+            passed: 0,
+            record_end: 0,
         }
+    }
+
+    /// The reader inside.
+    pub(crate) fn into_inner(self) -> R {
+        self.inner
+    }
+
+    /// Bytes passed on up to the end of the last whole record.
+    pub(crate) fn record_end(&self) -> u64 {
+        self.record_end
     }
 
     fn follow(&mut self, bytes: &[u8]) {
         let d = self.dialect;
-        for &b in bytes {
+        let mut end = None;
+        for (i, &b) in bytes.iter().enumerate() {
             if b == b'\n' {
                 self.line += 1;
             }
@@ -297,7 +320,16 @@ impl<R: Read> QuoteCheck<R> {
                 Quoting::QuoteInQuoted if b == d.quote => Quoting::Quoted,
                 Quoting::QuoteInQuoted => Quoting::Unquoted,
             };
+            // A line end that leaves the state at a field's start was
+            // outside quotes: it closes a record.
+            if b == b'\n' && self.state == Quoting::FieldStart {
+                end = Some(i);
+            }
         }
+        if let Some(i) = end {
+            self.record_end = self.passed + i as u64 + 1;
+        }
+        self.passed += bytes.len() as u64;
     }
 
     /// Reads and drops the lines to skip.
@@ -344,16 +376,72 @@ enum Then {
     Timestamp(TimeUnit, Option<Arc<str>>),
 }
 
-type Batches = Box<dyn Iterator<Item = Result<RecordBatch, String>>>;
+/// Batches of a CSV input, or the one line saying what is wrong.
+pub type Batches = Box<dyn Iterator<Item = Result<RecordBatch, String>>>;
 
-/// The schema and batches of a CSV input: types from `dtypes`, the rest
-/// inferred.
-pub fn reader(
+/// How to read a CSV input once its column types are known: what the
+/// sequential reader and the block readers of `csv_blocks` share.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The columns as written.
+    pub schema: SchemaRef,
+    /// The columns as the CSV parser reads them (text where converted after).
+    read_schema: SchemaRef,
+    format: arrow_csv::reader::Format,
+    null_regex: Option<regex::Regex>,
+    then: Vec<Then>,
+    /// Whether `--dtypes` named each column (else its type was inferred).
+    given: Vec<bool>,
+    dialect: Dialect,
+    numbering: Numbering,
+    infer_rows: usize,
+    timestamp_format: Option<String>,
+}
+
+impl Plan {
+    /// A CSV decoder of one block of records, which starts with the header
+    /// when `header`.
+    pub(crate) fn decoder(&self, header: bool) -> arrow_csv::reader::Decoder {
+        let rows = batch_rows(self.read_schema.fields().len());
+        let mut builder = arrow_csv::ReaderBuilder::new(self.read_schema.clone())
+            .with_format(self.format.clone().with_header(header))
+            .with_batch_size(rows);
+        if let Some(r) = &self.null_regex {
+            builder = builder.with_null_regex(r.clone());
+        }
+        builder.build_decoder()
+    }
+
+    /// Whether the file starts with a header line.
+    pub(crate) fn header(&self) -> bool {
+        self.numbering.header
+    }
+
+    /// A reader that checks the quoting of `data` and follows its records.
+    pub(crate) fn checked<R: Read>(&self, data: R) -> QuoteCheck<R> {
+        QuoteCheck::new(data, self.dialect, self.numbering.skipped, Rc::default())
+    }
+
+    /// A batch as the CSV parser read it, with its text columns converted;
+    /// an error names the batch's row, the column, the value and why.
+    pub(crate) fn convert(&self, batch: &RecordBatch) -> Result<RecordBatch, Failure> {
+        convert(
+            batch,
+            &self.then,
+            &self.schema,
+            self.timestamp_format.as_deref(),
+        )
+    }
+}
+
+/// Infers the column types of `data` (the first `--infer-rows` records)
+/// and applies `dtypes`.
+pub fn plan(
     path: &Path,
-    mut data: Input,
+    data: &mut Input,
     dtypes: &[(String, DataType)],
     args: &CsvArgs,
-) -> Result<(SchemaRef, Batches), CliError> {
+) -> Result<Plan, CliError> {
     let dialect = args.dialect()?;
     let null_regex = args.null_regex()?;
     let numbering = Numbering {
@@ -371,18 +459,17 @@ pub fn reader(
         format = format.with_null_regex(r.clone());
     }
     let error = Rc::new(RefCell::new(None));
-    let quote_error =
-        move |e: &ArrowError, names: &[String], error: &Rc<RefCell<Option<String>>>| {
-            error
-                .borrow()
-                .clone()
-                .unwrap_or_else(|| csv_error::message(e, names, numbering))
-        };
+    let quote_error = |e: &ArrowError, error: &Rc<RefCell<Option<String>>>| {
+        error
+            .borrow()
+            .clone()
+            .unwrap_or_else(|| csv_error::message(e, &[], numbering))
+    };
     let (inferred, _) = {
-        let mut checked = QuoteCheck::new(&mut data, dialect, args.skip_rows, error.clone());
+        let mut checked = QuoteCheck::new(&mut *data, dialect, args.skip_rows, error.clone());
         format
             .infer_schema(&mut checked, Some(args.infer_rows.max(1)))
-            .map_err(|e| CliError::file(path, quote_error(&e, &[], &error)))?
+            .map_err(|e| CliError::file(path, quote_error(&e, &error)))?
     };
     if inferred.fields().is_empty() {
         return Err(CliError::file(
@@ -396,8 +483,8 @@ pub fn reader(
         .map(|f| f.as_ref().clone())
         .collect();
     check_names(path, &mut fields, args.dedupe_header, numbering)?;
-    zone_offsets(&mut data, &mut fields, format.clone(), dialect, args)
-        .map_err(|e| CliError::file(path, quote_error(&e, &[], &error)))?;
+    zone_offsets(data, &mut fields, format.clone(), dialect, args)
+        .map_err(|e| CliError::file(path, quote_error(&e, &error)))?;
     let mut given = vec![false; fields.len()];
     for (col, ty) in dtypes {
         let Some(i) = fields.iter().position(|f| f.name() == col) else {
@@ -435,37 +522,64 @@ pub fn reader(
             read
         })
         .collect();
-    let schema = Arc::new(Schema::new(fields));
-    let read_schema = Arc::new(Schema::new(read_fields));
+    Ok(Plan {
+        schema: Arc::new(Schema::new(fields)),
+        read_schema: Arc::new(Schema::new(read_fields)),
+        format,
+        null_regex,
+        then,
+        given,
+        dialect,
+        numbering,
+        infer_rows: args.infer_rows,
+        timestamp_format: args.timestamp_format.clone(),
+    })
+}
+
+/// The batches of `data`, read from its start on this thread, with errors
+/// naming the line of the file.
+pub fn sequential(path: &Path, mut data: Input, plan: &Plan) -> Result<Batches, CliError> {
     data.seek(SeekFrom::Start(0))
         .map_err(|e| CliError::file(path, e))?;
-    *error.borrow_mut() = None;
-    let checked = QuoteCheck::new(data, dialect, args.skip_rows, error.clone());
-    let rows = batch_rows(read_schema.fields().len());
-    let mut builder = arrow_csv::ReaderBuilder::new(read_schema)
-        .with_format(format)
+    let error = Rc::new(RefCell::new(None));
+    let numbering = plan.numbering;
+    let quote_error =
+        move |e: &ArrowError, names: &[String], error: &Rc<RefCell<Option<String>>>| {
+            error
+                .borrow()
+                .clone()
+                .unwrap_or_else(|| csv_error::message(e, names, numbering))
+        };
+    let checked = QuoteCheck::new(data, plan.dialect, numbering.skipped, error.clone());
+    let rows = batch_rows(plan.read_schema.fields().len());
+    let mut builder = arrow_csv::ReaderBuilder::new(plan.read_schema.clone())
+        .with_format(plan.format.clone())
         .with_batch_size(rows);
-    if let Some(r) = null_regex {
-        builder = builder.with_null_regex(r);
+    if let Some(r) = &plan.null_regex {
+        builder = builder.with_null_regex(r.clone());
     }
     let reader = builder
         .build(checked)
         .map_err(|e| CliError::file(path, e))?;
-    let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
-    let infer_rows = args.infer_rows;
-    let out_schema = schema.clone();
-    let format_string = args.timestamp_format.clone();
+    let names: Vec<String> = plan
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    let plan = plan.clone();
     // Records before each batch, for the line of a conversion error.
     let mut records = 0usize;
     let batches = reader.map(move |b| {
         let batch = b.map_err(|e| {
             let text = quote_error(&e, &names, &error);
             match csv_error::bad_value(&e) {
-                Some((col, value)) if !given.get(col).copied().unwrap_or(true) => {
+                Some((col, value)) if !plan.given.get(col).copied().unwrap_or(true) => {
                     let name = names.get(col).map_or("?", String::as_str);
                     format!(
-                        "{text} (the type was inferred from the first {infer_rows} records); \
+                        "{text} (the type was inferred from the first {} records); \
                          --dtypes '{name}={}' reads it",
+                        plan.infer_rows,
                         fitting(&value)
                     )
                 }
@@ -474,15 +588,13 @@ pub fn reader(
         })?;
         let first = records;
         records += batch.num_rows();
-        convert(&batch, &then, &out_schema, format_string.as_deref()).map_err(
-            |(row, col, value, why)| {
-                let line = first + row + 1 + numbering.skipped + usize::from(numbering.header);
-                let name = names.get(col).map_or("?", String::as_str);
-                format!("line {line}, column '{name}': '{value}' {why}")
-            },
-        )
+        plan.convert(&batch).map_err(|(row, col, value, why)| {
+            let line = first + row + 1 + numbering.skipped + usize::from(numbering.header);
+            let name = names.get(col).map_or("?", String::as_str);
+            format!("line {line}, column '{name}': '{value}' {why}")
+        })
     });
-    Ok((schema, Box::new(batches)))
+    Ok(Box::new(batches))
 }
 
 /// Rows per CSV batch: 8192, fewer for wide files. The CSV reader sets aside
@@ -618,7 +730,7 @@ fn check_names(
 }
 
 /// A conversion failure: row of the batch, column, value and why.
-type Failure = (usize, usize, String, String);
+pub(crate) type Failure = (usize, usize, String, String);
 
 /// The columns read as text, converted to their types.
 fn convert(

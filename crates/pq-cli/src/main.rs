@@ -56,6 +56,7 @@ mod arrow_hint;
 mod cat;
 mod convert;
 mod count;
+mod csv_blocks;
 mod csv_error;
 mod csv_in;
 mod dataset;
