@@ -84,7 +84,11 @@ pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
     println!(
         "| writer | wall (s) | peak RSS (MB) | pq time ratio | pq memory ratio |\n|---|---|---|---|---|"
     );
-    for (name, run) in [("pq", &pq_run), ("DuckDB", &duck_run), ("Polars", &polars_run)] {
+    for (name, run) in [
+        ("pq", &pq_run),
+        ("DuckDB", &duck_run),
+        ("Polars", &polars_run),
+    ] {
         println!(
             "| {name} | {:.2} | {} | {} | {} |",
             run.wall.as_secs_f64(),
@@ -157,12 +161,32 @@ impl Rng {
 }
 
 const CITIES: &[&str] = &[
-    "Paris", "Zürich", "São Paulo", "Kraków", "東京", "Москва", "İstanbul", "Reykjavík",
-    "Cork", "Oslo", "Łódź", "Málaga",
+    "Paris",
+    "Zürich",
+    "São Paulo",
+    "Kraków",
+    "東京",
+    "Москва",
+    "İstanbul",
+    "Reykjavík",
+    "Cork",
+    "Oslo",
+    "Łódź",
+    "Málaga",
 ];
 const WORDS: &[&str] = &[
-    "alpha", "beta", "gamma", "delta", "naïve", "café", "smörgåsbord", "fjord", "piñata",
-    "über", "crème", "résumé",
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "naïve",
+    "café",
+    "smörgåsbord",
+    "fjord",
+    "piñata",
+    "über",
+    "crème",
+    "résumé",
 ];
 
 /// Writes `rows` rows: id, a timestamp with an offset, a decimal amount, a

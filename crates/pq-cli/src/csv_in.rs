@@ -22,7 +22,10 @@ use std::path::Path;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use arrow_array::{Array, ArrayRef, RecordBatch, StringArray, TimestampMicrosecondArray};
+use arrow_array::{
+    Array, ArrayRef, RecordBatch, StringArray, TimestampMicrosecondArray,
+    TimestampMillisecondArray, TimestampNanosecondArray, TimestampSecondArray,
+};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
 
 use crate::csv_error::{self, Numbering};
@@ -50,7 +53,10 @@ pub struct CsvArgs {
     #[arg(long)]
     pub no_header: bool,
     /// CSV input: a string that is null (repeatable). Without it, empty
-    /// fields (and `""`) are null; with it, only the strings given are.
+    /// fields and `""` are both null in every column (DuckDB's default);
+    /// with it, only the strings given are, and empty fields and `""` are
+    /// empty strings in string columns (`--null ''` keeps empty fields
+    /// null).
     #[arg(long = "null", value_name = "STRING")]
     pub nulls: Vec<String>,
     /// CSV input: the chrono format (`%d/%m/%Y %H:%M`) of the columns
@@ -148,8 +154,8 @@ impl CsvArgs {
 /// A `--dtypes` type: `int8` .. `uint64`, `float`, `double`, `boolean`,
 /// `string`, `binary`, `date`, `time` (microseconds), `decimal(P,S)`,
 /// `timestamp` (microseconds, no zone), `timestamp(UNIT)` or
-/// `timestamp(UNIT, ZONE)` with UNIT s, ms, us or ns and ZONE `UTC` or an
-/// offset such as `+02:00`.
+/// `timestamp(UNIT, ZONE)` with UNIT s, ms, us or ns and ZONE `UTC`, an
+/// offset such as `+02:00` or a name such as `Europe/Paris`.
 pub fn dtype(name: &str) -> Result<DataType, CliError> {
     let lower = name.trim().to_ascii_lowercase();
     let unknown = || {
@@ -159,8 +165,11 @@ pub fn dtype(name: &str) -> Result<DataType, CliError> {
              timestamp, timestamp(UNIT), timestamp(UNIT, ZONE)"
         ))
     };
+    // Zone names keep their case (Europe/Paris): the arguments are taken
+    // from the name as given (ASCII lower-casing keeps every byte's place).
+    let given = name.trim();
     let args = |prefix: &str| -> Option<Vec<String>> {
-        let inner = lower.strip_prefix(prefix)?.trim().strip_prefix('(')?;
+        let inner = given.get(prefix.len()..)?.trim().strip_prefix('(')?;
         let inner = inner.strip_suffix(')')?;
         Some(inner.split(',').map(|s| s.trim().to_string()).collect())
     };
@@ -198,7 +207,7 @@ pub fn dtype(name: &str) -> Result<DataType, CliError> {
         }
         l if l.starts_with("timestamp") => {
             let a = args("timestamp").ok_or_else(unknown)?;
-            let unit = match a.first().map(String::as_str) {
+            let unit = match a.first().map(|u| u.to_ascii_lowercase()).as_deref() {
                 Some("s") => TimeUnit::Second,
                 Some("ms") => TimeUnit::Millisecond,
                 Some("us") => TimeUnit::Microsecond,
@@ -211,10 +220,11 @@ pub fn dtype(name: &str) -> Result<DataType, CliError> {
                 // feature: UTC is +00:00.
                 Some(z) if z.eq_ignore_ascii_case("utc") => Some("+00:00".to_string()),
                 Some(z) if is_offset(z) => Some(z.to_string()),
+                Some(z) if is_zone_name(z) => Some(z.to_string()),
                 Some(_) => {
                     return Err(CliError::Usage(format!(
-                        "'{name}': the zone is UTC or an offset such as +02:00 (named zones \
-                         are not built in)"
+                        "'{name}': the zone is UTC, an offset such as +02:00 or a name such \
+                         as Europe/Paris"
                     )));
                 }
             };
@@ -225,6 +235,14 @@ pub fn dtype(name: &str) -> Result<DataType, CliError> {
         }
         _ => return Err(unknown()),
     })
+}
+
+/// A zone's name in the tz database: `Europe/Paris`, `America/New_York`,
+/// `Etc/GMT+3`.
+fn is_zone_name(z: &str) -> bool {
+    z.starts_with(|c: char| c.is_ascii_alphabetic())
+        && z.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '_' | '-' | '+'))
 }
 
 /// `+hh:mm` or `-hh:mm`.
@@ -373,7 +391,15 @@ impl<R: Read> Read for QuoteCheck<R> {
 enum Then {
     Keep,
     Binary,
+    /// `--timestamp-format` reads it.
     Timestamp(TimeUnit, Option<Arc<str>>),
+    /// A timestamp without a zone: a value with an offset is an error, not
+    /// silently moved to UTC wall time.
+    Naive(TimeUnit),
+    /// A timestamp in a named zone: every value carries its offset, which
+    /// gives the instant (pq has no time zone database to place a wall time
+    /// in a named zone).
+    Named(TimeUnit, Arc<str>),
 }
 
 /// Batches of a CSV input, or the one line saying what is wrong.
@@ -512,6 +538,8 @@ pub fn plan(
                 DataType::Timestamp(u, z) if args.timestamp_format.is_some() => {
                     Then::Timestamp(*u, z.clone())
                 }
+                DataType::Timestamp(u, None) => Then::Naive(*u),
+                DataType::Timestamp(u, Some(z)) if !is_offset(z) => Then::Named(*u, z.clone()),
                 _ => Then::Keep,
             };
             let read = match t {
@@ -522,6 +550,20 @@ pub fn plan(
             read
         })
         .collect();
+    if let Some(format) = &args.timestamp_format
+        && !format.contains("%z")
+        && !format.contains("%:z")
+        && !format.contains("%#z")
+        && let Some(f) = fields
+            .iter()
+            .find(|f| matches!(f.data_type(), DataType::Timestamp(_, Some(z)) if !is_offset(z)))
+    {
+        return Err(CliError::Usage(format!(
+            "--timestamp-format '{format}' reads no offset, and column '{}' is in a named \
+             zone: add %z to the format (pq has no time zone database to place a wall time)",
+            f.name()
+        )));
+    }
     Ok(Plan {
         schema: Arc::new(Schema::new(fields)),
         read_schema: Arc::new(Schema::new(read_fields)),
@@ -764,10 +806,86 @@ fn convert(
                 arrow_cast::cast(&ts, &DataType::Timestamp(*unit, zone.clone()))
                     .map_err(|e| (0, col, String::new(), e.to_string()))?
             }
+            Then::Naive(unit) => {
+                let text = text_of(array, col)?;
+                instants(text, *unit, None, col)?
+            }
+            Then::Named(unit, zone) => {
+                let text = text_of(array, col)?;
+                instants(text, *unit, Some(zone), col)?
+            }
         };
         columns.push(converted);
     }
     RecordBatch::try_new(schema.clone(), columns).map_err(|e| (0, 0, String::new(), e.to_string()))
+}
+
+/// A column read as text.
+fn text_of(array: &ArrayRef, col: usize) -> Result<&StringArray, Failure> {
+    array
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .ok_or_else(|| (0, col, String::new(), "is not text".to_string()))
+}
+
+/// Timestamps of a column in `unit`: without a zone, each value's wall
+/// time, and a value with an offset is an error (the instant would become
+/// UTC wall time beside local ones); in a named zone, each value's instant,
+/// and a value without an offset is an error.
+fn instants(
+    text: &StringArray,
+    unit: TimeUnit,
+    zone: Option<&Arc<str>>,
+    col: usize,
+) -> Result<ArrayRef, Failure> {
+    let mut out = Vec::with_capacity(text.len());
+    for (row, v) in text.iter().enumerate() {
+        let Some(v) = v else {
+            out.push(None);
+            continue;
+        };
+        let fail = |why: String| (row, col, v.to_string(), why);
+        match (zone, has_offset(v)) {
+            (None, true) => {
+                return Err(fail(
+                    "carries a UTC offset, but the column's timestamps have no zone (its \
+                     type was inferred from values without one, or given so); --dtypes \
+                     COLUMN='timestamp(us, UTC)' keeps every value's instant"
+                        .into(),
+                ));
+            }
+            (Some(z), false) => {
+                return Err(fail(format!(
+                    "has no UTC offset: in a column of zone {z} each value needs one \
+                     (pq has no time zone database to place a wall time)"
+                )));
+            }
+            _ => {}
+        }
+        let t = arrow_cast::parse::string_to_datetime(&chrono::Utc, v)
+            .map_err(|e| fail(format!("is not a timestamp: {e}")))?;
+        let n = match unit {
+            TimeUnit::Second => Some(t.timestamp()),
+            TimeUnit::Millisecond => Some(t.timestamp_millis()),
+            TimeUnit::Microsecond => Some(t.timestamp_micros()),
+            TimeUnit::Nanosecond => t.timestamp_nanos_opt(),
+        };
+        let n = n.ok_or_else(|| fail("is out of the range of nanosecond timestamps".into()))?;
+        out.push(Some(n));
+    }
+    let zone = zone.cloned();
+    Ok(match unit {
+        TimeUnit::Second => Arc::new(TimestampSecondArray::from(out).with_timezone_opt(zone)),
+        TimeUnit::Millisecond => {
+            Arc::new(TimestampMillisecondArray::from(out).with_timezone_opt(zone))
+        }
+        TimeUnit::Microsecond => {
+            Arc::new(TimestampMicrosecondArray::from(out).with_timezone_opt(zone))
+        }
+        TimeUnit::Nanosecond => {
+            Arc::new(TimestampNanosecondArray::from(out).with_timezone_opt(zone))
+        }
+    })
 }
 
 /// Text in `format` as microseconds since the epoch: with an offset in the

@@ -7,9 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-use arrow_array::{Array, RecordBatch};
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
+use arrow_array::{Array, RecordBatch};
 use assert_cmd::Command;
 
 fn temp(name: &str) -> PathBuf {
