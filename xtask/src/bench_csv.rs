@@ -191,14 +191,15 @@ const WORDS: &[&str] = &[
 
 /// Writes `rows` rows: id, a timestamp with an offset, a decimal amount, a
 /// city (unicode), a free-text note (quoted, with commas, doubled quotes and
-/// newlines, or empty), a quantity (sometimes empty), a ratio and a flag.
+/// newlines, or empty), a quantity (sometimes empty), a ratio, a flag
+/// (sometimes empty), a customer name, a decimal discount and a hex code.
 fn generate(path: &Path, rows: u64) -> crate::Result<()> {
     let tmp = path.with_extension("csv.tmp");
     let file = std::fs::File::create(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
     let mut w = BufWriter::with_capacity(1 << 20, file);
     let mut rng = Rng(0x5eed_c5f0);
     let err = |e: std::io::Error| format!("{}: {e}", tmp.display());
-    writeln!(w, "id,ts,amount,city,note,qty,ratio,flag").map_err(err)?;
+    writeln!(w, "id,ts,amount,city,note,qty,ratio,flag,customer,discount,code").map_err(err)?;
     for id in 0..rows {
         let secs = 1_600_000_000 + id * 7 + rng.below(7);
         let (date, time) = civil(secs);
@@ -237,7 +238,15 @@ fn generate(path: &Path, rows: u64) -> crate::Result<()> {
         }
         let ratio = rng.below(1_000_000) as f64 / 997.0;
         let flag = rng.pick(&["true", "false", ""]);
-        writeln!(w, ",{ratio:.4},{flag}").map_err(err)?;
+        let customer = rng.pick(WORDS);
+        let number = rng.below(100_000);
+        let discount = rng.below(100_000);
+        let code = rng.next() & 0xffff_ffff_ffff;
+        writeln!(
+            w,
+            ",{ratio:.4},{flag},{customer}-{number},0.{discount:05},{code:012x}"
+        )
+        .map_err(err)?;
     }
     w.into_inner()
         .map_err(|e| format!("{}: {}", tmp.display(), e.error()))?
