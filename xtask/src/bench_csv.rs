@@ -199,7 +199,11 @@ fn generate(path: &Path, rows: u64) -> crate::Result<()> {
     let mut w = BufWriter::with_capacity(1 << 20, file);
     let mut rng = Rng(0x5eed_c5f0);
     let err = |e: std::io::Error| format!("{}: {e}", tmp.display());
-    writeln!(w, "id,ts,amount,city,note,qty,ratio,flag,customer,discount,code").map_err(err)?;
+    writeln!(
+        w,
+        "id,ts,amount,city,note,qty,ratio,flag,customer,discount,code"
+    )
+    .map_err(err)?;
     for id in 0..rows {
         let secs = 1_600_000_000 + id * 7 + rng.below(7);
         let (date, time) = civil(secs);
