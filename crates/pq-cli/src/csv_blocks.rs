@@ -68,15 +68,21 @@ pub fn batches(
     let (jobs_tx, jobs_rx) = sync_channel::<Job>(threads);
     let jobs_rx = Arc::new(Mutex::new(jobs_rx));
     let (tickets_tx, tickets_rx) = sync_channel::<Ticket>(threads);
+    // Parsed blocks' buffers go back to the reading thread: fresh ones of
+    // a few MB each cost page faults and zeroed pages every time.
+    let (spare_tx, spare_rx) = sync_channel::<Vec<u8>>(threads + 1);
     let parsers = (0..threads)
         .map(|_| {
             let jobs = jobs_rx.clone();
             let plan = plan.clone();
-            std::thread::spawn(move || parse_jobs(&jobs, &plan))
+            let spare = spare_tx.clone();
+            std::thread::spawn(move || parse_jobs(&jobs, &plan, &spare))
         })
         .collect();
     let reader_plan = plan.clone();
-    let reader = std::thread::spawn(move || cut_blocks(data, &reader_plan, &jobs_tx, &tickets_tx));
+    let reader = std::thread::spawn(move || {
+        cut_blocks(data, &reader_plan, &jobs_tx, &tickets_tx, &spare_rx)
+    });
     Box::new(Ordered {
         path: path.to_path_buf(),
         plan,
@@ -89,7 +95,7 @@ pub fn batches(
 }
 
 /// Parses blocks until the reading thread is done.
-fn parse_jobs(jobs: &Mutex<Receiver<Job>>, plan: &Plan) {
+fn parse_jobs(jobs: &Mutex<Receiver<Job>>, plan: &Plan, spare: &SyncSender<Vec<u8>>) {
     loop {
         // The lock is held only to take a job, never while parsing.
         let job = match jobs.lock() {
@@ -99,6 +105,8 @@ fn parse_jobs(jobs: &Mutex<Receiver<Job>>, plan: &Plan) {
         let Ok(job) = job else { return };
         // The caller may have stopped listening: then the result is dropped.
         let _ = job.done.send(parse(&job.bytes, job.header, plan));
+        // When enough buffers wait already, this one is freed.
+        let _ = spare.try_send(job.bytes);
     }
 }
 
@@ -132,6 +140,7 @@ fn cut_blocks(
     plan: &Plan,
     jobs: &SyncSender<Job>,
     tickets: &SyncSender<Ticket>,
+    spare: &Receiver<Vec<u8>>,
 ) -> Input {
     let mut data = data;
     // Inferring the types read part of the input already.
@@ -146,7 +155,9 @@ fn cut_blocks(
     let mut first = true;
     let mut want = BLOCK;
     loop {
-        let mut block = std::mem::take(&mut carry);
+        let mut block = spare.try_recv().unwrap_or_default();
+        block.clear();
+        block.append(&mut carry);
         block.reserve(want.saturating_sub(block.len()));
         // Filled to `want` bytes whatever the reads return, so that where
         // the block is cut depends on the bytes alone.
@@ -170,7 +181,8 @@ fn cut_blocks(
             }
         };
         want = BLOCK;
-        carry = block.split_off(cut);
+        carry.extend_from_slice(block.get(cut..).unwrap_or_default());
+        block.truncate(cut);
         handed += cut as u64;
         if !block.is_empty() || first {
             let (done_tx, done_rx) = sync_channel(1);
