@@ -71,15 +71,19 @@ pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
     let mut polars_cmd = Command::new(&python);
     polars_cmd.args(["-c", &polars]);
 
+    // Other work on the machine slows every writer: the load is printed.
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let pq_run = child::run(&mut pq_cmd)?;
     let duck_run = child::run(&mut duck_cmd)?;
     let polars_run = child::run(&mut polars_cmd)?;
 
     println!(
-        "\nCSV to Parquet: {} ({rows} rows, {:.2} GB), one process per writer, {} cores\n",
+        "\nCSV to Parquet: {} ({rows} rows, {:.2} GB), one process per writer, {} cores, \
+         load average before: {}\n",
         csv.display(),
         size as f64 / 1e9,
-        std::thread::available_parallelism().map_or(1, |n| n.get())
+        std::thread::available_parallelism().map_or(1, |n| n.get()),
+        load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
     );
     println!(
         "| writer | wall (s) | peak RSS (MB) | pq time ratio | pq memory ratio |\n|---|---|---|---|---|"
