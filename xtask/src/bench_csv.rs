@@ -1,13 +1,15 @@
-//! `cargo xtask bench-csv [--rows N] [--threads N]`: CSV to Parquet, by pq,
-//! DuckDB and Polars.
+//! `cargo xtask bench-csv [--rows N] [--threads N] [--rounds N]`: CSV to
+//! Parquet, by pq, DuckDB and Polars.
 //!
 //! A deterministic CSV (13 M rows, about 1.6 GB, unless `--rows`) is
-//! generated into `target/bench-data/bench.csv`: timestamps with offsets,
+//! generated into `target/bench-data/bench-ROWS.csv`: timestamps with offsets,
 //! decimals, quoted fields holding commas and newlines, unicode text and
 //! empty fields. It is then converted to Parquet by `pq convert` (release
 //! build), by DuckDB (`COPY (SELECT * FROM read_csv(...)) TO ...`) and by
 //! Polars (`scan_csv().sink_parquet()`), each writer a process of its own
-//! measured from outside (wall time and peak resident memory, `wait4`).
+//! measured from outside (wall time and peak resident memory, `wait4`);
+//! with `--rounds N` the writers alternate N times and the medians are
+//! shown. `--threads N` is passed to `pq convert`.
 //!
 //! The Python writers run from the bench venv: `$PQ_BENCH_VENV` (its
 //! directory) when set, else `target/bench-venv`, made as `bench-data` does.
@@ -15,7 +17,6 @@
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::time::Duration;
 
 use crate::{child, setup};
 
@@ -34,6 +35,14 @@ pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
             .ok_or("--rows needs a number of rows, at least 1")?,
     };
     let threads = value(args, "--threads");
+    let rounds = match value(args, "--rounds") {
+        None => 1,
+        Some(v) => v
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or("--rounds needs a number of rounds, at least 1")?,
+    };
     let dir = root.join("target").join("bench-data");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let csv = dir.join(format!("bench-{rows}.csv"));
@@ -71,58 +80,79 @@ pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
     let mut polars_cmd = Command::new(&python);
     polars_cmd.args(["-c", &polars]);
 
-    // Other work on the machine slows every writer: the load is printed.
+    // Other work on the machine slows every writer: the writers alternate
+    // round by round, the medians are shown, and the load is printed.
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    let pq_run = child::run(&mut pq_cmd)?;
-    let duck_run = child::run(&mut duck_cmd)?;
-    let polars_run = child::run(&mut polars_cmd)?;
+    let mut runs: [Vec<child::Run>; 3] = Default::default();
+    for round in 1..=rounds {
+        eprintln!("round {round} of {rounds}");
+        for (cmd, into) in [&mut pq_cmd, &mut duck_cmd, &mut polars_cmd]
+            .into_iter()
+            .zip(runs.iter_mut())
+        {
+            into.push(child::run(cmd)?);
+        }
+    }
 
     println!(
         "\nCSV to Parquet: {} ({rows} rows, {:.2} GB), one process per writer, {} cores, \
-         load average before: {}\n",
+         median of {rounds} alternating rounds, load average before: {}\n",
         csv.display(),
         size as f64 / 1e9,
         std::thread::available_parallelism().map_or(1, |n| n.get()),
-        load.split_whitespace().take(3).collect::<Vec<_>>().join(" ")
+        load.split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     println!(
         "| writer | wall (s) | peak RSS (MB) | pq time ratio | pq memory ratio |\n|---|---|---|---|---|"
     );
-    for (name, run) in [
-        ("pq", &pq_run),
-        ("DuckDB", &duck_run),
-        ("Polars", &polars_run),
-    ] {
+    let [pq_runs, ..] = &runs;
+    for (name, other) in ["pq", "DuckDB", "Polars"].into_iter().zip(&runs) {
+        // The ratios are the medians of the rounds' own ratios.
+        let time_ratios = pq_runs
+            .iter()
+            .zip(other)
+            .map(|(p, o)| p.wall.as_secs_f64() / o.wall.as_secs_f64().max(1e-9))
+            .collect();
+        let memory_ratios = pq_runs
+            .iter()
+            .zip(other)
+            .filter_map(|(p, o)| Some(p.peak_rss? as f64 / o.peak_rss.filter(|&m| m > 0)? as f64))
+            .collect();
         println!(
             "| {name} | {:.2} | {} | {} | {} |",
-            run.wall.as_secs_f64(),
-            mb(run.peak_rss),
-            ratio(pq_run.wall, run.wall),
-            memory_ratio(pq_run.peak_rss, run.peak_rss)
+            median(other.iter().map(|r| r.wall.as_secs_f64()).collect()).unwrap_or(0.0),
+            median(
+                other
+                    .iter()
+                    .filter_map(|r| r.peak_rss)
+                    .map(|b| b as f64 / 1e6)
+                    .collect()
+            )
+            .map_or_else(|| "?".into(), |m| format!("{m:.0}")),
+            median(time_ratios).map_or_else(|| "?".into(), |r| format!("{r:.2}")),
+            median(memory_ratios).map_or_else(|| "?".into(), |r| format!("{r:.2}")),
         );
     }
     Ok(())
+}
+
+/// The middle value (the mean of the two middle ones for an even count).
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    match (v.get((n.max(1) - 1) / 2), v.get(n / 2)) {
+        (Some(a), Some(b)) => Some((a + b) / 2.0),
+        _ => None,
+    }
 }
 
 /// The value after `flag`.
 fn value(args: &[String], flag: &str) -> Option<String> {
     let i = args.iter().position(|a| a == flag)?;
     args.get(i + 1).cloned()
-}
-
-fn mb(bytes: Option<u64>) -> String {
-    bytes.map_or_else(|| "?".into(), |b| format!("{:.0}", b as f64 / 1e6))
-}
-
-fn ratio(pq: Duration, other: Duration) -> String {
-    format!("{:.2}", pq.as_secs_f64() / other.as_secs_f64().max(1e-9))
-}
-
-fn memory_ratio(pq: Option<u64>, other: Option<u64>) -> String {
-    match (pq, other) {
-        (Some(p), Some(o)) if o > 0 => format!("{:.2}", p as f64 / o as f64),
-        _ => "?".into(),
-    }
 }
 
 /// Builds `pq` in release and returns its path.

@@ -10,7 +10,7 @@
 //! - `bench-read [--rounds N] [--only TEXT]`: whole-process reads of every
 //!   file of the matrix, `pq scan` against an arrow-rs scan (time and peak
 //!   memory), and pyarrow, Polars and DuckDB reading in process.
-//! - `bench-csv [--rows N] [--threads N]`: CSV to Parquet by `pq convert`,
+//! - `bench-csv [--rows N] [--threads N] [--rounds N]`: CSV to Parquet by `pq convert`,
 //!   DuckDB and Polars (time and peak memory) on a generated CSV.
 //! - `fuzz [--minutes N] [--target NAME]`: every fuzz target in turn on the
 //!   nightly toolchain; crashes are minimised into `tests/regressions/`.
@@ -59,7 +59,7 @@ fn main() -> ExitCode {
 }
 
 fn usage() -> String {
-    "usage: cargo xtask <gen [--check] | ci | bench-data [--force] [--rows N] | bench-read [--rounds N] [--only TEXT] | bench-csv [--rows N] [--threads N] | fuzz [--minutes N] [--target NAME]>".to_string()
+    "usage: cargo xtask <gen [--check] | ci | bench-data [--force] [--rows N] | bench-read [--rounds N] [--only TEXT] | bench-csv [--rows N] [--threads N] [--rounds N] | fuzz [--minutes N] [--target NAME]>".to_string()
 }
 
 fn workspace_root() -> PathBuf {
