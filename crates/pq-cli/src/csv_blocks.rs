@@ -115,18 +115,26 @@ fn parse(mut bytes: &[u8], header: bool, plan: &Plan) -> Parsed {
     let mut decoder = plan.decoder(header);
     let mut out = Vec::new();
     loop {
+        // An empty slice tells the decoder the input has ended, completing
+        // a last record without a line end.
+        let ended = bytes.is_empty();
         let used = decoder.decode(bytes).map_err(|e| e.to_string())?;
         bytes = bytes.get(used..).unwrap_or_default();
-        // Full, or the block is used up (an empty slice tells the decoder
-        // the input has ended, completing a last record without a line end).
-        if decoder.capacity() == 0 || used == 0 {
-            match decoder.flush().map_err(|e| e.to_string())? {
-                Some(batch) if batch.num_rows() > 0 => out.push(
+        if decoder.capacity() == 0 || ended || used == 0 {
+            let batch = decoder.flush().map_err(|e| e.to_string())?;
+            let rows = batch.as_ref().map_or(0, RecordBatch::num_rows);
+            if let Some(batch) = batch.filter(|b| b.num_rows() > 0) {
+                out.push(
                     plan.convert(&batch)
                         .map_err(|(_, _, value, why)| format!("'{value}' {why}"))?,
-                ),
-                _ if used == 0 && bytes.is_empty() => return Ok(out),
-                _ => {}
+                );
+            }
+            if rows == 0 && ended {
+                return Ok(out);
+            }
+            // Never loop on input the decoder does not take.
+            if rows == 0 && used == 0 {
+                return Err("the CSV decoder took none of the block's remaining bytes".into());
             }
         }
     }
