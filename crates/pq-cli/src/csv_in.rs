@@ -992,9 +992,13 @@ mod tests {
             .collect()
     }
 
+    /// Text, escape character, then the record end, line and open quote
+    /// expected after it.
+    type Case = (&'static [u8], Option<u8>, u64, usize, bool);
+
     #[test]
     fn record_ends_fall_outside_quotes_wherever_reads_end() {
-        let cases: &[(&[u8], Option<u8>, u64, usize, bool)] = &[
+        let cases: &[Case] = &[
             // A quoted line end is not a record's end.
             (b"a,\"x\ny\"\nb", None, 8, 3, false),
             // A quote inside an unquoted field is text: the line end after
