@@ -10,6 +10,8 @@
 //! - `bench-read [--rounds N] [--only TEXT]`: whole-process reads of every
 //!   file of the matrix, `pq scan` against an arrow-rs scan (time and peak
 //!   memory), and pyarrow, Polars and DuckDB reading in process.
+//! - `bench-csv [--rows N] [--threads N] [--rounds N]`: CSV to Parquet by `pq convert`,
+//!   DuckDB and Polars (time and peak memory) on a generated CSV.
 //! - `fuzz [--minutes N] [--target NAME]`: every fuzz target in turn on the
 //!   nightly toolchain; crashes are minimised into `tests/regressions/`.
 //!
@@ -20,6 +22,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+mod bench_csv;
 mod bench_data;
 mod bench_read;
 mod child;
@@ -43,6 +46,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz::run(&root, &args[1..]),
         Some("bench-data") => bench_data::run(&root, &args[1..]),
         Some("bench-read") => bench_read::run(&root, &args[1..]),
+        Some("bench-csv") => bench_csv::run(&root, &args[1..]),
         _ => Err(usage()),
     };
     match result {
@@ -55,7 +59,7 @@ fn main() -> ExitCode {
 }
 
 fn usage() -> String {
-    "usage: cargo xtask <gen [--check] | ci | bench-data [--force] [--rows N] | bench-read [--rounds N] [--only TEXT] | fuzz [--minutes N] [--target NAME]>".to_string()
+    "usage: cargo xtask <gen [--check] | ci | bench-data [--force] [--rows N] | bench-read [--rounds N] [--only TEXT] | bench-csv [--rows N] [--threads N] [--rounds N] | fuzz [--minutes N] [--target NAME]>".to_string()
 }
 
 fn workspace_root() -> PathBuf {

@@ -6,6 +6,7 @@
 use std::io::{BufWriter, IsTerminal, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use arrow_array::RecordBatch;
@@ -14,6 +15,7 @@ use pq_arrow::write::{Codec, DataPageVersion, Encoding, is_preview_encoding};
 use pq_arrow::{ParquetWriter, WriterOptions};
 
 use crate::cat;
+use crate::csv_blocks;
 use crate::csv_in;
 use crate::dataset::{self, Dataset};
 use crate::dest::{self, Destination, Target};
@@ -405,7 +407,15 @@ pub fn run(paths: &[PathBuf], to: Option<Kind>, args: &ConvertArgs) -> Result<()
         return convert_table(sources, Some(data), output, out_kind, options, args);
     }
     let len = data.len();
-    let (schema, batches) = csv_in::reader(input, data, &dtypes, &args.csv)?;
+    let plan = csv_in::plan(input, &mut data, &dtypes, &args.csv)?;
+    let schema = plan.schema.clone();
+    let threads = match args.csv.threads {
+        Some(0) => return Err(CliError::Usage("--threads: at least 1".into())),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let read = Arc::new(AtomicU64::new(0));
+    let batches = csv_blocks::batches(input, data, plan, threads, read.clone());
     let batches = batches.map(|b| b.map_err(|e| CliError::file(input, e)));
     write(
         schema,
@@ -414,7 +424,7 @@ pub fn run(paths: &[PathBuf], to: Option<Kind>, args: &ConvertArgs) -> Result<()
         out_kind,
         options,
         Progress::new(len, true),
-        false,
+        Count::Bytes(read),
     )
 }
 
@@ -451,13 +461,20 @@ fn convert_table(
         out_kind,
         options,
         Progress::new(rows, false),
-        true,
+        Count::Rows,
     )
 }
 
-/// Writes `batches` to `output`, as `out_kind`; `count_rows`: the progress
-/// bar counts rows (else bytes of the input, which the CSV reader does not
-/// report as it goes, so the bar waits for the end).
+/// What the progress bar counts.
+enum Count {
+    /// Rows written.
+    Rows,
+    /// Bytes of the input whose rows were written, as the reader reports.
+    Bytes(Arc<AtomicU64>),
+}
+
+/// Writes `batches` to `output`, as `out_kind`, the progress bar counting
+/// as `count` says.
 fn write(
     schema: SchemaRef,
     mut batches: impl Iterator<Item = Result<RecordBatch, CliError>>,
@@ -465,7 +482,7 @@ fn write(
     out_kind: Kind,
     options: WriterOptions,
     mut progress: Progress,
-    count_rows: bool,
+    count: Count,
 ) -> Result<(), CliError> {
     let (dest, target) = Destination::open(output)?;
     let out_err = |e: String| {
@@ -480,10 +497,11 @@ fn write(
     for batch in batches.by_ref() {
         let batch = batch?;
         sink.write(output, &batch).map_err(out_err)?;
-        if count_rows {
-            done += batch.num_rows() as u64;
-            progress.set(done);
+        match &count {
+            Count::Rows => done += batch.num_rows() as u64,
+            Count::Bytes(read) => done = read.load(Ordering::Relaxed),
         }
+        progress.set(done);
     }
     let target = sink.finish().map_err(out_err)?;
     dest.commit(target)?;

@@ -22,7 +22,10 @@ use std::path::Path;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use arrow_array::{Array, ArrayRef, RecordBatch, StringArray, TimestampMicrosecondArray};
+use arrow_array::{
+    Array, ArrayRef, RecordBatch, StringArray, TimestampMicrosecondArray,
+    TimestampMillisecondArray, TimestampNanosecondArray, TimestampSecondArray,
+};
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef, TimeUnit};
 
 use crate::csv_error::{self, Numbering};
@@ -50,7 +53,10 @@ pub struct CsvArgs {
     #[arg(long)]
     pub no_header: bool,
     /// CSV input: a string that is null (repeatable). Without it, empty
-    /// fields (and `""`) are null; with it, only the strings given are.
+    /// fields and `""` are both null in every column (DuckDB's default);
+    /// with it, only the strings given are, and empty fields and `""` are
+    /// empty strings in string columns (`--null ''` keeps empty fields
+    /// null).
     #[arg(long = "null", value_name = "STRING")]
     pub nulls: Vec<String>,
     /// CSV input: the chrono format (`%d/%m/%Y %H:%M`) of the columns
@@ -67,6 +73,10 @@ pub struct CsvArgs {
     /// CSV input: records read to infer the column types.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_INFER_ROWS)]
     pub infer_rows: usize,
+    /// CSV input: parse on this many threads (default: one per core). The
+    /// output is the same file whatever the number.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
 }
 
 /// One ASCII character of an option; `\t` and `tab` are a tab.
@@ -85,7 +95,7 @@ fn one_byte(option: &str, value: &str) -> Result<u8, CliError> {
 
 /// The dialect as bytes, checked.
 #[derive(Debug, Clone, Copy)]
-struct Dialect {
+pub(crate) struct Dialect {
     delimiter: u8,
     quote: u8,
     escape: Option<u8>,
@@ -137,14 +147,15 @@ impl CsvArgs {
             || self.skip_rows > 0
             || self.dedupe_header
             || self.infer_rows != DEFAULT_INFER_ROWS
+            || self.threads.is_some()
     }
 }
 
 /// A `--dtypes` type: `int8` .. `uint64`, `float`, `double`, `boolean`,
 /// `string`, `binary`, `date`, `time` (microseconds), `decimal(P,S)`,
 /// `timestamp` (microseconds, no zone), `timestamp(UNIT)` or
-/// `timestamp(UNIT, ZONE)` with UNIT s, ms, us or ns and ZONE `UTC` or an
-/// offset such as `+02:00`.
+/// `timestamp(UNIT, ZONE)` with UNIT s, ms, us or ns and ZONE `UTC`, an
+/// offset such as `+02:00` or a name such as `Europe/Paris`.
 pub fn dtype(name: &str) -> Result<DataType, CliError> {
     let lower = name.trim().to_ascii_lowercase();
     let unknown = || {
@@ -154,8 +165,11 @@ pub fn dtype(name: &str) -> Result<DataType, CliError> {
              timestamp, timestamp(UNIT), timestamp(UNIT, ZONE)"
         ))
     };
+    // Zone names keep their case (Europe/Paris): the arguments are taken
+    // from the name as given (ASCII lower-casing keeps every byte's place).
+    let given = name.trim();
     let args = |prefix: &str| -> Option<Vec<String>> {
-        let inner = lower.strip_prefix(prefix)?.trim().strip_prefix('(')?;
+        let inner = given.get(prefix.len()..)?.trim().strip_prefix('(')?;
         let inner = inner.strip_suffix(')')?;
         Some(inner.split(',').map(|s| s.trim().to_string()).collect())
     };
@@ -193,7 +207,7 @@ pub fn dtype(name: &str) -> Result<DataType, CliError> {
         }
         l if l.starts_with("timestamp") => {
             let a = args("timestamp").ok_or_else(unknown)?;
-            let unit = match a.first().map(String::as_str) {
+            let unit = match a.first().map(|u| u.to_ascii_lowercase()).as_deref() {
                 Some("s") => TimeUnit::Second,
                 Some("ms") => TimeUnit::Millisecond,
                 Some("us") => TimeUnit::Microsecond,
@@ -206,10 +220,11 @@ pub fn dtype(name: &str) -> Result<DataType, CliError> {
                 // feature: UTC is +00:00.
                 Some(z) if z.eq_ignore_ascii_case("utc") => Some("+00:00".to_string()),
                 Some(z) if is_offset(z) => Some(z.to_string()),
+                Some(z) if is_zone_name(z) => Some(z.to_string()),
                 Some(_) => {
                     return Err(CliError::Usage(format!(
-                        "'{name}': the zone is UTC or an offset such as +02:00 (named zones \
-                         are not built in)"
+                        "'{name}': the zone is UTC, an offset such as +02:00 or a name such \
+                         as Europe/Paris"
                     )));
                 }
             };
@@ -220,6 +235,14 @@ pub fn dtype(name: &str) -> Result<DataType, CliError> {
         }
         _ => return Err(unknown()),
     })
+}
+
+/// A zone's name in the tz database: `Europe/Paris`, `America/New_York`,
+/// `Etc/GMT+3`.
+fn is_zone_name(z: &str) -> bool {
+    z.starts_with(|c: char| c.is_ascii_alphabetic())
+        && z.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '/' | '_' | '-' | '+'))
 }
 
 /// `+hh:mm` or `-hh:mm`.
@@ -237,8 +260,9 @@ fn is_offset(z: &str) -> bool {
 /// Where the quoting of the bytes read so far stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Quoting {
-    FieldStart,
-    Unquoted,
+    /// Outside quotes: at a field's start when the byte before is a
+    /// delimiter or a line end, else inside an unquoted field.
+    Outside,
     Quoted,
     /// A quote inside a quoted field: its end, or the first of a doubled one.
     QuoteInQuoted,
@@ -249,7 +273,7 @@ enum Quoting {
 /// A reader that skips the first lines, and fails at the end of the input
 /// when a quoted field is still open (the message is also kept in `error`,
 /// for the CSV reader's error to be replaced by it).
-struct QuoteCheck<R> {
+pub(crate) struct QuoteCheck<R> {
     inner: R,
     dialect: Dialect,
     state: Quoting,
@@ -259,6 +283,13 @@ struct QuoteCheck<R> {
     opened: usize,
     skip: usize,
     error: Rc<RefCell<Option<String>>>,
+    /// The last byte passed on (a line end before the first).
+    last: u8,
+    /// Bytes passed on to the reader (skipped lines not counted).
+    passed: u64,
+    /// Bytes passed up to the end of the last whole record: just after its
+    /// line end outside quotes. Where a block of records may be cut.
+    record_end: u64,
 }
 
 impl<R: Read> QuoteCheck<R> {
@@ -266,38 +297,101 @@ impl<R: Read> QuoteCheck<R> {
         QuoteCheck {
             inner,
             dialect,
-            state: Quoting::FieldStart,
+            state: Quoting::Outside,
             line: 1,
             opened: 0,
             skip,
             error,
+            last: b'\n',
+            passed: 0,
+            record_end: 0,
         }
     }
 
+    /// The reader inside.
+    pub(crate) fn into_inner(self) -> R {
+        self.inner
+    }
+
+    /// Bytes passed on up to the end of the last whole record.
+    pub(crate) fn record_end(&self) -> u64 {
+        self.record_end
+    }
+
+    /// Follows the quoting of `bytes`, jumping between the bytes that can
+    /// change it (a quote, the escape, a line end) rather than stepping
+    /// through each: this runs on one thread ahead of the parsers, and was
+    /// a fifth of a conversion's time byte by byte.
     fn follow(&mut self, bytes: &[u8]) {
         let d = self.dialect;
-        for &b in bytes {
-            if b == b'\n' {
-                self.line += 1;
+        let mut end = None;
+        let mut i = 0;
+        while let Some(rest) = bytes.get(i..).filter(|r| !r.is_empty()) {
+            match self.state {
+                Quoting::Outside => match memchr::memchr2(d.quote, b'\n', rest) {
+                    None => i = bytes.len(),
+                    Some(k) => {
+                        let at = i + k;
+                        if rest.get(k) == Some(&b'\n') {
+                            self.line += 1;
+                            end = Some(at);
+                        } else {
+                            // A quote opens a quoted field only at a field's
+                            // start; inside an unquoted field it is text.
+                            let before = if k > 0 {
+                                rest.get(k - 1).copied().unwrap_or(b'\n')
+                            } else {
+                                self.last
+                            };
+                            if before == d.delimiter || before == b'\n' || before == b'\r' {
+                                self.opened = self.line;
+                                self.state = Quoting::Quoted;
+                            }
+                        }
+                        i = at + 1;
+                    }
+                },
+                Quoting::Quoted => {
+                    let found = match d.escape {
+                        Some(e) => memchr::memchr2(d.quote, e, rest),
+                        None => memchr::memchr(d.quote, rest),
+                    };
+                    let k = found.unwrap_or(rest.len());
+                    let skipped = rest.get(..k).unwrap_or_default();
+                    self.line += memchr::memchr_iter(b'\n', skipped).count();
+                    if let Some(&b) = rest.get(k) {
+                        self.state = if b == d.quote {
+                            Quoting::QuoteInQuoted
+                        } else {
+                            Quoting::Escaped
+                        };
+                    }
+                    i += (k + 1).min(rest.len());
+                }
+                Quoting::QuoteInQuoted | Quoting::Escaped => {
+                    let b = rest.first().copied().unwrap_or_default();
+                    self.state = match self.state {
+                        // A doubled quote, or an escaped byte: still quoted.
+                        Quoting::QuoteInQuoted if b != d.quote => Quoting::Outside,
+                        _ => Quoting::Quoted,
+                    };
+                    if b == b'\n' {
+                        self.line += 1;
+                        if self.state == Quoting::Outside {
+                            end = Some(i);
+                        }
+                    }
+                    i += 1;
+                }
             }
-            self.state = match self.state {
-                Quoting::FieldStart | Quoting::Unquoted | Quoting::QuoteInQuoted
-                    if b == b'\n' || b == b'\r' || b == d.delimiter =>
-                {
-                    Quoting::FieldStart
-                }
-                Quoting::FieldStart if b == d.quote => {
-                    self.opened = self.line;
-                    Quoting::Quoted
-                }
-                Quoting::FieldStart | Quoting::Unquoted => Quoting::Unquoted,
-                Quoting::Quoted if b == d.quote => Quoting::QuoteInQuoted,
-                Quoting::Quoted if Some(b) == d.escape => Quoting::Escaped,
-                Quoting::Quoted | Quoting::Escaped => Quoting::Quoted,
-                Quoting::QuoteInQuoted if b == d.quote => Quoting::Quoted,
-                Quoting::QuoteInQuoted => Quoting::Unquoted,
-            };
         }
+        if let Some(&b) = bytes.last() {
+            self.last = b;
+        }
+        if let Some(i) = end {
+            self.record_end = self.passed + i as u64 + 1;
+        }
+        self.passed += bytes.len() as u64;
     }
 
     /// Reads and drops the lines to skip.
@@ -341,19 +435,83 @@ impl<R: Read> Read for QuoteCheck<R> {
 enum Then {
     Keep,
     Binary,
+    /// `--timestamp-format` reads it.
     Timestamp(TimeUnit, Option<Arc<str>>),
+    /// A timestamp without a zone: a value with an offset is an error, not
+    /// silently moved to UTC wall time.
+    Naive(TimeUnit),
+    /// A timestamp in a named zone: every value carries its offset, which
+    /// gives the instant (pq has no time zone database to place a wall time
+    /// in a named zone).
+    Named(TimeUnit, Arc<str>),
 }
 
-type Batches = Box<dyn Iterator<Item = Result<RecordBatch, String>>>;
+/// Batches of a CSV input, or the one line saying what is wrong.
+pub type Batches = Box<dyn Iterator<Item = Result<RecordBatch, String>>>;
 
-/// The schema and batches of a CSV input: types from `dtypes`, the rest
-/// inferred.
-pub fn reader(
+/// How to read a CSV input once its column types are known: what the
+/// sequential reader and the block readers of `csv_blocks` share.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The columns as written.
+    pub schema: SchemaRef,
+    /// The columns as the CSV parser reads them (text where converted after).
+    read_schema: SchemaRef,
+    format: arrow_csv::reader::Format,
+    null_regex: Option<regex::Regex>,
+    then: Vec<Then>,
+    /// Whether `--dtypes` named each column (else its type was inferred).
+    given: Vec<bool>,
+    dialect: Dialect,
+    numbering: Numbering,
+    infer_rows: usize,
+    timestamp_format: Option<String>,
+}
+
+impl Plan {
+    /// A CSV decoder of one block of records, which starts with the header
+    /// when `header`.
+    pub(crate) fn decoder(&self, header: bool) -> arrow_csv::reader::Decoder {
+        let rows = batch_rows(self.read_schema.fields().len());
+        let mut builder = arrow_csv::ReaderBuilder::new(self.read_schema.clone())
+            .with_format(self.format.clone().with_header(header))
+            .with_batch_size(rows);
+        if let Some(r) = &self.null_regex {
+            builder = builder.with_null_regex(r.clone());
+        }
+        builder.build_decoder()
+    }
+
+    /// Whether the file starts with a header line.
+    pub(crate) fn header(&self) -> bool {
+        self.numbering.header
+    }
+
+    /// A reader that checks the quoting of `data` and follows its records.
+    pub(crate) fn checked<R: Read>(&self, data: R) -> QuoteCheck<R> {
+        QuoteCheck::new(data, self.dialect, self.numbering.skipped, Rc::default())
+    }
+
+    /// A batch as the CSV parser read it, with its text columns converted;
+    /// an error names the batch's row, the column, the value and why.
+    pub(crate) fn convert(&self, batch: &RecordBatch) -> Result<RecordBatch, Failure> {
+        convert(
+            batch,
+            &self.then,
+            &self.schema,
+            self.timestamp_format.as_deref(),
+        )
+    }
+}
+
+/// Infers the column types of `data` (the first `--infer-rows` records)
+/// and applies `dtypes`.
+pub fn plan(
     path: &Path,
-    mut data: Input,
+    data: &mut Input,
     dtypes: &[(String, DataType)],
     args: &CsvArgs,
-) -> Result<(SchemaRef, Batches), CliError> {
+) -> Result<Plan, CliError> {
     let dialect = args.dialect()?;
     let null_regex = args.null_regex()?;
     let numbering = Numbering {
@@ -371,18 +529,17 @@ pub fn reader(
         format = format.with_null_regex(r.clone());
     }
     let error = Rc::new(RefCell::new(None));
-    let quote_error =
-        move |e: &ArrowError, names: &[String], error: &Rc<RefCell<Option<String>>>| {
-            error
-                .borrow()
-                .clone()
-                .unwrap_or_else(|| csv_error::message(e, names, numbering))
-        };
+    let quote_error = |e: &ArrowError, error: &Rc<RefCell<Option<String>>>| {
+        error
+            .borrow()
+            .clone()
+            .unwrap_or_else(|| csv_error::message(e, &[], numbering))
+    };
     let (inferred, _) = {
-        let mut checked = QuoteCheck::new(&mut data, dialect, args.skip_rows, error.clone());
+        let mut checked = QuoteCheck::new(&mut *data, dialect, args.skip_rows, error.clone());
         format
             .infer_schema(&mut checked, Some(args.infer_rows.max(1)))
-            .map_err(|e| CliError::file(path, quote_error(&e, &[], &error)))?
+            .map_err(|e| CliError::file(path, quote_error(&e, &error)))?
     };
     if inferred.fields().is_empty() {
         return Err(CliError::file(
@@ -396,8 +553,8 @@ pub fn reader(
         .map(|f| f.as_ref().clone())
         .collect();
     check_names(path, &mut fields, args.dedupe_header, numbering)?;
-    zone_offsets(&mut data, &mut fields, format.clone(), dialect, args)
-        .map_err(|e| CliError::file(path, quote_error(&e, &[], &error)))?;
+    zone_offsets(data, &mut fields, format.clone(), dialect, args)
+        .map_err(|e| CliError::file(path, quote_error(&e, &error)))?;
     let mut given = vec![false; fields.len()];
     for (col, ty) in dtypes {
         let Some(i) = fields.iter().position(|f| f.name() == col) else {
@@ -425,6 +582,8 @@ pub fn reader(
                 DataType::Timestamp(u, z) if args.timestamp_format.is_some() => {
                     Then::Timestamp(*u, z.clone())
                 }
+                DataType::Timestamp(u, None) => Then::Naive(*u),
+                DataType::Timestamp(u, Some(z)) if !is_offset(z) => Then::Named(*u, z.clone()),
                 _ => Then::Keep,
             };
             let read = match t {
@@ -435,37 +594,78 @@ pub fn reader(
             read
         })
         .collect();
-    let schema = Arc::new(Schema::new(fields));
-    let read_schema = Arc::new(Schema::new(read_fields));
+    if let Some(format) = &args.timestamp_format
+        && !format.contains("%z")
+        && !format.contains("%:z")
+        && !format.contains("%#z")
+        && let Some(f) = fields
+            .iter()
+            .find(|f| matches!(f.data_type(), DataType::Timestamp(_, Some(z)) if !is_offset(z)))
+    {
+        return Err(CliError::Usage(format!(
+            "--timestamp-format '{format}' reads no offset, and column '{}' is in a named \
+             zone: add %z to the format (pq has no time zone database to place a wall time)",
+            f.name()
+        )));
+    }
+    Ok(Plan {
+        schema: Arc::new(Schema::new(fields)),
+        read_schema: Arc::new(Schema::new(read_fields)),
+        format,
+        null_regex,
+        then,
+        given,
+        dialect,
+        numbering,
+        infer_rows: args.infer_rows,
+        timestamp_format: args.timestamp_format.clone(),
+    })
+}
+
+/// The batches of `data`, read from its start on this thread, with errors
+/// naming the line of the file.
+pub fn sequential(path: &Path, mut data: Input, plan: &Plan) -> Result<Batches, CliError> {
     data.seek(SeekFrom::Start(0))
         .map_err(|e| CliError::file(path, e))?;
-    *error.borrow_mut() = None;
-    let checked = QuoteCheck::new(data, dialect, args.skip_rows, error.clone());
-    let rows = batch_rows(read_schema.fields().len());
-    let mut builder = arrow_csv::ReaderBuilder::new(read_schema)
-        .with_format(format)
+    let error = Rc::new(RefCell::new(None));
+    let numbering = plan.numbering;
+    let quote_error =
+        move |e: &ArrowError, names: &[String], error: &Rc<RefCell<Option<String>>>| {
+            error
+                .borrow()
+                .clone()
+                .unwrap_or_else(|| csv_error::message(e, names, numbering))
+        };
+    let checked = QuoteCheck::new(data, plan.dialect, numbering.skipped, error.clone());
+    let rows = batch_rows(plan.read_schema.fields().len());
+    let mut builder = arrow_csv::ReaderBuilder::new(plan.read_schema.clone())
+        .with_format(plan.format.clone())
         .with_batch_size(rows);
-    if let Some(r) = null_regex {
-        builder = builder.with_null_regex(r);
+    if let Some(r) = &plan.null_regex {
+        builder = builder.with_null_regex(r.clone());
     }
     let reader = builder
         .build(checked)
         .map_err(|e| CliError::file(path, e))?;
-    let names: Vec<String> = schema.fields().iter().map(|f| f.name().clone()).collect();
-    let infer_rows = args.infer_rows;
-    let out_schema = schema.clone();
-    let format_string = args.timestamp_format.clone();
+    let names: Vec<String> = plan
+        .schema
+        .fields()
+        .iter()
+        .map(|f| f.name().clone())
+        .collect();
+    let plan = plan.clone();
     // Records before each batch, for the line of a conversion error.
     let mut records = 0usize;
     let batches = reader.map(move |b| {
         let batch = b.map_err(|e| {
             let text = quote_error(&e, &names, &error);
             match csv_error::bad_value(&e) {
-                Some((col, value)) if !given.get(col).copied().unwrap_or(true) => {
+                Some((col, value)) if !plan.given.get(col).copied().unwrap_or(true) => {
                     let name = names.get(col).map_or("?", String::as_str);
                     format!(
-                        "{text} (the type was inferred from the first {infer_rows} records); \
+                        "{text} (the type was inferred from the first {} records); \
                          --dtypes '{name}={}' reads it",
+                        plan.infer_rows,
                         fitting(&value)
                     )
                 }
@@ -474,15 +674,13 @@ pub fn reader(
         })?;
         let first = records;
         records += batch.num_rows();
-        convert(&batch, &then, &out_schema, format_string.as_deref()).map_err(
-            |(row, col, value, why)| {
-                let line = first + row + 1 + numbering.skipped + usize::from(numbering.header);
-                let name = names.get(col).map_or("?", String::as_str);
-                format!("line {line}, column '{name}': '{value}' {why}")
-            },
-        )
+        plan.convert(&batch).map_err(|(row, col, value, why)| {
+            let line = first + row + 1 + numbering.skipped + usize::from(numbering.header);
+            let name = names.get(col).map_or("?", String::as_str);
+            format!("line {line}, column '{name}': '{value}' {why}")
+        })
     });
-    Ok((schema, Box::new(batches)))
+    Ok(Box::new(batches))
 }
 
 /// Rows per CSV batch: 8192, fewer for wide files. The CSV reader sets aside
@@ -618,7 +816,7 @@ fn check_names(
 }
 
 /// A conversion failure: row of the batch, column, value and why.
-type Failure = (usize, usize, String, String);
+pub(crate) type Failure = (usize, usize, String, String);
 
 /// The columns read as text, converted to their types.
 fn convert(
@@ -652,10 +850,86 @@ fn convert(
                 arrow_cast::cast(&ts, &DataType::Timestamp(*unit, zone.clone()))
                     .map_err(|e| (0, col, String::new(), e.to_string()))?
             }
+            Then::Naive(unit) => {
+                let text = text_of(array, col)?;
+                instants(text, *unit, None, col)?
+            }
+            Then::Named(unit, zone) => {
+                let text = text_of(array, col)?;
+                instants(text, *unit, Some(zone), col)?
+            }
         };
         columns.push(converted);
     }
     RecordBatch::try_new(schema.clone(), columns).map_err(|e| (0, 0, String::new(), e.to_string()))
+}
+
+/// A column read as text.
+fn text_of(array: &ArrayRef, col: usize) -> Result<&StringArray, Failure> {
+    array
+        .as_any()
+        .downcast_ref::<StringArray>()
+        .ok_or_else(|| (0, col, String::new(), "is not text".to_string()))
+}
+
+/// Timestamps of a column in `unit`: without a zone, each value's wall
+/// time, and a value with an offset is an error (the instant would become
+/// UTC wall time beside local ones); in a named zone, each value's instant,
+/// and a value without an offset is an error.
+fn instants(
+    text: &StringArray,
+    unit: TimeUnit,
+    zone: Option<&Arc<str>>,
+    col: usize,
+) -> Result<ArrayRef, Failure> {
+    let mut out = Vec::with_capacity(text.len());
+    for (row, v) in text.iter().enumerate() {
+        let Some(v) = v else {
+            out.push(None);
+            continue;
+        };
+        let fail = |why: String| (row, col, v.to_string(), why);
+        match (zone, has_offset(v)) {
+            (None, true) => {
+                return Err(fail(
+                    "carries a UTC offset, but the column's timestamps have no zone (its \
+                     type was inferred from values without one, or given so); --dtypes \
+                     COLUMN='timestamp(us, UTC)' keeps every value's instant"
+                        .into(),
+                ));
+            }
+            (Some(z), false) => {
+                return Err(fail(format!(
+                    "has no UTC offset: in a column of zone {z} each value needs one \
+                     (pq has no time zone database to place a wall time)"
+                )));
+            }
+            _ => {}
+        }
+        let t = arrow_cast::parse::string_to_datetime(&chrono::Utc, v)
+            .map_err(|e| fail(format!("is not a timestamp: {e}")))?;
+        let n = match unit {
+            TimeUnit::Second => Some(t.timestamp()),
+            TimeUnit::Millisecond => Some(t.timestamp_millis()),
+            TimeUnit::Microsecond => Some(t.timestamp_micros()),
+            TimeUnit::Nanosecond => t.timestamp_nanos_opt(),
+        };
+        let n = n.ok_or_else(|| fail("is out of the range of nanosecond timestamps".into()))?;
+        out.push(Some(n));
+    }
+    let zone = zone.cloned();
+    Ok(match unit {
+        TimeUnit::Second => Arc::new(TimestampSecondArray::from(out).with_timezone_opt(zone)),
+        TimeUnit::Millisecond => {
+            Arc::new(TimestampMillisecondArray::from(out).with_timezone_opt(zone))
+        }
+        TimeUnit::Microsecond => {
+            Arc::new(TimestampMicrosecondArray::from(out).with_timezone_opt(zone))
+        }
+        TimeUnit::Nanosecond => {
+            Arc::new(TimestampNanosecondArray::from(out).with_timezone_opt(zone))
+        }
+    })
 }
 
 /// Text in `format` as microseconds since the epoch: with an offset in the
@@ -689,4 +963,65 @@ fn parse_timestamps(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Record end, line and whether a quoted field is open after `text`,
+    /// fed in two reads cut at every place.
+    fn follow_all(text: &[u8], escape: Option<u8>) -> Vec<(u64, usize, bool)> {
+        let dialect = Dialect {
+            delimiter: b',',
+            quote: b'"',
+            escape,
+        };
+        (0..=text.len())
+            .map(|cut| {
+                let mut q = QuoteCheck::new(io::empty(), dialect, 0, Rc::default());
+                let (a, b) = text.split_at(cut);
+                q.follow(a);
+                q.follow(b);
+                (
+                    q.record_end(),
+                    q.line,
+                    matches!(q.state, Quoting::Quoted | Quoting::Escaped),
+                )
+            })
+            .collect()
+    }
+
+    /// Text, escape character, then the record end, line and open quote
+    /// expected after it.
+    type Case = (&'static [u8], Option<u8>, u64, usize, bool);
+
+    #[test]
+    fn record_ends_fall_outside_quotes_wherever_reads_end() {
+        let cases: &[Case] = &[
+            // A quoted line end is not a record's end.
+            (b"a,\"x\ny\"\nb", None, 8, 3, false),
+            // A quote inside an unquoted field is text: the line end after
+            // it ends the record.
+            (b"a,b\"c\nd,\"e", None, 6, 2, true),
+            // Doubled quotes stay inside the field.
+            (b"\"a\"\"\n\"\n", None, 7, 3, false),
+            // A quote after a carriage return opens a field.
+            (b"a\r\"b\nc\"\n", None, 8, 3, false),
+            // With an escape character, an escaped quote stays inside.
+            (b"\"a\\\"\nb\"\n", Some(b'\\'), 8, 3, false),
+            // Nothing closed: no record end yet.
+            (b"\"open\n", None, 0, 2, true),
+        ];
+        for &(text, escape, end, line, open) in cases {
+            for (cut, got) in follow_all(text, escape).into_iter().enumerate() {
+                assert_eq!(
+                    got,
+                    (end, line, open),
+                    "{:?} cut at {cut}",
+                    String::from_utf8_lossy(text)
+                );
+            }
+        }
+    }
 }

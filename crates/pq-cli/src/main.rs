@@ -56,6 +56,7 @@ mod arrow_hint;
 mod cat;
 mod convert;
 mod count;
+mod csv_blocks;
 mod csv_error;
 mod csv_in;
 mod dataset;
@@ -311,8 +312,10 @@ enum Command {
         /// int32, int64, uint8, uint16, uint32, uint64, float, double,
         /// decimal(P,S), string, binary, date, time, timestamp (us, no
         /// zone), timestamp(UNIT) or timestamp(UNIT, ZONE): UNIT s, ms, us
-        /// or ns, ZONE UTC or an offset (+02:00); an offset in a value is
-        /// kept as the instant.
+        /// or ns, ZONE UTC, an offset (+02:00) or a name (Europe/Paris); an
+        /// offset in a value is kept as the instant. In a named zone every
+        /// value needs its offset; in a column without a zone a value with
+        /// one is an error (never moved to UTC wall time).
         #[arg(long)]
         dtypes: Vec<String>,
         #[command(flatten)]

@@ -325,3 +325,72 @@ fn csv_options_on_parquet_input_are_a_usage_error() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn an_offset_after_the_inferred_rows_is_an_error_not_utc_wall_time() {
+    let mut csv = String::from("ts\n");
+    for s in 0..5 {
+        csv.push_str(&format!("2024-01-01T10:00:0{s}\n"));
+    }
+    csv.push_str("2024-01-01T10:00:00+02:00\n");
+    let e = convert("late_offset", &csv, &["--infer-rows", "3"]).unwrap_err();
+    assert!(
+        e.contains("line 7, column 'ts': '2024-01-01T10:00:00+02:00' carries a UTC offset"),
+        "{e}"
+    );
+    assert!(e.contains("timestamp(us, UTC)"), "{e}");
+    // Given a zone, the same file keeps every value's instant (the values
+    // without an offset are taken as UTC).
+    let b = convert(
+        "late_offset_utc",
+        &csv,
+        &["--infer-rows", "3", "--dtypes", "ts=timestamp(us, UTC)"],
+    )
+    .unwrap();
+    let v = b.column(0).as_primitive::<TimestampMicrosecondType>();
+    assert_eq!(v.value(0), 1_704_103_200_000_000);
+    assert_eq!(v.value(5), 1_704_096_000_000_000);
+}
+
+#[test]
+fn a_named_zone_keeps_each_values_instant() {
+    // Across the change to summer time in Paris.
+    let csv = "ts\n2024-03-31T01:30:00+01:00\n\n2024-03-31T03:30:00+02:00\n";
+    let b = convert(
+        "named_zone",
+        csv,
+        &["--dtypes", "ts=timestamp(ms, Europe/Paris)"],
+    )
+    .unwrap();
+    assert_eq!(
+        b.column(0).data_type(),
+        &DataType::Timestamp(TimeUnit::Millisecond, Some("Europe/Paris".into()))
+    );
+    let v = b.column(0).as_primitive::<TimestampMillisecondType>();
+    assert_eq!(v.values(), &[1_711_845_000_000, 1_711_848_600_000]);
+
+    // A wall time in a named zone cannot be placed without a time zone
+    // database: an error naming the line, never a guess.
+    let e = convert(
+        "named_zone_wall",
+        "ts\n2024-03-31T01:30:00+01:00\n2024-03-31T03:30:00\n",
+        &["--dtypes", "ts=timestamp(ms, Europe/Paris)"],
+    )
+    .unwrap_err();
+    assert!(
+        e.contains("line 3, column 'ts': '2024-03-31T03:30:00' has no UTC offset"),
+        "{e}"
+    );
+    let e = convert(
+        "named_zone_format",
+        "ts\n31/03/2024 01:30\n",
+        &[
+            "--dtypes",
+            "ts=timestamp(ms, Europe/Paris)",
+            "--timestamp-format",
+            "%d/%m/%Y %H:%M",
+        ],
+    )
+    .unwrap_err();
+    assert!(e.contains("add %z"), "{e}");
+}
