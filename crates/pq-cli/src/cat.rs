@@ -57,6 +57,8 @@ pub struct CatArgs<'a> {
     pub all_rows: bool,
     /// The width to fit a table to (`--max-width`); 0 means no limit.
     pub max_width: Option<usize>,
+    /// `--where`: only the rows it keeps.
+    pub predicate: Option<pq_arrow::predicate::Predicate>,
 }
 
 /// Rows shown at each end of a table.
@@ -75,15 +77,25 @@ pub fn run(args: &CatArgs<'_>, out: &mut impl Write) -> Result<(), CliError> {
         dataset::Options {
             columns: args.columns.clone(),
             union_by_name: args.union_by_name,
+            predicate: args.predicate.clone(),
             ..Default::default()
         },
     )?;
     let schema = table.schema();
-    let plan = match args.rows {
-        Rows::Range { offset, limit } => table.range(offset, limit),
-        Rows::Last(n) => table.last(n),
-    };
-    let batches = table.batches(plan);
+    let batches: Box<dyn Iterator<Item = Result<RecordBatch, CliError>>> =
+        if args.predicate.is_some() {
+            // Which rows match is known only once they are read: every row
+            // is planned, and the offset, limit or last rows counted after.
+            let every = table.range(0, None);
+            let matching = table.batches(every);
+            Box::new(matching_rows(matching, args.rows)?)
+        } else {
+            let plan = match args.rows {
+                Rows::Range { offset, limit } => table.range(offset, limit),
+                Rows::Last(n) => table.last(n),
+            };
+            Box::new(table.batches(plan))
+        };
     match args.format {
         Format::Jsonl => {
             let mut writer = json_writer(out);
@@ -113,6 +125,60 @@ pub fn run(args: &CatArgs<'_>, out: &mut impl Write) -> Result<(), CliError> {
         }
     }
     Ok(())
+}
+
+/// `rows` of the batches of matching rows: their offset and limit, read
+/// no further than the limit, or their last rows.
+fn matching_rows(
+    batches: impl Iterator<Item = Result<RecordBatch, CliError>> + 'static,
+    rows: Rows,
+) -> Result<Box<dyn Iterator<Item = Result<RecordBatch, CliError>>>, CliError> {
+    match rows {
+        Rows::Range { offset, limit } => {
+            let mut skip = offset;
+            let mut left = limit.unwrap_or(usize::MAX);
+            Ok(Box::new(
+                batches
+                    .map_while(move |b| {
+                        if left == 0 {
+                            return None;
+                        }
+                        Some(b.map(|b| {
+                            let from = skip.min(b.num_rows());
+                            skip -= from;
+                            let take = left.min(b.num_rows() - from);
+                            left -= take;
+                            b.slice(from, take)
+                        }))
+                    })
+                    .filter(|b| b.as_ref().map_or(true, |b| b.num_rows() > 0)),
+            ))
+        }
+        Rows::Last(n) => {
+            // Only the last `n` rows are kept while reading.
+            let mut kept: VecDeque<RecordBatch> = VecDeque::new();
+            let mut held = 0usize;
+            for b in batches {
+                let b = b?;
+                held += b.num_rows();
+                kept.push_back(b);
+                while let Some(front) = kept.front() {
+                    if held - front.num_rows() < n {
+                        break;
+                    }
+                    held -= front.num_rows();
+                    kept.pop_front();
+                }
+            }
+            if held > n
+                && let Some(front) = kept.pop_front()
+            {
+                let cut = held - n;
+                kept.push_front(front.slice(cut, front.num_rows() - cut));
+            }
+            Ok(Box::new(kept.into_iter().map(Ok)))
+        }
+    }
 }
 
 /// Prints one batch (a few rows a command computed, not read from a file)

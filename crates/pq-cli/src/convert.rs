@@ -63,6 +63,8 @@ pub struct ConvertArgs {
     pub rows_per_page: Option<usize>,
     /// `--rows-per-group`.
     pub rows_per_group: Option<usize>,
+    /// `--bloom-filter COLUMN[=NDV]`.
+    pub bloom_filters: Vec<String>,
     /// `--dtypes col=TYPE` for CSV input.
     pub dtypes: Vec<String>,
     /// `--allow-preview-encodings`: lets `--encodings` name a Preview
@@ -165,6 +167,27 @@ impl ConvertArgs {
             o = o
                 .set_column_encoding(path.clone(), enc)
                 .set_column_dictionary_enabled(path, false);
+        }
+        for b in &self.bloom_filters {
+            let (col, ndv) = match b.split_once('=') {
+                Some((col, n)) => {
+                    let ndv = n.parse::<u64>().ok().filter(|&n| n > 0).ok_or_else(|| {
+                        CliError::Usage(format!(
+                            "--bloom-filter {b}: '{n}' is not a positive count of distinct values"
+                        ))
+                    })?;
+                    (col, Some(ndv))
+                }
+                None => (b.as_str(), None),
+            };
+            if col.is_empty() {
+                return Err(CliError::Usage(format!("--bloom-filter '{b}': no column")));
+            }
+            let path = pq_format::ColumnPath::from(col.split('.').collect::<Vec<_>>().as_slice());
+            o = match ndv {
+                Some(n) => o.set_column_bloom_filter_ndv(path, n),
+                None => o.set_column_bloom_filter_enabled(path, true),
+            };
         }
         Ok(o.set_allow_preview_encodings(self.allow_preview_encodings)
             .build())

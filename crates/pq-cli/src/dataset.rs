@@ -25,6 +25,9 @@ pub struct Options {
     pub threads: usize,
     /// Check page checksums.
     pub verify_checksums: bool,
+    /// `--where`: only the rows it keeps (read every row of the plan then,
+    /// and count offsets and limits after it).
+    pub predicate: Option<pq_arrow::predicate::Predicate>,
 }
 
 /// One file of the table, as its footer describes it.
@@ -383,6 +386,9 @@ fn read_file(
     }
     if let Some(l) = slice.limit {
         reader = reader.with_limit(l);
+    }
+    if let Some(p) = &options.predicate {
+        reader = reader.with_predicate(p.clone());
     }
     let batches = reader.build().map_err(|e| CliError::file(&path, e))?;
     Ok(Box::new(batches.map(move |b| {

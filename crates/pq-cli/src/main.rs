@@ -308,6 +308,13 @@ enum Command {
         /// Most rows in a row group.
         #[arg(long)]
         rows_per_group: Option<usize>,
+        /// COLUMN[=NDV] (repeatable): write a Bloom filter for COLUMN (a
+        /// name or dotted path), sized for NDV distinct values per row
+        /// group (default: the row group's rows), at 5 % false positives.
+        /// Readers then skip row groups that cannot hold a value asked for
+        /// with = or IN.
+        #[arg(long, value_name = "COLUMN[=NDV]")]
+        bloom_filter: Vec<String>,
         /// COLUMN=TYPE (repeatable) for CSV input: boolean, int8, int16,
         /// int32, int64, uint8, uint16, uint32, uint64, float, double,
         /// decimal(P,S), string, binary, date, time, timestamp (us, no
@@ -341,6 +348,25 @@ struct ShowArgs {
     /// output is not a terminal.
     #[arg(long, value_name = "N")]
     max_width: Option<usize>,
+    /// Only the rows where EXPR holds: comparisons (= != < <= > >=), IN,
+    /// BETWEEN, IS [NOT] NULL, LIKE, AND, OR, NOT. Row groups that the
+    /// statistics, Bloom filters, dictionaries or page index rule out are
+    /// not read.
+    ///
+    /// Example: --where "l_shipmode = 'AIR' AND l_quantity < 5"
+    #[arg(long = "where", value_name = "EXPR")]
+    filter: Option<String>,
+}
+
+/// `--where`'s text as a predicate; a syntax error is a usage error.
+fn parse_where(text: Option<&str>) -> Result<Option<pq_arrow::predicate::Predicate>, CliError> {
+    text.map(|t| {
+        pq_arrow::predicate::Predicate::parse(t).map_err(|e| match e {
+            pq_arrow::Error::Request { message } => CliError::Usage(format!("--where: {message}")),
+            other => CliError::Usage(format!("--where: {other}")),
+        })
+    })
+    .transpose()
 }
 
 impl ShowArgs {
@@ -362,6 +388,7 @@ impl ShowArgs {
                 format: self.format,
                 all_rows,
                 max_width: self.max_width,
+                predicate: parse_where(self.filter.as_deref())?,
             },
             out,
         )
@@ -476,6 +503,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 union_by_name,
                 threads,
                 verify_checksums,
+                predicate: None,
             },
             &mut out,
         )?,
@@ -492,6 +520,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             page_version,
             rows_per_page,
             rows_per_group,
+            bloom_filter,
             dtypes,
             csv,
         } => convert::run(
@@ -511,6 +540,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 page_version,
                 rows_per_page,
                 rows_per_group,
+                bloom_filters: bloom_filter,
                 dtypes,
                 allow_preview_encodings,
                 csv,
