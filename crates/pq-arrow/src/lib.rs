@@ -74,6 +74,7 @@ pub use error::{Error, Location, Result};
 pub use pq_format::Limits as MetadataLimits;
 pub use pq_page::PageOptions;
 pub use reader::{
+    DEFAULT_COALESCE_GAP, DecodeResult, ParquetPushDecoder, ParquetPushDecoderBuilder,
     ParquetReader, ParquetRecordBatchReader, ProjectionMask, ProjectionSchema, ReadSeek,
     read_parquet,
 };

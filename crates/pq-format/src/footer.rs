@@ -155,8 +155,8 @@ pub enum FooterStep {
     /// Push these byte ranges of the file (absolute offsets, in order),
     /// then call [`FooterDecoder::try_decode`] again.
     NeedsData(Vec<Range<u64>>),
-    /// The decoded metadata.
-    Metadata(FileMetaData),
+    /// The decoded metadata (boxed: it is large next to a request).
+    Metadata(Box<FileMetaData>),
 }
 
 /// Decodes a file's footer without performing IO: it asks for byte
@@ -309,14 +309,14 @@ impl FooterDecoder {
                 .map(|(at, d)| (*at, d))
         };
         let Some((at, data)) = held else {
-            return Ok(FooterStep::NeedsData(vec![start..end]));
+            return Ok(FooterStep::NeedsData(std::iter::once(start..end).collect()));
         };
         let from = usize::try_from(start - at).unwrap_or(usize::MAX);
         let Some(to) = from.checked_add(len).filter(|&t| t <= data.len()) else {
-            return Ok(FooterStep::NeedsData(vec![start..end]));
+            return Ok(FooterStep::NeedsData(std::iter::once(start..end).collect()));
         };
         let buf = data.slice(from..to);
-        decode_metadata_bytes(&buf, start, &self.limits).map(FooterStep::Metadata)
+        decode_metadata_bytes(&buf, start, &self.limits).map(|m| FooterStep::Metadata(Box::new(m)))
     }
 }
 
@@ -333,7 +333,7 @@ fn drive(
                     decoder.push_range(r, data)?;
                 }
             }
-            FooterStep::Metadata(m) => return Ok(m),
+            FooterStep::Metadata(m) => return Ok(*m),
         }
     }
 }

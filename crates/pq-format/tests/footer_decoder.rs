@@ -1,5 +1,7 @@
 //! The sans-IO footer decoder: how many requests and bytes a footer costs.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use bytes::Bytes;
 use pq_format::{FooterDecoder, FooterStep, Limits};
 
@@ -25,7 +27,7 @@ fn decode(file: &Bytes, prefetch: u64) -> (pq_format::FileMetaData, usize, u64) 
                     decoder.push_range(r, data).expect("push");
                 }
             }
-            FooterStep::Metadata(m) => return (m, rounds, bytes),
+            FooterStep::Metadata(m) => return (*m, rounds, bytes),
         }
     }
 }

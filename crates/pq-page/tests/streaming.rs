@@ -1,6 +1,8 @@
 //! A page reader fed in pieces gives exactly the pages (and errors) of one
 //! given the whole chunk, however the pieces are cut.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod common;
 
 use bytes::Bytes;

@@ -12,6 +12,8 @@ use pq_format::{FileMetaData, Limits, ParquetMetaData, SchemaDescriptor};
 use pq_page::PageOptions;
 
 use super::ParquetRecordBatchReader;
+use super::core::BatchDecoder;
+use super::pieces::{DEFAULT_COALESCE_GAP, Pieces};
 use super::projection::ProjectionMask;
 use super::source::Source;
 use super::workers::Workers;
@@ -51,16 +53,99 @@ pub struct ParquetReader {
     file_len: u64,
     metadata: Arc<ParquetMetaData>,
     schema: SchemaRef,
-    projection: ProjectionMask,
-    row_groups: Option<Vec<usize>>,
-    batch_size: usize,
-    offset: usize,
-    limit: Option<usize>,
-    threads: usize,
-    pool_bytes: usize,
-    skip_arrow_metadata: bool,
-    dictionary: bool,
-    page_options: PageOptions,
+    opts: ReadOptions,
+}
+
+/// The options of a reader, shared by [`ParquetReader`] and
+/// [`ParquetPushDecoderBuilder`](super::ParquetPushDecoderBuilder).
+#[derive(Debug, Clone)]
+pub(super) struct ReadOptions {
+    pub(super) projection: ProjectionMask,
+    pub(super) row_groups: Option<Vec<usize>>,
+    pub(super) batch_size: usize,
+    pub(super) offset: usize,
+    pub(super) limit: Option<usize>,
+    pub(super) threads: usize,
+    pub(super) pool_bytes: usize,
+    pub(super) skip_arrow_metadata: bool,
+    pub(super) dictionary: bool,
+    pub(super) page_options: PageOptions,
+    pub(super) coalesce_gap: u64,
+}
+
+impl ReadOptions {
+    /// The defaults, with page header limits from `limits`.
+    pub(super) fn new(limits: &Limits) -> Self {
+        ReadOptions {
+            projection: ProjectionMask::all(),
+            row_groups: None,
+            batch_size: 8192,
+            offset: 0,
+            limit: None,
+            threads: 1,
+            pool_bytes: DEFAULT_POOL_BYTES,
+            skip_arrow_metadata: false,
+            dictionary: false,
+            page_options: default_page_options().with_format_limits(limits.clone()),
+            coalesce_gap: DEFAULT_COALESCE_GAP,
+        }
+    }
+
+    /// The decoder of the batches of the file of `file_len` bytes whose
+    /// metadata is `metadata`, with these options.
+    pub(super) fn decoder(
+        self,
+        metadata: Arc<ParquetMetaData>,
+        file_len: u64,
+    ) -> Result<BatchDecoder> {
+        let selected = self.projection.selected(metadata.schema.columns().len())?;
+        let converted = convert(
+            &metadata.schema,
+            metadata.key_value_metadata.as_deref(),
+            &|i| selected.contains(&i),
+            self.skip_arrow_metadata,
+            self.dictionary,
+        )?;
+        let n_rg = metadata.row_groups.len();
+        let row_groups = match self.row_groups {
+            Some(rgs) => {
+                if let Some(bad) = rgs.iter().find(|&&r| r >= n_rg) {
+                    return Err(Error::Request {
+                        message: format!("row group {bad} does not exist: the file has {n_rg}"),
+                    });
+                }
+                rgs
+            }
+            None => (0..n_rg).collect(),
+        };
+        let mut leaf_types = HashMap::new();
+        if let Some(root) = &converted.root {
+            collect_leaf_types(root, 0, &mut leaf_types);
+        }
+        let threads = self.threads.max(1);
+        Ok(BatchDecoder {
+            file_len,
+            metadata,
+            schema: converted.schema,
+            root: converted.root,
+            leaf_types,
+            row_groups,
+            next_rg: 0,
+            current: None,
+            finishing: Vec::new(),
+            page_buffers: Vec::new(),
+            workers: Workers::new(threads - 1),
+            ahead: if threads > 1 { 4 * threads } else { 1 },
+            pool: Pool::new(self.pool_bytes),
+            batch_size: self.batch_size,
+            to_skip: self.offset,
+            remaining: self.limit,
+            page_options: self.page_options,
+            pieces: Pieces::default(),
+            coalesce_gap: self.coalesce_gap,
+            peak_buffered: 0,
+        })
+    }
 }
 
 fn format_err(source: pq_format::FormatError) -> Error {
@@ -95,7 +180,7 @@ impl ParquetReader {
             source,
         })?;
         let md = pq_format::read_metadata(&mut f, limits).map_err(format_err)?;
-        Self::new(Source::Path(path.to_path_buf()), file_len, md, limits)
+        Self::new(Source::File(f), file_len, md, limits)
     }
 
     /// Reads from any `Read + Seek`: the footer now, the chosen column
@@ -145,16 +230,7 @@ impl ParquetReader {
             file_len,
             metadata: Arc::new(md),
             schema: converted.schema,
-            projection: ProjectionMask::all(),
-            row_groups: None,
-            batch_size: 8192,
-            offset: 0,
-            limit: None,
-            threads: 1,
-            pool_bytes: DEFAULT_POOL_BYTES,
-            skip_arrow_metadata: false,
-            dictionary: false,
-            page_options: default_page_options().with_format_limits(limits.clone()),
+            opts: ReadOptions::new(limits),
         })
     }
 
@@ -202,31 +278,31 @@ impl ParquetReader {
     /// [`parquet_schema`](Self::parquet_schema)); the default reads all.
     /// Unknown columns are an error of [`build`](Self::build).
     pub fn with_projection(mut self, mask: ProjectionMask) -> Self {
-        self.projection = mask;
+        self.opts.projection = mask;
         self
     }
 
     /// Reads only these row groups, in this order.
     pub fn with_row_groups(mut self, row_groups: impl IntoIterator<Item = usize>) -> Self {
-        self.row_groups = Some(row_groups.into_iter().collect());
+        self.opts.row_groups = Some(row_groups.into_iter().collect());
         self
     }
 
     /// Rows per batch (default 8192; at least 1).
     pub fn with_batch_size(mut self, batch_size: usize) -> Self {
-        self.batch_size = batch_size.max(1);
+        self.opts.batch_size = batch_size.max(1);
         self
     }
 
     /// Skips this many rows (of the chosen row groups) first.
     pub fn with_offset(mut self, offset: usize) -> Self {
-        self.offset = offset;
+        self.opts.offset = offset;
         self
     }
 
     /// Reads at most this many rows.
     pub fn with_limit(mut self, limit: usize) -> Self {
-        self.limit = Some(limit);
+        self.opts.limit = Some(limit);
         self
     }
 
@@ -262,7 +338,7 @@ impl ParquetReader {
     /// # Ok::<(), pq_arrow::Error>(())
     /// ```
     pub fn with_threads(mut self, threads: usize) -> Self {
-        self.threads = threads.max(1);
+        self.opts.threads = threads.max(1);
         self
     }
 
@@ -287,14 +363,14 @@ impl ParquetReader {
     /// # Ok::<(), pq_arrow::Error>(())
     /// ```
     pub fn with_buffer_pool(mut self, bytes: usize) -> Self {
-        self.pool_bytes = bytes;
+        self.opts.pool_bytes = bytes;
         self
     }
 
     /// Ignores the `ARROW:schema` hint: types come from the Parquet schema
     /// alone.
     pub fn with_skip_arrow_metadata(mut self, skip: bool) -> Self {
-        self.skip_arrow_metadata = skip;
+        self.opts.skip_arrow_metadata = skip;
         self
     }
 
@@ -321,13 +397,13 @@ impl ParquetReader {
     /// # }
     /// ```
     pub fn with_dictionary(mut self, dictionary: bool) -> Self {
-        self.dictionary = dictionary;
+        self.opts.dictionary = dictionary;
         self
     }
 
     /// Verifies page checksums where pages have one (default off).
     pub fn with_verify_checksums(mut self, verify: bool) -> Self {
-        self.page_options = self.page_options.with_verify_checksums(verify);
+        self.opts.page_options = self.opts.page_options.with_verify_checksums(verify);
         self
     }
 
@@ -350,66 +426,22 @@ impl ParquetReader {
     /// # }
     /// ```
     pub fn with_page_options(mut self, options: PageOptions) -> Self {
-        self.page_options = options;
+        self.opts.page_options = options;
         self
     }
 
     /// Checks the options and gives the iterator of batches.
     pub fn build(self) -> Result<ParquetRecordBatchReader> {
-        let selected = self.projection.selected(self.leaf_columns().len())?;
-        let converted = convert(
-            &self.metadata.schema,
-            self.metadata.key_value_metadata.as_deref(),
-            &|i| selected.contains(&i),
-            self.skip_arrow_metadata,
-            self.dictionary,
-        )?;
-        let n_rg = self.metadata.row_groups.len();
-        let row_groups = match self.row_groups {
-            Some(rgs) => {
-                if let Some(bad) = rgs.iter().find(|&&r| r >= n_rg) {
-                    return Err(Error::Request {
-                        message: format!("row group {bad} does not exist: the file has {n_rg}"),
-                    });
-                }
-                rgs
-            }
-            None => (0..n_rg).collect(),
-        };
-        let mut leaf_types = HashMap::new();
-        if let Some(root) = &converted.root {
-            collect_leaf_types(root, 0, &mut leaf_types);
-        }
         Ok(ParquetRecordBatchReader {
+            core: self.opts.decoder(self.metadata, self.file_len)?,
             source: self.source,
-            file_len: self.file_len,
-            metadata: self.metadata,
-            schema: converted.schema,
-            root: converted.root,
-            leaf_types,
-            row_groups,
-            next_rg: 0,
-            current: None,
-            page_buffers: Vec::new(),
-            workers: Workers::new(self.threads - 1),
-            ahead: if self.threads > 1 {
-                4 * self.threads
-            } else {
-                1
-            },
-            pool: Pool::new(self.pool_bytes),
-            batch_size: self.batch_size,
-            to_skip: self.offset,
-            remaining: self.limit,
-            page_options: self.page_options,
             failed: false,
+            requests: 0,
+            bytes_read: 0,
         })
     }
 }
 
-/// Page options of the reader: pages and dictionaries up to the 2 GiB a page
-/// header can declare, as other readers accept (real files hold 1 GiB
-/// dictionary pages).
 fn default_page_options() -> PageOptions {
     PageOptions::default()
         .with_compress_limits(

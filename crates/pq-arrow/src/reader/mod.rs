@@ -2,13 +2,19 @@
 //! `RecordBatch`es.
 //!
 //! `builder` opens a file and holds the options, `projection` turns
-//! the chosen columns into leaf columns, `source` reads byte ranges of
-//! the file, `batches` is the iterator that opens row groups and
-//! assembles batches, and `workers` are its decoding threads.
+//! the chosen columns into leaf columns, `core` is the sans-IO state
+//! machine that opens row groups and assembles batches, asking for the
+//! bytes of the pages it needs (`pieces` keeps what is pushed to it and
+//! merges its requests), `workers` are its decoding threads, `push` is the
+//! core as a public push decoder, and `batches` the iterator that drives
+//! the core with reads from a `source`.
 
 mod batches;
 mod builder;
+mod core;
+mod pieces;
 mod projection;
+mod push;
 mod source;
 mod workers;
 
@@ -20,7 +26,9 @@ use crate::error::Result;
 
 pub use batches::ParquetRecordBatchReader;
 pub use builder::ParquetReader;
+pub use pieces::DEFAULT_COALESCE_GAP;
 pub use projection::{ProjectionMask, ProjectionSchema};
+pub use push::{DecodeResult, ParquetPushDecoder, ParquetPushDecoderBuilder};
 pub use source::ReadSeek;
 
 /// Reads a whole file into batches of 8192 rows.
