@@ -18,6 +18,10 @@
 //! picked again until the caller has pushed the bytes it needs
 //! ([`RowGroupTasks::deliver`]); the caller's [`RowGroupTasks::next_batch`]
 //! returns those needs instead of blocking when it has nothing to decode.
+//! With decoding threads, it asks with them for the next page of every
+//! other column that does not hold it yet (one page ahead per column, the
+//! budget that bounds memory), so that the threads find their pages there
+//! when they reach them instead of waiting for the caller's next read.
 
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -77,6 +81,8 @@ struct Slot {
     broken: bool,
     /// The bytes (absolute file range) its batch waits for, if any.
     need: Option<Range<u64>>,
+    /// Its next page's bytes, asked for ahead and not delivered yet.
+    ahead: Option<Range<u64>>,
 }
 
 /// Bytes from an absolute offset covering a range, or `None` while they
@@ -116,6 +122,8 @@ pub(crate) struct RowGroupTasks {
     state: Mutex<State>,
     changed: Condvar,
     ahead: usize,
+    /// Whether the columns' next pages are asked for ahead.
+    read_ahead: bool,
 }
 
 /// A task taken: decode batch `batch` of slot `slot`.
@@ -139,6 +147,7 @@ impl RowGroupTasks {
                 last_thread: 0,
                 broken: false,
                 need: None,
+                ahead: None,
             })
             .collect();
         RowGroupTasks {
@@ -153,7 +162,16 @@ impl RowGroupTasks {
             }),
             changed: Condvar::new(),
             ahead: ahead.max(1),
+            read_ahead: false,
         }
+    }
+
+    /// Asks for the columns' next pages ahead (see the module's comment):
+    /// worth a page per column of memory only when threads decode while
+    /// the caller reads.
+    pub(crate) fn with_read_ahead(mut self, on: bool) -> Self {
+        self.read_ahead = on;
+        self
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -265,20 +283,36 @@ impl RowGroupTasks {
             slots, buffered, ..
         } = &mut *state;
         for s in slots.iter_mut() {
-            let (Some(need), Some(reader)) = (&s.need, s.reader.as_mut()) else {
+            let Some(reader) = s.reader.as_mut() else {
+                // Being decoded: what it asked ahead waits for its return.
                 continue;
             };
-            if let Some((offset, data)) = fetch(need) {
-                let before = reader.buffered_bytes();
-                reader.push(offset, data);
-                *buffered = buffered.saturating_sub(before) + reader.buffered_bytes();
-                s.need = None;
-                delivered = true;
+            for want in [&mut s.need, &mut s.ahead] {
+                let Some(range) = want.as_ref() else {
+                    continue;
+                };
+                if let Some((offset, data)) = fetch(range) {
+                    let before = reader.buffered_bytes();
+                    reader.push(offset, data);
+                    *buffered = buffered.saturating_sub(before) + reader.buffered_bytes();
+                    *want = None;
+                    delivered = true;
+                }
             }
         }
         if delivered && state.waiting > 0 {
             self.changed.notify_all();
         }
+    }
+
+    /// The ranges asked for and not delivered yet.
+    pub(crate) fn outstanding(&self) -> Vec<Range<u64>> {
+        let state = self.lock();
+        state
+            .slots
+            .iter()
+            .flat_map(|s| s.need.iter().chain(s.ahead.iter()).cloned())
+            .collect()
     }
 
     /// Bytes of the file the row group's readers hold.
@@ -332,9 +366,7 @@ impl RowGroupTasks {
                 // Nothing to decode here until bytes come: the caller
                 // fetches them (the other threads go on meanwhile).
                 None if state.slots.iter().any(|s| s.need.is_some()) => {
-                    return Next::Needs(
-                        state.slots.iter().filter_map(|s| s.need.clone()).collect(),
-                    );
+                    return Next::Needs(self.needs(&mut state));
                 }
                 // No task to take and none being decoded: nothing can
                 // complete the batch (cannot happen unless a column broke
@@ -345,6 +377,27 @@ impl RowGroupTasks {
                 None => state = self.wait(state),
             }
         }
+    }
+
+    /// The bytes columns wait for, and the next pages of the columns
+    /// that do not hold them yet (asked for once each).
+    fn needs(&self, state: &mut State) -> Vec<Range<u64>> {
+        let batches = state.sizes.len();
+        let mut out = Vec::new();
+        for s in &mut state.slots {
+            out.extend(s.need.clone());
+            if self.read_ahead
+                && s.ahead.is_none()
+                && s.need.is_none()
+                && !s.broken
+                && s.next < batches
+                && let Some(reader) = &s.reader
+            {
+                s.ahead = reader.next_request();
+            }
+            out.extend(s.ahead.clone());
+        }
+        out
     }
 
     /// Work for a decoding thread: tasks until none is left, or the caller

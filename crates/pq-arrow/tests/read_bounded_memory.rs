@@ -57,26 +57,39 @@ fn a_path_is_read_a_few_pages_per_column_at_a_time() {
         .total_compressed_size as usize;
     assert_eq!(reader.num_row_groups(), 1);
     assert!(chunk > 16 * PAGE, "a chunk of {chunk} bytes");
-    let mut batches = reader.build().unwrap();
-    let mut rows = 0;
-    while let Some(b) = batches.next_batch().unwrap() {
-        rows += b.num_rows();
+    drop(reader);
+    // With decoding threads, each column's next page is also read ahead.
+    for threads in [1, 3] {
+        let mut batches = ParquetReader::open(&path)
+            .unwrap()
+            .with_threads(threads)
+            .build()
+            .unwrap();
+        let mut rows = 0;
+        while let Some(b) = batches.next_batch().unwrap() {
+            rows += b.num_rows();
+        }
+        assert_eq!(rows, ROWS);
+        let peak = batches.peak_buffered_bytes();
+        let budget = COLUMNS * 4 * PAGE;
+        println!(
+            "{threads} threads: peak {peak} bytes held, chunk {chunk} bytes, {} requests, \
+             {} bytes read",
+            batches.requests(),
+            batches.bytes_read()
+        );
+        assert!(peak > 0);
+        assert!(
+            peak <= budget,
+            "{threads} threads: {peak} bytes held at once, more than {budget} (4 pages per column)"
+        );
+        // Every byte of the chunks read about once.
+        let data: u64 = (COLUMNS * chunk) as u64;
+        assert!(
+            batches.bytes_read() >= data && batches.bytes_read() < data + data / 8,
+            "{threads} threads: {} bytes read for {data}",
+            batches.bytes_read()
+        );
     }
-    assert_eq!(rows, ROWS);
-    let peak = batches.peak_buffered_bytes();
-    let budget = COLUMNS * 4 * PAGE;
-    println!(
-        "peak {peak} bytes held, chunk {chunk} bytes, {} requests, {} bytes read",
-        batches.requests(),
-        batches.bytes_read()
-    );
-    assert!(peak > 0);
-    assert!(
-        peak <= budget,
-        "{peak} bytes held at once, more than {budget} (4 pages per column)"
-    );
-    // Every byte of the chunks read about once.
-    let data: u64 = (COLUMNS * chunk) as u64;
-    assert!(batches.bytes_read() >= data && batches.bytes_read() < data + data / 8);
     std::fs::remove_dir_all(&dir).unwrap();
 }

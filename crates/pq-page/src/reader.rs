@@ -367,6 +367,18 @@ impl PageReader {
         self.buf.len()
     }
 
+    /// The bytes the next page will ask for, when they are not all held:
+    /// to read them ahead while the current page is decoded. `None` after
+    /// the last page.
+    pub fn next_request(&self) -> Option<Range<u64>> {
+        if self.values_seen >= self.ctx.num_values || self.pos >= self.chunk_len {
+            return None;
+        }
+        let want = self.request(self.pos, self.guess());
+        let held_end = self.held_from().saturating_add(self.buf.len() as u64);
+        (self.held_from() > want.start || held_end < want.end).then_some(want)
+    }
+
     /// The absolute range `[chunk start + from, chunk start + from + len)`,
     /// cut at the chunk's end.
     fn request(&self, from: usize, len: usize) -> Range<u64> {

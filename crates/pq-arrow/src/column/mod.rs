@@ -412,6 +412,12 @@ impl LeafReader {
         self.pages.push(offset, data);
     }
 
+    /// The bytes its next page will need when they are not held yet (see
+    /// [`PageReader::next_request`]).
+    pub(crate) fn next_request(&self) -> Option<Range<u64>> {
+        self.pages.next_request()
+    }
+
     /// Bytes of the file the reader holds (see
     /// [`PageReader::buffered_bytes`]).
     pub(crate) fn buffered_bytes(&self) -> usize {

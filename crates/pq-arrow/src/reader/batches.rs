@@ -81,10 +81,12 @@ impl ParquetRecordBatchReader {
         self.bytes_read
     }
 
-    /// The most bytes of the file the reader has held at once: pages
-    /// read and not yet decoded, and the pages being decoded, of every
-    /// column (not the decoded batches). From `Bytes` it counts the slices
-    /// held, which cost no memory of their own.
+    /// The most bytes of the file the reader has held at once: the bytes
+    /// each column's page reader holds (its current page, and its next one
+    /// once read; a page being decoded may keep one older buffer alive
+    /// until it is done) and bytes read but not yet handed to a column. Not
+    /// the decoded batches. From `Bytes` it counts the slices held, which
+    /// cost no memory of their own.
     pub fn peak_buffered_bytes(&self) -> usize {
         self.core.peak_buffered_bytes()
     }

@@ -203,7 +203,10 @@ impl ParquetReader {
         Self::new(Source::Reader(Box::new(reader)), file_len, md, limits)
     }
 
-    /// Reads a file held in memory.
+    /// Reads a file held in memory. Pages are slices of `bytes`, never
+    /// copies, so a memory-mapped file is read without copying when its
+    /// mapping is made a `Bytes`: with the `memmap2` crate,
+    /// `Bytes::from_owner(unsafe { memmap2::Mmap::map(&file)? })`.
     pub fn from_bytes(bytes: Bytes) -> Result<Self> {
         Self::from_bytes_with_limits(bytes, &Limits::default())
     }

@@ -96,7 +96,8 @@ impl BatchDecoder {
 
     /// Gives the decoder the bytes of the file from absolute offset
     /// `offset`. They are kept only while a range it asked for and has not
-    /// yet been given overlaps them.
+    /// yet been given overlaps them (so bytes pushed ahead of any request
+    /// are dropped at the next delivery).
     pub(crate) fn push_range(&mut self, offset: u64, data: Bytes) {
         self.pieces.push(offset, data);
         self.note_buffered();
@@ -148,15 +149,29 @@ impl BatchDecoder {
                 any = true;
             }
         }
+        // What the readers took, they hold: the pieces are kept only for
+        // what is still awaited.
+        let mut outstanding = self
+            .current
+            .as_ref()
+            .map(|s| s.tasks.outstanding())
+            .unwrap_or_default();
+        outstanding.extend(self.finishing.iter().filter_map(|(_, _, n)| n.clone()));
+        self.pieces.keep_for(&outstanding);
         self.note_buffered();
         any
     }
 
-    /// Asks for `ranges` (merged), dropping the pushed bytes that serve
-    /// none of them.
+    /// Asks for `ranges` (merged) but those the pushed bytes already cover
+    /// (asked ahead for a reader that is busy), dropping the pushed bytes
+    /// that serve none of them.
     fn needs(&mut self, ranges: Vec<Range<u64>>) -> Decoded {
         self.pieces.keep_for(&ranges);
-        Decoded::Needs(coalesce(ranges, self.coalesce_gap))
+        let missing = ranges
+            .into_iter()
+            .filter(|r| !self.pieces.covers(r))
+            .collect();
+        Decoded::Needs(coalesce(missing, self.coalesce_gap))
     }
 
     fn open_row_group(&mut self, rg_index: usize) -> Result<RowGroupState> {
@@ -265,7 +280,9 @@ impl BatchDecoder {
             read,
             size: self.batch_size,
         };
-        let tasks = Arc::new(RowGroupTasks::new(readers, sizes, self.ahead));
+        let tasks = Arc::new(
+            RowGroupTasks::new(readers, sizes, self.ahead).with_read_ahead(self.workers.any()),
+        );
         self.workers.share(&tasks);
         Ok(RowGroupState {
             index: rg_index,
@@ -401,7 +418,12 @@ impl BatchDecoder {
                         if self.deliver() {
                             continue;
                         }
-                        return Ok(self.needs(ranges));
+                        match self.needs(ranges) {
+                            // Only reads ahead for busy readers, all pushed:
+                            // nothing to ask.
+                            Decoded::Needs(r) if r.is_empty() => continue,
+                            needs => return Ok(needs),
+                        }
                     }
                     Next::Done => {
                         let (readers, all) = state.tasks.close();

@@ -82,6 +82,25 @@ impl Pieces {
         Some((need.start, Bytes::from(out)))
     }
 
+    /// Whether the pieces cover `need` (what [`cover`](Self::cover)
+    /// would give, without joining anything).
+    pub(crate) fn covers(&self, need: &Range<u64>) -> bool {
+        let mut at = need.start;
+        while at < need.end {
+            let reach = self
+                .pieces
+                .iter()
+                .filter(|(o, d)| *o <= at && o.saturating_add(d.len() as u64) > at)
+                .map(|(o, d)| o.saturating_add(d.len() as u64))
+                .max();
+            match reach {
+                Some(end) => at = end,
+                None => return false,
+            }
+        }
+        true
+    }
+
     /// Drops the pieces that hold nothing of `ranges`.
     pub(crate) fn keep_for(&mut self, ranges: &[Range<u64>]) {
         self.pieces.retain(|(o, d)| {
@@ -128,6 +147,7 @@ mod tests {
         let (o, d) = p.cover(&(12..35)).expect("joined");
         assert_eq!((o, &d[..]), (12, &file[12..35]));
         assert!(p.cover(&(5..12)).is_none());
+        assert!(p.covers(&(12..35)) && p.covers(&(12..15)) && !p.covers(&(5..12)));
         assert!(p.cover(&(30..41)).is_none());
         p.keep_for(&[21..22, 1000..1001]);
         assert_eq!(p.bytes(), 5 + 22);
