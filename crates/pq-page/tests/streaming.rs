@@ -18,17 +18,18 @@ enum Feed {
     Over,
 }
 
-/// Every page of the chunk as text, then the error if any.
-fn pages(mut reader: PageReader, file: &Bytes, feed: Feed) -> (Vec<String>, usize) {
+/// Every page of the chunk as text, then the error if any; and where
+/// each request started.
+fn pages(mut reader: PageReader, file: &Bytes, feed: Feed) -> (Vec<String>, Vec<u64>) {
     let mut out = Vec::new();
-    let mut requests = 0;
+    let mut requests = Vec::new();
     loop {
         match reader.poll_page() {
             Ok(PageStep::Page(p)) => out.push(format!("{p:?}")),
             Ok(PageStep::End) => break,
             Ok(PageStep::Needs(r)) => {
-                requests += 1;
-                assert!(requests < 1_000_000, "no progress");
+                requests.push(r.start);
+                assert!(requests.len() < 1_000_000, "no progress");
                 assert!(r.start < r.end, "empty request {r:?}");
                 let end = match feed {
                     Feed::Exact => r.end,
@@ -45,15 +46,23 @@ fn pages(mut reader: PageReader, file: &Bytes, feed: Feed) -> (Vec<String>, usiz
     (out, requests)
 }
 
-fn whole(reader: PageReader) -> Vec<String> {
+/// Every page as text, then the error if any; and where each page starts.
+fn whole(reader: PageReader) -> (Vec<String>, Vec<u64>) {
     let mut out = Vec::new();
+    let mut starts = Vec::new();
     for p in reader {
         match p {
-            Ok(p) => out.push(format!("{p:?}")),
+            Ok(p) => {
+                starts.push(match &p {
+                    pq_page::Page::Data(d) => d.file_offset,
+                    pq_page::Page::Dictionary(d) => d.file_offset,
+                });
+                out.push(format!("{p:?}"));
+            }
             Err(e) => out.push(format!("error: {e}")),
         }
     }
-    out
+    (out, starts)
 }
 
 fn check_file(path: &std::path::Path) -> usize {
@@ -92,9 +101,10 @@ fn check_file(path: &std::path::Path) -> usize {
             let total = cmd.total_uncompressed_size;
             let options = PageOptions::default().with_verify_checksums(true);
             let data = file.slice(range.start as usize..range.end as usize);
-            let expected = whole(
+            let (expected, starts) = whole(
                 PageReader::new(data, ctx.clone(), &options).with_total_uncompressed_size(total),
             );
+            let failed = expected.last().is_some_and(|p| p.starts_with("error"));
             let len = range.end - range.start;
             for min_read in [1usize, 13, 64 << 10] {
                 for feed in [Feed::Exact, Feed::Over] {
@@ -110,7 +120,22 @@ fn check_file(path: &std::path::Path) -> usize {
                         ctx.column
                     );
                     if len > 0 && !expected.is_empty() {
-                        assert!(requests > 0);
+                        assert!(!requests.is_empty());
+                    }
+                    // Every request starts at a page's first byte, so that
+                    // no page is joined from pieces (chunks that fail, or
+                    // skip index pages, aside).
+                    if !failed {
+                        let stray: Vec<_> = requests
+                            .iter()
+                            .filter(|r| !starts.contains(r) && **r != range.start)
+                            .collect();
+                        assert!(
+                            stray.is_empty(),
+                            "{}: column {} requests {stray:?} start inside pages",
+                            path.display(),
+                            ctx.column
+                        );
                     }
                 }
             }
