@@ -3,7 +3,8 @@
 //! one-line error) are the same from `Bytes`, a path, a `Read + Seek` and
 //! the push decoder, with 1 and 3 threads, however the pushed bytes are cut
 //! (tiny pieces, pieces past the range asked for, pushes out of order,
-//! requests answered over several rounds).
+//! requests answered over several rounds) and however small the reads it
+//! asks for.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -122,6 +123,9 @@ fn push(file: &Bytes, threads: usize, seed: u64) -> Outcome {
         .with_threads(threads)
         .with_footer_prefetch(if rng.chance(50) { 16 } else { 64 << 10 })
         .with_coalesce_gap(rng.below(4096))
+        // From a byte at first (a header read over several rounds, a
+        // batch stopped at every page) to the default.
+        .with_min_page_read([1, 97, 64 << 10][rng.index(3)])
         .build();
     let mut decoder = match decoder {
         Ok(d) => d,

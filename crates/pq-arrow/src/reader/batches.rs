@@ -59,7 +59,7 @@ impl ParquetRecordBatchReader {
                 Decoded::Finished => return Ok(None),
                 Decoded::Needs(ranges) => {
                     for r in ranges {
-                        let data = self.source.read(&r)?;
+                        let data = self.source.read(&r, &self.core.location_of(r.start))?;
                         self.requests += 1;
                         self.bytes_read += data.len() as u64;
                         self.core.push_range(r.start, data);

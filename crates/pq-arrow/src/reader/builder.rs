@@ -144,6 +144,7 @@ impl ReadOptions {
             pieces: Pieces::default(),
             coalesce_gap: self.coalesce_gap,
             peak_buffered: 0,
+            chunks: Vec::new(),
         })
     }
 }

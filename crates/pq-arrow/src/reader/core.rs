@@ -74,6 +74,9 @@ pub(crate) struct BatchDecoder {
     /// The most bytes of the file held at once (pushed pieces and the
     /// readers' pages).
     pub(super) peak_buffered: usize,
+    /// The byte range and location of each chunk of the row group, to
+    /// name the chunk a failed read was for.
+    pub(super) chunks: Vec<(Range<u64>, Location)>,
 }
 
 /// The row group being read: one reader per projected leaf column, read
@@ -116,6 +119,16 @@ impl BatchDecoder {
             .map(|(_, r, _)| r.buffered_bytes())
             .sum();
         self.pieces.bytes() + readers + finishing
+    }
+
+    /// Where in the file `offset` is: the chunk of the current row group
+    /// that holds it, for errors of reads made for the decoder.
+    pub(crate) fn location_of(&self, offset: u64) -> Location {
+        self.chunks
+            .iter()
+            .find(|(r, _)| r.contains(&offset))
+            .map_or_else(Location::default, |(_, at)| at.clone())
+            .at_offset(offset)
     }
 
     /// The most bytes of the file held at once so far (see
@@ -193,6 +206,7 @@ impl BatchDecoder {
         let mut selected: Vec<usize> = self.leaf_types.keys().copied().collect();
         selected.sort_unstable();
         let mut readers = Vec::with_capacity(selected.len());
+        self.chunks.clear();
         for ci in selected {
             let Some(leaf) = self.metadata.schema.column(ci).cloned() else {
                 continue;
@@ -231,6 +245,7 @@ impl BatchDecoder {
             }
             let range = pq_page::column_chunk_range(cmd, self.file_len, md.created_by.as_deref())
                 .map_err(|source| crate::error::page_err(source, &at))?;
+            self.chunks.push((range.clone(), at.clone()));
             let codec =
                 pq_compress::Codec::from_thrift(cmd.codec.0).map_err(|source| Error::Compress {
                     at: Box::new(at.clone()),

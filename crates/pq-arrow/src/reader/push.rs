@@ -289,6 +289,15 @@ impl ParquetPushDecoderBuilder {
         self
     }
 
+    /// The fewest bytes asked for a page whose size is not known yet
+    /// (default [`PageOptions::DEFAULT_MIN_READ`]; see
+    /// [`PageOptions::min_read`]). Larger reads mean fewer requests; each
+    /// column holds at least this much.
+    pub fn with_min_page_read(mut self, bytes: usize) -> Self {
+        self.opts.page_options = self.opts.page_options.clone().with_min_read(bytes);
+        self
+    }
+
     /// See [`ParquetReader::with_projection`](super::ParquetReader::with_projection).
     pub fn with_projection(mut self, mask: ProjectionMask) -> Self {
         self.opts.projection = mask;

@@ -34,24 +34,24 @@ impl std::fmt::Debug for Source {
 }
 
 impl Source {
-    /// Bytes of the file from `range.start` covering `range`. From
-    /// `Bytes`, the rest of the file: a slice costs nothing, and the
-    /// decoder then finds every later page in it without asking again.
-    pub(super) fn read(&mut self, range: &Range<u64>) -> Result<Bytes> {
+    /// Bytes of the file from `range.start` covering `range`; `at` names
+    /// where they are in errors. From `Bytes`, the rest of the file: a
+    /// slice costs nothing, and the decoder then finds every later page of
+    /// the chunk in it without asking again.
+    pub(super) fn read(&mut self, range: &Range<u64>, at: &Location) -> Result<Bytes> {
         let start = range.start;
-        let at = Location::default().at_offset(start);
         let io = |source| Error::Io {
             at: Box::new(at.clone()),
             source,
         };
         let len = usize::try_from(range.end.saturating_sub(start))
-            .map_err(|_| data_err(&at, "byte range larger than memory"))?;
+            .map_err(|_| data_err(at, "byte range larger than memory"))?;
         match self {
             Source::Bytes(b) => {
                 let s = usize::try_from(start).unwrap_or(usize::MAX);
                 if s.checked_add(len).is_none_or(|e| e > b.len()) {
                     return Err(data_err(
-                        &at,
+                        at,
                         format!("a read of {len} bytes ends past the file"),
                     ));
                 }
