@@ -1,7 +1,8 @@
 //! The reader: open a file, choose columns and row groups, iterate
 //! `RecordBatch`es.
 //!
-//! `builder` opens a file and holds the options, `projection` turns
+//! `builder` opens a file, `options` holds the options (shared with the
+//! push decoder) and builds the core from them, `projection` turns
 //! the chosen columns into leaf columns, `core` is the sans-IO state
 //! machine that opens row groups and assembles batches, asking for the
 //! bytes of the pages it needs (`pieces` keeps what is pushed to it and
@@ -9,6 +10,9 @@
 //! core as a public push decoder, and `batches` the iterator that drives
 //! the core with reads from a `source`.
 
+// First: its setters macro serves the modules after it.
+#[macro_use]
+mod options;
 mod batches;
 mod builder;
 mod core;

@@ -9,12 +9,10 @@ use arrow_array::RecordBatch;
 use arrow_schema::SchemaRef;
 use bytes::Bytes;
 use pq_format::{FooterDecoder, FooterStep, Limits, ParquetMetaData};
-use pq_page::PageOptions;
 
-use super::builder::ReadOptions;
 use super::core::{BatchDecoder, Decoded};
+use super::options::ReadOptions;
 use super::pieces::{Pieces, coalesce};
-use super::projection::ProjectionMask;
 use crate::error::{Error, Result};
 
 /// What [`ParquetPushDecoder::try_decode`] gave.
@@ -99,8 +97,10 @@ enum State {
 }
 
 /// Options of a [`ParquetPushDecoder`]: those of
-/// [`ParquetReader`](super::ParquetReader), with the same defaults, plus
-/// how bytes are asked for.
+/// [`ParquetReader`](super::ParquetReader), with the same setters and
+/// defaults, plus how bytes are asked for. (The decoding threads never
+/// perform IO: a column waiting for bytes is left aside until they are
+/// pushed.)
 #[derive(Debug, Clone)]
 pub struct ParquetPushDecoderBuilder {
     file_len: u64,
@@ -290,82 +290,16 @@ impl ParquetPushDecoderBuilder {
     }
 
     /// The fewest bytes asked for a page whose size is not known yet
-    /// (default [`PageOptions::DEFAULT_MIN_READ`]; see
-    /// [`PageOptions::min_read`]). Larger reads mean fewer requests; each
-    /// column holds at least this much.
+    /// (default 64 KiB; see [`PageOptions::min_read`]). Larger reads mean
+    /// fewer requests; each column holds at least this much.
+    ///
+    /// [`PageOptions::min_read`]: pq_page::PageOptions::min_read
     pub fn with_min_page_read(mut self, bytes: usize) -> Self {
         self.opts.page_options = self.opts.page_options.clone().with_min_read(bytes);
         self
     }
 
-    /// See [`ParquetReader::with_projection`](super::ParquetReader::with_projection).
-    pub fn with_projection(mut self, mask: ProjectionMask) -> Self {
-        self.opts.projection = mask;
-        self
-    }
-
-    /// See [`ParquetReader::with_row_groups`](super::ParquetReader::with_row_groups).
-    pub fn with_row_groups(mut self, row_groups: impl IntoIterator<Item = usize>) -> Self {
-        self.opts.row_groups = Some(row_groups.into_iter().collect());
-        self
-    }
-
-    /// See [`ParquetReader::with_batch_size`](super::ParquetReader::with_batch_size).
-    pub fn with_batch_size(mut self, batch_size: usize) -> Self {
-        self.opts.batch_size = batch_size.max(1);
-        self
-    }
-
-    /// See [`ParquetReader::with_offset`](super::ParquetReader::with_offset).
-    pub fn with_offset(mut self, offset: usize) -> Self {
-        self.opts.offset = offset;
-        self
-    }
-
-    /// See [`ParquetReader::with_limit`](super::ParquetReader::with_limit).
-    pub fn with_limit(mut self, limit: usize) -> Self {
-        self.opts.limit = Some(limit);
-        self
-    }
-
-    /// See [`ParquetReader::with_threads`](super::ParquetReader::with_threads):
-    /// the decoding threads never perform IO; a column waiting for bytes is
-    /// left aside until they are pushed.
-    pub fn with_threads(mut self, threads: usize) -> Self {
-        self.opts.threads = threads.max(1);
-        self
-    }
-
-    /// See [`ParquetReader::with_buffer_pool`](super::ParquetReader::with_buffer_pool).
-    pub fn with_buffer_pool(mut self, bytes: usize) -> Self {
-        self.opts.pool_bytes = bytes;
-        self
-    }
-
-    /// See [`ParquetReader::with_skip_arrow_metadata`](super::ParquetReader::with_skip_arrow_metadata).
-    pub fn with_skip_arrow_metadata(mut self, skip: bool) -> Self {
-        self.opts.skip_arrow_metadata = skip;
-        self
-    }
-
-    /// See [`ParquetReader::with_dictionary`](super::ParquetReader::with_dictionary).
-    pub fn with_dictionary(mut self, dictionary: bool) -> Self {
-        self.opts.dictionary = dictionary;
-        self
-    }
-
-    /// See [`ParquetReader::with_verify_checksums`](super::ParquetReader::with_verify_checksums).
-    pub fn with_verify_checksums(mut self, verify: bool) -> Self {
-        self.opts.page_options = self.opts.page_options.clone().with_verify_checksums(verify);
-        self
-    }
-
-    /// See [`ParquetReader::with_page_options`](super::ParquetReader::with_page_options);
-    /// [`PageOptions::min_read`] is the fewest bytes asked for a page.
-    pub fn with_page_options(mut self, options: PageOptions) -> Self {
-        self.opts.page_options = options;
-        self
-    }
+    read_setters!();
 
     /// The decoder. With [`with_metadata`](Self::with_metadata) the options
     /// are checked here; otherwise once the footer is decoded.
