@@ -382,12 +382,14 @@ pub fn read_metadata_from_slice(file: &[u8], limits: &Limits) -> Result<FileMeta
 }
 
 /// Decode the metadata of a file through `Read + Seek`, reading only the
-/// magic at the start and the footer (never the whole file): one read of
-/// the file's last [`DEFAULT_FOOTER_PREFETCH`] bytes (with the magic), and
-/// one more only when the metadata is longer.
+/// magic at the start and the footer (never the whole file), and nothing
+/// more: the 8 bytes of the footer's tail, then exactly the metadata. A
+/// seek costs little here, so no speculative read is made (that is for
+/// sources where a request costs more: [`FooterDecoder`]).
 pub fn read_metadata<R: Read + Seek>(reader: &mut R, limits: &Limits) -> Result<FileMetaData> {
     let file_len = reader.seek(SeekFrom::End(0))?;
-    drive(FooterDecoder::new(file_len, limits), |r| {
+    let decoder = FooterDecoder::new(file_len, limits).with_prefetch(FOOTER_TAIL_LEN as u64);
+    drive(decoder, |r| {
         reader.seek(SeekFrom::Start(r.start))?;
         let len = usize::try_from(r.end - r.start).unwrap_or(usize::MAX);
         let mut buf = vec![0u8; len];
