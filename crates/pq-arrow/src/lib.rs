@@ -32,10 +32,16 @@
 //! [`ParquetReader::build`] gives a [`ParquetRecordBatchReader`]: an
 //! arrow `RecordBatchReader` (`Iterator<Item = Result<RecordBatch,
 //! ArrowError>>`, pq's [`Error`] inside) that reads one row group of the
-//! projected column chunks at a time, and whose
+//! projected column chunks at a time, page by page (a page or two of each
+//! column in memory), and whose
 //! [`next_batch`](ParquetRecordBatchReader::next_batch) gives pq's error
 //! as it is.
 //! [`read_parquet`] reads a whole file in one call.
+//!
+//! The reader performs no IO in its decoding: [`ParquetPushDecoder`] is the
+//! same decoder with the IO left to the caller, who is told which byte
+//! ranges it needs ([`DecodeResult::NeedsData`]) and pushes them, from
+//! whatever source (an object store, an async runtime, a memory map).
 //!
 //! # Writing
 //!
@@ -75,6 +81,7 @@ pub use error::{Error, Location, Result};
 pub use pq_format::Limits as MetadataLimits;
 pub use pq_page::PageOptions;
 pub use reader::{
+    DEFAULT_COALESCE_GAP, DecodeResult, ParquetPushDecoder, ParquetPushDecoderBuilder,
     ParquetReader, ParquetRecordBatchReader, ProjectionMask, ProjectionSchema, ReadSeek,
     RowSelection, RowSelector, read_parquet,
 };

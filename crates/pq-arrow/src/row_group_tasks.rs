@@ -12,12 +12,25 @@
 //! A column's batches are decoded in order (its reader holds the position
 //! in its pages), by whichever thread takes them; which thread decodes a
 //! batch does not change what it decodes.
+//!
+//! No thread performs IO here. A column whose next page has not been
+//! pushed stops its batch at the page ([`Step::Pending`]) and is not
+//! picked again until the caller has pushed the bytes it needs
+//! ([`RowGroupTasks::deliver`]); the caller's [`RowGroupTasks::next_batch`]
+//! returns those needs instead of blocking when it has nothing to decode.
+//! With decoding threads, it asks with them for the next page of every
+//! other column that does not hold it yet (one page ahead per column, the
+//! budget that bounds memory), so that the threads find their pages there
+//! when they reach them instead of waiting for the caller's next read.
 
 use std::collections::VecDeque;
+use std::ops::Range;
 use std::sync::{Condvar, Mutex, MutexGuard};
 
+use bytes::Bytes;
+
 use crate::assemble::Leaves;
-use crate::column::{LeafData, LeafReader};
+use crate::column::{LeafData, LeafReader, Step};
 use crate::error::{Location, Result, data_err};
 
 /// The batches of a row group: `skip` rows in batches of `step` (rows
@@ -66,6 +79,25 @@ struct Slot {
     /// A batch of it failed: no more tasks (the error ends the reading
     /// when the caller reaches that batch).
     broken: bool,
+    /// The bytes (absolute file range) its batch waits for, if any.
+    need: Option<Range<u64>>,
+    /// Its next page's bytes, asked for ahead and not delivered yet.
+    ahead: Option<Range<u64>>,
+}
+
+/// Bytes from an absolute offset covering a range, or `None` while they
+/// are not all there.
+pub(crate) type Fetch<'a> = dyn FnMut(&Range<u64>) -> Option<(u64, Bytes)> + 'a;
+
+/// What the caller's next batch is.
+#[derive(Debug)]
+pub(crate) enum Next {
+    /// The batch: its rows and its leaves by column index.
+    Batch(usize, Result<Leaves>),
+    /// Columns wait for these bytes of the file (absolute ranges).
+    Needs(Vec<Range<u64>>),
+    /// Every batch has been handed out.
+    Done,
 }
 
 #[derive(Debug)]
@@ -80,6 +112,8 @@ struct State {
     waiting: usize,
     /// The caller stopped reading this row group: no more tasks.
     closed: bool,
+    /// Bytes of the file the readers hold.
+    buffered: usize,
 }
 
 /// The decoding tasks of one row group.
@@ -88,6 +122,8 @@ pub(crate) struct RowGroupTasks {
     state: Mutex<State>,
     changed: Condvar,
     ahead: usize,
+    /// Whether the columns' next pages are asked for ahead.
+    read_ahead: bool,
 }
 
 /// A task taken: decode batch `batch` of slot `slot`.
@@ -110,6 +146,8 @@ impl RowGroupTasks {
                 next: 0,
                 last_thread: 0,
                 broken: false,
+                need: None,
+                ahead: None,
             })
             .collect();
         RowGroupTasks {
@@ -120,10 +158,20 @@ impl RowGroupTasks {
                 results: VecDeque::new(),
                 waiting: 0,
                 closed: false,
+                buffered: 0,
             }),
             changed: Condvar::new(),
             ahead: ahead.max(1),
+            read_ahead: false,
         }
+    }
+
+    /// Asks for the columns' next pages ahead (see the module's comment):
+    /// worth a page per column of memory only when threads decode while
+    /// the caller reads.
+    pub(crate) fn with_read_ahead(mut self, on: bool) -> Self {
+        self.read_ahead = on;
+        self
     }
 
     fn lock(&self) -> MutexGuard<'_, State> {
@@ -150,7 +198,7 @@ impl RowGroupTasks {
             .slots
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.reader.is_some() && !s.broken && s.next < limit)
+            .filter(|(_, s)| s.reader.is_some() && s.need.is_none() && !s.broken && s.next < limit)
             .min_by_key(|(_, s)| (s.next, s.last_thread != thread))?;
         let slot = state.slots.get_mut(i)?;
         let batch = slot.next;
@@ -183,6 +231,23 @@ impl RowGroupTasks {
                 ))
             });
         let mut state = self.lock();
+        let result = match result {
+            Ok(Step::Ready(data)) => Ok(data),
+            Ok(Step::Pending(range)) => {
+                // The batch resumes, from where it stopped, once the
+                // bytes are pushed.
+                if let Some(s) = state.slots.get_mut(slot) {
+                    s.reader = Some(reader);
+                    s.need = Some(range);
+                    s.last_thread = thread;
+                }
+                if state.waiting > 0 {
+                    self.changed.notify_all();
+                }
+                return state;
+            }
+            Err(e) => Err(e),
+        };
         let failed = result.is_err();
         let taken = state.taken;
         let n_slots = state.slots.len();
@@ -208,14 +273,64 @@ impl RowGroupTasks {
         state
     }
 
+    /// Gives the readers waiting for bytes what `fetch` has of them:
+    /// `fetch(range)` gives bytes from an absolute offset covering `range`,
+    /// or `None` while it has not got them all.
+    pub(crate) fn deliver(&self, fetch: &mut Fetch<'_>) {
+        let mut state = self.lock();
+        let mut delivered = false;
+        let State {
+            slots, buffered, ..
+        } = &mut *state;
+        for s in slots.iter_mut() {
+            let Some(reader) = s.reader.as_mut() else {
+                // Being decoded: what it asked ahead waits for its return.
+                continue;
+            };
+            for want in [&mut s.need, &mut s.ahead] {
+                let Some(range) = want.as_ref() else {
+                    continue;
+                };
+                if let Some((offset, data)) = fetch(range) {
+                    let before = reader.buffered_bytes();
+                    reader.push(offset, data);
+                    *buffered = buffered.saturating_sub(before) + reader.buffered_bytes();
+                    *want = None;
+                    delivered = true;
+                }
+            }
+        }
+        if delivered && state.waiting > 0 {
+            self.changed.notify_all();
+        }
+    }
+
+    /// The ranges asked for and not delivered yet.
+    pub(crate) fn outstanding(&self) -> Vec<Range<u64>> {
+        let state = self.lock();
+        state
+            .slots
+            .iter()
+            .flat_map(|s| s.need.iter().chain(s.ahead.iter()).cloned())
+            .collect()
+    }
+
+    /// Bytes of the file the row group's readers hold.
+    pub(crate) fn buffered_bytes(&self) -> usize {
+        self.lock().buffered
+    }
+
     /// The caller's next batch: its rows and its leaves by column index,
     /// decoding on this thread (thread 0) while it is not complete. Batches
     /// of rows skipped by the offset are decoded (the pages hold no index to
-    /// skip by) and dropped here. `None` after the last batch.
-    pub(crate) fn next_batch(&self) -> Option<(usize, Result<Leaves>)> {
+    /// skip by) and dropped here. When nothing is left to decode before
+    /// columns get bytes not pushed yet, the bytes they wait for.
+    pub(crate) fn next_batch(&self) -> Next {
         let mut state = self.lock();
         loop {
-            let rows = state.sizes.rows(state.taken)?;
+            let Some(rows) = state.sizes.rows(state.taken) else {
+                return Next::Done;
+            };
             let complete = state
                 .results
                 .front()
@@ -241,22 +356,48 @@ impl RowGroupTasks {
                     state = self.lock();
                     continue;
                 }
-                return Some((rows, leaves));
+                return Next::Batch(rows, leaves);
             }
             match self.pick(&mut state, 0) {
                 Some(task) => {
                     drop(state);
                     state = self.run(task, 0);
                 }
+                // Nothing to decode here until bytes come: the caller
+                // fetches them (the other threads go on meanwhile).
+                None if state.slots.iter().any(|s| s.need.is_some()) => {
+                    return Next::Needs(self.needs(&mut state));
+                }
                 // No task to take and none being decoded: nothing can
                 // complete the batch (cannot happen unless a column broke
                 // before it), so waiting would never end.
                 None if state.slots.iter().all(|s| s.reader.is_some()) => {
-                    return Some((rows, Err(lost())));
+                    return Next::Batch(rows, Err(lost()));
                 }
                 None => state = self.wait(state),
             }
         }
+    }
+
+    /// The bytes columns wait for, and the next pages of the columns
+    /// that do not hold them yet (asked for once each).
+    fn needs(&self, state: &mut State) -> Vec<Range<u64>> {
+        let batches = state.sizes.len();
+        let mut out = Vec::new();
+        for s in &mut state.slots {
+            out.extend(s.need.clone());
+            if self.read_ahead
+                && s.ahead.is_none()
+                && s.need.is_none()
+                && !s.broken
+                && s.next < batches
+                && let Some(reader) = &s.reader
+            {
+                s.ahead = reader.next_request();
+            }
+            out.extend(s.ahead.clone());
+        }
+        out
     }
 
     /// Work for a decoding thread: tasks until none is left, or the caller

@@ -3,8 +3,12 @@
 //! A Parquet file is `PAR1 <data> <FileMetaData> <len: u32 le> PAR1`. The
 //! functions here check both magic numbers, read the metadata length, decode
 //! the `FileMetaData` and refuse encrypted files.
+//!
+//! [`FooterDecoder`] does so without IO: it says which byte ranges it needs
+//! and is given them; the `read_metadata*` functions are loops over it.
 
 use std::io::{Read, Seek, SeekFrom};
+use std::ops::Range;
 use std::path::Path;
 
 use bytes::Bytes;
@@ -140,20 +144,211 @@ pub fn check_not_encrypted(md: &FileMetaData) -> Result<()> {
     Ok(())
 }
 
-/// Locate the metadata in a whole file held in memory: its byte range.
-fn locate(file: &[u8], limits: &Limits) -> Result<std::ops::Range<usize>> {
-    let file_len = file.len() as u64;
-    let (Some(head), Some(tail)) = (
-        file.first_chunk::<4>(),
-        file.last_chunk::<FOOTER_TAIL_LEN>(),
-    ) else {
-        return Err(FormatError::FileTooShort { len: file_len });
+/// Bytes of the file's end a [`FooterDecoder`] asks for first, by
+/// default: 64 KiB, which holds the footer of most files, so that one read
+/// is enough.
+pub const DEFAULT_FOOTER_PREFETCH: u64 = 64 << 10;
+
+/// What [`FooterDecoder::try_decode`] found.
+#[derive(Debug)]
+pub enum FooterStep {
+    /// Push these byte ranges of the file (absolute offsets, in order),
+    /// then call [`FooterDecoder::try_decode`] again.
+    NeedsData(Vec<Range<u64>>),
+    /// The decoded metadata (boxed: it is large next to a request).
+    Metadata(Box<FileMetaData>),
+}
+
+/// Decodes a file's footer without performing IO: it asks for byte
+/// ranges and is given them.
+///
+/// The first request is for the magic at the start of the file and a
+/// speculative read of its end ([`DEFAULT_FOOTER_PREFETCH`] bytes, or
+/// [`with_prefetch`](Self::with_prefetch)), merged into one range when they
+/// touch; only when the metadata is longer than that read is there a second
+/// request, for exactly the rest of the metadata. The checks and errors
+/// are those of [`read_metadata`]: the file's length, the footer's magic and
+/// metadata length (against the file and [`Limits::max_metadata_size`]), the
+/// leading magic, then the metadata itself.
+///
+/// ```
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use pq_format::{FooterDecoder, FooterStep};
+/// let file = bytes::Bytes::from(std::fs::read(concat!(
+///     env!("CARGO_MANIFEST_DIR"),
+///     "/../../data/sample.parquet"
+/// ))?);
+/// let mut decoder = FooterDecoder::new(file.len() as u64, &Default::default());
+/// let mut requests = 0;
+/// let metadata = loop {
+///     match decoder.try_decode()? {
+///         FooterStep::NeedsData(ranges) => {
+///             requests += 1;
+///             for r in ranges {
+///                 let data = file.slice(r.start as usize..r.end as usize);
+///                 decoder.push_range(r, data)?;
+///             }
+///         }
+///         FooterStep::Metadata(m) => break m,
+///     }
+/// };
+/// assert_eq!(requests, 1);
+/// assert!(metadata.num_rows > 0);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct FooterDecoder {
+    file_len: u64,
+    limits: Limits,
+    prefetch: u64,
+    head: Option<[u8; 4]>,
+    /// Bytes from this offset to the end of the file.
+    tail: Option<(u64, Bytes)>,
+    /// The metadata's range, once the footer's length is read.
+    metadata_range: Option<Range<u64>>,
+    /// Bytes covering the metadata, when the tail did not.
+    metadata: Option<(u64, Bytes)>,
+}
+
+impl FooterDecoder {
+    /// A decoder of the footer of a file of `file_len` bytes.
+    pub fn new(file_len: u64, limits: &Limits) -> Self {
+        FooterDecoder {
+            file_len,
+            limits: limits.clone(),
+            prefetch: DEFAULT_FOOTER_PREFETCH,
+            head: None,
+            tail: None,
+            metadata_range: None,
+            metadata: None,
+        }
+    }
+
+    /// Asks first for the last `bytes` bytes of the file (at least the 8 of
+    /// the footer's tail) instead of [`DEFAULT_FOOTER_PREFETCH`].
+    pub fn with_prefetch(mut self, bytes: u64) -> Self {
+        self.prefetch = bytes.max(FOOTER_TAIL_LEN as u64);
+        self
+    }
+
+    /// Gives the decoder the bytes `range` of the file. Bytes that cover
+    /// nothing it needs are ignored; `data` must be as long as `range`.
+    pub fn push_range(&mut self, range: Range<u64>, data: Bytes) -> Result<()> {
+        if range.end.saturating_sub(range.start) != data.len() as u64 || range.end > self.file_len {
+            return Err(FormatError::Io(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!(
+                    "{} bytes pushed for the range {}..{} of a file of {} bytes",
+                    data.len(),
+                    range.start,
+                    range.end,
+                    self.file_len
+                ),
+            )));
+        }
+        if range.start == 0
+            && let Some(head) = data.first_chunk::<4>()
+        {
+            self.head = Some(*head);
+        }
+        if range.end == self.file_len
+            && data.len() >= FOOTER_TAIL_LEN
+            && self.tail.as_ref().is_none_or(|(s, _)| range.start < *s)
+        {
+            self.tail = Some((range.start, data.clone()));
+        }
+        if let Some(m) = &self.metadata_range
+            && range.start <= m.start
+            && range.end >= m.end
+        {
+            self.metadata = Some((range.start, data));
+        }
+        Ok(())
+    }
+
+    /// The decoded metadata, or the byte ranges still needed.
+    pub fn try_decode(&mut self) -> Result<FooterStep> {
+        let file_len = self.file_len;
+        if file_len < 12 {
+            return Err(FormatError::FileTooShort { len: file_len });
+        }
+        let (Some(head), Some((tail_start, tail))) = (self.head, &self.tail) else {
+            let tail_start = file_len.saturating_sub(self.prefetch);
+            let mut ranges = Vec::with_capacity(2);
+            match (self.head.is_none(), self.tail.is_none()) {
+                // The head and the tail read touch: one read.
+                (true, true) if tail_start <= 4 => ranges.push(0..file_len),
+                (need_head, need_tail) => {
+                    if need_head {
+                        ranges.push(0..4);
+                    }
+                    if need_tail {
+                        ranges.push(tail_start..file_len);
+                    }
+                }
+            }
+            return Ok(FooterStep::NeedsData(ranges));
+        };
+        let tail_start = *tail_start;
+        let Some(last) = tail.last_chunk::<FOOTER_TAIL_LEN>() else {
+            return Err(FormatError::FileTooShort { len: file_len });
+        };
+        let len = parse_footer_tail(last, file_len, &self.limits)?;
+        check_head(head)?;
+        // `parse_footer_tail` checked `len <= file_len - 12`.
+        let end = file_len - FOOTER_TAIL_LEN as u64;
+        let start = end - len as u64;
+        let held = if start >= tail_start {
+            Some((tail_start, tail))
+        } else {
+            self.metadata_range = Some(start..end);
+            self.metadata
+                .as_ref()
+                .filter(|(at, d)| *at <= start && at + d.len() as u64 >= end)
+                .map(|(at, d)| (*at, d))
+        };
+        let Some((at, data)) = held else {
+            return Ok(FooterStep::NeedsData(std::iter::once(start..end).collect()));
+        };
+        let from = usize::try_from(start - at).unwrap_or(usize::MAX);
+        let Some(to) = from.checked_add(len).filter(|&t| t <= data.len()) else {
+            return Ok(FooterStep::NeedsData(std::iter::once(start..end).collect()));
+        };
+        let buf = data.slice(from..to);
+        decode_metadata_bytes(&buf, start, &self.limits).map(|m| FooterStep::Metadata(Box::new(m)))
+    }
+}
+
+/// Runs `decoder` to the end, reading each range it asks for with `read`.
+fn drive(
+    mut decoder: FooterDecoder,
+    mut read: impl FnMut(Range<u64>) -> Result<Bytes>,
+) -> Result<FileMetaData> {
+    loop {
+        match decoder.try_decode()? {
+            FooterStep::NeedsData(ranges) => {
+                for r in ranges {
+                    let data = read(r.clone())?;
+                    decoder.push_range(r, data)?;
+                }
+            }
+            FooterStep::Metadata(m) => return Ok(*m),
+        }
+    }
+}
+
+/// The bytes `range` of a file held in memory (the decoder asking checked
+/// the range against the file's length).
+fn slice_of(file: &[u8], range: Range<u64>) -> Result<&[u8]> {
+    let (Ok(start), Ok(end)) = (usize::try_from(range.start), usize::try_from(range.end)) else {
+        return Err(FormatError::FileTooShort {
+            len: file.len() as u64,
+        });
     };
-    let len = parse_footer_tail(tail, file_len, limits)?;
-    check_head(*head)?;
-    // `parse_footer_tail` checked `len <= file.len() - 12`.
-    let end = file.len() - FOOTER_TAIL_LEN;
-    Ok(end - len..end)
+    file.get(start..end).ok_or(FormatError::FileTooShort {
+        len: file.len() as u64,
+    })
 }
 
 /// Decode the metadata of a whole Parquet file held in [`Bytes`]; binary
@@ -165,9 +360,12 @@ fn locate(file: &[u8], limits: &Limits) -> Result<std::ops::Range<usize>> {
 /// assert!(err.to_string().contains("bad magic at the end"));
 /// ```
 pub fn read_metadata_from_bytes(file: &Bytes, limits: &Limits) -> Result<FileMetaData> {
-    let range = locate(file, limits)?;
-    let start = range.start as u64;
-    decode_metadata_bytes(&file.slice(range), start, limits)
+    // The whole file is at hand: one "read" of all of it, sliced.
+    let len = file.len() as u64;
+    drive(FooterDecoder::new(len, limits).with_prefetch(len), |r| {
+        slice_of(file, r.clone())?;
+        Ok(file.slice(r.start as usize..r.end as usize))
+    })
 }
 
 /// Decode the metadata of a whole Parquet file held in a slice (binary
@@ -178,34 +376,26 @@ pub fn read_metadata_from_bytes(file: &Bytes, limits: &Limits) -> Result<FileMet
 /// assert!(err.to_string().contains("shorter than the 12 bytes"));
 /// ```
 pub fn read_metadata_from_slice(file: &[u8], limits: &Limits) -> Result<FileMetaData> {
-    let range = locate(file, limits)?;
-    let start = range.start as u64;
-    let buf = file.get(range).ok_or(FormatError::FileTooShort {
-        len: file.len() as u64,
-    })?;
-    decode_metadata(buf, start, limits)
+    drive(FooterDecoder::new(file.len() as u64, limits), |r| {
+        slice_of(file, r).map(Bytes::copy_from_slice)
+    })
 }
 
 /// Decode the metadata of a file through `Read + Seek`, reading only the
-/// magic at the start and the footer (never the whole file).
+/// magic at the start and the footer (never the whole file), and nothing
+/// more: the 8 bytes of the footer's tail, then exactly the metadata. A
+/// seek costs little here, so no speculative read is made (that is for
+/// sources where a request costs more: [`FooterDecoder`]).
 pub fn read_metadata<R: Read + Seek>(reader: &mut R, limits: &Limits) -> Result<FileMetaData> {
     let file_len = reader.seek(SeekFrom::End(0))?;
-    if file_len < 12 {
-        return Err(FormatError::FileTooShort { len: file_len });
-    }
-    let mut tail = [0u8; FOOTER_TAIL_LEN];
-    reader.seek(SeekFrom::Start(file_len - FOOTER_TAIL_LEN as u64))?;
-    reader.read_exact(&mut tail)?;
-    let len = parse_footer_tail(&tail, file_len, limits)?;
-    let mut head = [0u8; 4];
-    reader.seek(SeekFrom::Start(0))?;
-    reader.read_exact(&mut head)?;
-    check_head(head)?;
-    let start = file_len - FOOTER_TAIL_LEN as u64 - len as u64;
-    reader.seek(SeekFrom::Start(start))?;
-    let mut buf = vec![0u8; len];
-    reader.read_exact(&mut buf)?;
-    decode_metadata_bytes(&Bytes::from(buf), start, limits)
+    let decoder = FooterDecoder::new(file_len, limits).with_prefetch(FOOTER_TAIL_LEN as u64);
+    drive(decoder, |r| {
+        reader.seek(SeekFrom::Start(r.start))?;
+        let len = usize::try_from(r.end - r.start).unwrap_or(usize::MAX);
+        let mut buf = vec![0u8; len];
+        reader.read_exact(&mut buf)?;
+        Ok(Bytes::from(buf))
+    })
 }
 
 /// Decode the metadata of the file at `path`, reading only its footer.

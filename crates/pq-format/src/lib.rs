@@ -82,9 +82,9 @@ pub use compact::{
 };
 pub use error::{FileEnd, FormatError, Result, SchemaError};
 pub use footer::{
-    ENCRYPTED_MAGIC, FOOTER_TAIL_LEN, MAGIC, check_not_encrypted, decode_metadata,
-    decode_metadata_bytes, parse_footer_tail, read_metadata, read_metadata_from_bytes,
-    read_metadata_from_path, read_metadata_from_slice,
+    DEFAULT_FOOTER_PREFETCH, ENCRYPTED_MAGIC, FOOTER_TAIL_LEN, FooterDecoder, FooterStep, MAGIC,
+    check_not_encrypted, decode_metadata, decode_metadata_bytes, parse_footer_tail, read_metadata,
+    read_metadata_from_bytes, read_metadata_from_path, read_metadata_from_slice,
 };
 pub use generated::*;
 pub use limits::Limits;

@@ -54,5 +54,5 @@ pub use compact::{CompactLevels, LevelForm, LevelShape};
 pub use error::{Error, ErrorKind, Location, Result};
 pub use levels::{LevelDecoder, LevelEncoding, Levels, bit_width};
 pub use page::{DataPage, DictionaryPage, Page};
-pub use reader::{ChunkContext, PageOptions, PageReader};
+pub use reader::{ChunkContext, PageOptions, PageReader, PageStep};
 pub use writer::{DataPageV1Parts, DataPageV2Parts, PageWriteError, PageWriter, WrittenPage};

@@ -1,5 +1,7 @@
 //! Iterating the pages of one column chunk.
 
+use std::ops::Range;
+
 use bytes::Bytes;
 use pq_compress::{Codec, Decompressor};
 use pq_format::{Encoding, PageHeader, PageType, ThriftDecode};
@@ -64,6 +66,7 @@ pub struct PageOptions {
     pub(crate) max_page_values: usize,
     pub(crate) max_dictionary_size: usize,
     pub(crate) chunk_size_slack: u64,
+    pub(crate) min_read: usize,
 }
 
 impl PageOptions {
@@ -73,6 +76,8 @@ impl PageOptions {
     pub const DEFAULT_MAX_DICTIONARY_SIZE: usize = 1 << 30;
     /// Default for [`chunk_size_slack`](Self::chunk_size_slack): 16 MiB.
     pub const DEFAULT_CHUNK_SIZE_SLACK: u64 = 16 << 20;
+    /// Default for [`min_read`](Self::min_read): 64 KiB.
+    pub const DEFAULT_MIN_READ: usize = 64 << 10;
 
     /// Options with the defaults.
     ///
@@ -87,6 +92,7 @@ impl PageOptions {
             max_page_values: Self::DEFAULT_MAX_PAGE_VALUES,
             max_dictionary_size: Self::DEFAULT_MAX_DICTIONARY_SIZE,
             chunk_size_slack: Self::DEFAULT_CHUNK_SIZE_SLACK,
+            min_read: Self::DEFAULT_MIN_READ,
         }
     }
 
@@ -125,6 +131,20 @@ impl PageOptions {
     /// [`DEFAULT_CHUNK_SIZE_SLACK`](Self::DEFAULT_CHUNK_SIZE_SLACK)).
     pub const fn chunk_size_slack(&self) -> u64 {
         self.chunk_size_slack
+    }
+
+    /// The fewest bytes a reader fed in pieces ([`PageReader::streaming`])
+    /// asks for at once (default
+    /// [`DEFAULT_MIN_READ`](Self::DEFAULT_MIN_READ)): the first page of a
+    /// chunk, whose size is unknown, is asked for with this many bytes.
+    pub const fn min_read(&self) -> usize {
+        self.min_read
+    }
+
+    /// Options with this [`min_read`](Self::min_read).
+    pub const fn with_min_read(mut self, bytes: usize) -> Self {
+        self.min_read = bytes;
+        self
     }
 
     /// Options with checksum verification on or off.
@@ -170,15 +190,52 @@ impl Default for PageOptions {
     }
 }
 
-/// Reads the pages of one column chunk held in memory.
+/// Room past a page's known size asked for with the next page, so that a
+/// header somewhat larger than the last one still comes in the same read.
+const HEADER_MARGIN: usize = 8 << 10;
+
+/// What [`PageReader::poll_page`] found.
+#[derive(Debug)]
+pub enum PageStep {
+    /// The next page.
+    Page(Page),
+    /// The next page is not (wholly) in the bytes pushed so far: push
+    /// bytes covering this range of the file (absolute offsets) with
+    /// [`PageReader::push`], then poll again.
+    Needs(Range<u64>),
+    /// The chunk's pages are all read.
+    End,
+}
+
+/// Reads the pages of one column chunk, held in memory whole
+/// ([`PageReader::new`]) or fed in pieces ([`PageReader::streaming`]).
 ///
-/// Uncompressed page bodies are slices of the chunk's `Bytes`, without
+/// Uncompressed page bodies are slices of the bytes held, without
 /// copying; compressed ones are decompressed one page at a time into a buffer
 /// that is reused once the previous page has been dropped.
+///
+/// Fed in pieces, the reader never performs IO: when the next page (header
+/// and body) is not in what it holds, [`poll_page`](Self::poll_page) says
+/// which bytes it needs, as absolute file offsets, always from the page's
+/// first byte so that a page is never copied to join pieces. It asks for
+/// `[page start, page start + guess)`, the guess being the larger of
+/// [`PageOptions::min_read`] and the last page's size plus a margin (8 KiB,
+/// or `min_read` if smaller), capped at the chunk's end; when the header shows the page is longer, it asks
+/// again for exactly the page. Bytes after a page in what was pushed are
+/// kept for the next pages. A header cut off by the end of what is held is
+/// "needs more", not an error, until the held bytes reach the chunk's end:
+/// then it is the same error as for a whole chunk.
 #[derive(Debug)]
 pub struct PageReader {
-    chunk: Bytes,
+    /// The bytes held: `buf_start..buf_start + buf.len()` of the chunk.
+    buf: Bytes,
+    buf_start: usize,
+    /// The chunk's length in bytes.
+    chunk_len: usize,
+    /// The next page's position in the chunk.
     pos: usize,
+    /// Header and body bytes of the last page, for the next guess.
+    last_page_len: usize,
     ctx: ChunkContext,
     options: PageOptions,
     decompressor: Decompressor,
@@ -193,12 +250,72 @@ pub struct PageReader {
     uncompressed_seen: u64,
 }
 
+/// What reading at the current position gave.
+enum Read {
+    Page(Page),
+    /// A page that is skipped (index pages, unknown types).
+    Skipped,
+    Needs(Range<u64>),
+}
+
 impl PageReader {
     /// A reader over `chunk`, the bytes of one column chunk.
     pub fn new(chunk: Bytes, ctx: ChunkContext, options: &PageOptions) -> Self {
+        let chunk_len = chunk.len();
+        let mut reader = Self::streaming(chunk_len as u64, ctx, options);
+        reader.buf = chunk;
+        reader
+    }
+
+    /// A reader of a chunk of `chunk_len` bytes (starting at
+    /// `ctx.file_offset`) of which it holds nothing yet: its bytes are pushed
+    /// with [`push`](Self::push) as [`poll_page`](Self::poll_page) asks.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use pq_page::{column_chunk_range, ChunkContext, PageOptions, PageReader, PageStep};
+    ///
+    /// let file = bytes::Bytes::from(std::fs::read(concat!(
+    ///     env!("CARGO_MANIFEST_DIR"),
+    ///     "/../../data/sample.parquet"
+    /// ))?);
+    /// let meta = pq_format::read_metadata_from_bytes(&file, &pq_format::Limits::default())?;
+    /// let cmd = meta.row_groups[0].columns[0].meta_data.as_ref().ok_or("no metadata")?;
+    /// let range = column_chunk_range(cmd, file.len() as u64, meta.created_by.as_deref())?;
+    /// let ctx = ChunkContext {
+    ///     codec: pq_compress::Codec::from_thrift(cmd.codec.0)?,
+    ///     num_values: cmd.num_values as u64,
+    ///     max_def_level: 0,
+    ///     max_rep_level: 0,
+    ///     file_offset: range.start,
+    ///     column: cmd.path_in_schema.join("."),
+    /// };
+    /// let options = PageOptions::default().with_min_read(16);
+    /// let mut pages = PageReader::streaming(range.end - range.start, ctx, &options);
+    /// let (mut values, mut requests) = (0, 0);
+    /// loop {
+    ///     match pages.poll_page()? {
+    ///         PageStep::Needs(r) => {
+    ///             requests += 1;
+    ///             pages.push(r.start, file.slice(r.start as usize..r.end as usize));
+    ///         }
+    ///         PageStep::Page(pq_page::Page::Data(d)) => values += d.num_values,
+    ///         PageStep::Page(_) => {}
+    ///         PageStep::End => break,
+    ///     }
+    /// }
+    /// assert_eq!(values as i64, cmd.num_values);
+    /// assert!(requests > 0);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn streaming(chunk_len: u64, ctx: ChunkContext, options: &PageOptions) -> Self {
         PageReader {
-            chunk,
+            buf: Bytes::new(),
+            buf_start: 0,
+            chunk_len: usize::try_from(chunk_len).unwrap_or(usize::MAX),
             pos: 0,
+            last_page_len: 0,
             decompressor: Decompressor::new(options.compress_limits),
             options: options.clone(),
             ctx,
@@ -209,6 +326,82 @@ impl PageReader {
             total_uncompressed: None,
             uncompressed_seen: 0,
         }
+    }
+
+    /// Gives the reader bytes of the file starting at absolute offset
+    /// `offset`. A piece that covers the next byte the reader needs
+    /// replaces what it held (cut to the chunk's end), unless what it holds
+    /// reaches further; any other piece is ignored. The bytes of the last
+    /// page read stay with that page, not with the reader.
+    pub fn push(&mut self, offset: u64, data: Bytes) {
+        let chunk_start = self.ctx.file_offset;
+        let chunk_end = chunk_start.saturating_add(self.chunk_len as u64);
+        let data_end = offset.saturating_add(data.len() as u64).min(chunk_end);
+        let start = offset.max(chunk_start);
+        let pos = chunk_start.saturating_add(self.pos as u64);
+        if start > pos || data_end <= pos {
+            return;
+        }
+        let held_end = chunk_start.saturating_add((self.buf_start + self.buf.len()) as u64);
+        if self.held_from() <= pos && held_end >= data_end && held_end > pos {
+            return;
+        }
+        let (Ok(from), Ok(to)) = (
+            usize::try_from(start - offset),
+            usize::try_from(data_end - offset),
+        ) else {
+            return;
+        };
+        self.buf = data.slice(from..to);
+        self.buf_start = usize::try_from(start - chunk_start).unwrap_or(usize::MAX);
+    }
+
+    /// The absolute offset of the first byte held.
+    fn held_from(&self) -> u64 {
+        self.ctx.file_offset.saturating_add(self.buf_start as u64)
+    }
+
+    /// Bytes of the chunk held (pushed and not yet replaced), the current
+    /// page's included.
+    pub fn buffered_bytes(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// The bytes the next page will ask for, when they are not all held:
+    /// to read them ahead while the current page is decoded. `None` after
+    /// the last page.
+    pub fn next_request(&self) -> Option<Range<u64>> {
+        if self.values_seen >= self.ctx.num_values || self.pos >= self.chunk_len {
+            return None;
+        }
+        let want = self.request(self.pos, self.guess());
+        let held_end = self.held_from().saturating_add(self.buf.len() as u64);
+        (self.held_from() > want.start || held_end < want.end).then_some(want)
+    }
+
+    /// The absolute range `[chunk start + from, chunk start + from + len)`,
+    /// cut at the chunk's end.
+    fn request(&self, from: usize, len: usize) -> Range<u64> {
+        let end = from.saturating_add(len).min(self.chunk_len);
+        let base = self.ctx.file_offset;
+        base.saturating_add(from as u64)..base.saturating_add(end as u64)
+    }
+
+    /// How many bytes to ask for from a page's start before its size is known.
+    fn guess(&self) -> usize {
+        // A `min_read` below the margin caps it too: reads that small are
+        // asked for to read page by page, header by header.
+        let margin = HEADER_MARGIN.min(self.options.min_read);
+        self.options
+            .min_read
+            .max(self.last_page_len.saturating_add(margin))
+    }
+
+    /// The held bytes from chunk position `from` on (empty if not held).
+    fn held_at(&self, from: usize) -> &[u8] {
+        from.checked_sub(self.buf_start)
+            .and_then(|i| self.buf.get(i..))
+            .unwrap_or_default()
     }
 
     /// Decompresses pages into `buffer` (its capacity; its bytes are
@@ -264,16 +457,34 @@ impl PageReader {
     /// Index pages and page types this reader does not know are skipped.
     /// Reading stops once the pages have held the chunk's `num_values`, so
     /// bytes after the last page (old writers padded the chunk range) are
-    /// never parsed.
+    /// never parsed. For a reader fed in pieces, a page whose bytes were not
+    /// pushed is an error: use [`poll_page`](Self::poll_page) there.
     pub fn next_page(&mut self) -> Result<Option<Page>> {
+        match self.poll_page()? {
+            PageStep::Page(p) => Ok(Some(p)),
+            PageStep::End => Ok(None),
+            PageStep::Needs(r) => Err(self.err(
+                self.pos,
+                ErrorKind::ChunkRange(format!(
+                    "bytes {}..{} of the file were not given to the page reader",
+                    r.start, r.end
+                )),
+            )),
+        }
+    }
+
+    /// The next page, the bytes it needs, or the end of the chunk (see
+    /// [`PageStep`]). Asking for bytes changes nothing in the reader: once
+    /// they are pushed, the same page is read.
+    pub fn poll_page(&mut self) -> Result<PageStep> {
         loop {
             // Once the chunk's values are read, stop: bytes after the last
             // page (padding, or a chunk of no values whose offsets point
             // nowhere useful) are never parsed, as in other readers.
             if self.values_seen >= self.ctx.num_values {
-                return Ok(None);
+                return Ok(PageStep::End);
             }
-            if self.pos >= self.chunk.len() {
+            if self.pos >= self.chunk_len {
                 if self.values_seen != self.ctx.num_values {
                     return Err(self.err(
                         self.pos,
@@ -283,20 +494,35 @@ impl PageReader {
                         },
                     ));
                 }
-                return Ok(None);
+                return Ok(PageStep::End);
             }
-            if let Some(page) = self.read_page()? {
-                return Ok(Some(page));
+            match self.read_page()? {
+                Read::Page(page) => return Ok(PageStep::Page(page)),
+                Read::Needs(r) => return Ok(PageStep::Needs(r)),
+                Read::Skipped => {}
             }
         }
     }
 
-    /// Reads one page; `None` for a page that is skipped.
-    fn read_page(&mut self) -> Result<Option<Page>> {
+    /// Reads one page, or says which bytes it needs.
+    fn read_page(&mut self) -> Result<Read> {
         let header_pos = self.pos;
-        let rest = self.chunk.get(header_pos..).unwrap_or_default();
-        let (header, header_len) = PageHeader::decode_prefix(rest, &self.options.format_limits)
-            .map_err(|e| self.err(header_pos, ErrorKind::Header(e)))?;
+        let rest = self.held_at(header_pos);
+        let held_end = header_pos + rest.len();
+        let (header, header_len) =
+            match PageHeader::decode_prefix(rest, &self.options.format_limits) {
+                Ok(h) => h,
+                // A header cut off by the end of the held bytes may be whole in
+                // the chunk: ask for more (twice as much each time, so a
+                // header that is bad anyway costs few rounds) until the held
+                // bytes reach the chunk's end, where the error is the same as
+                // for a chunk held whole.
+                Err(_) if held_end < self.chunk_len => {
+                    let want = self.guess().max(rest.len().saturating_mul(2));
+                    return Ok(Read::Needs(self.request(header_pos, want)));
+                }
+                Err(e) => return Err(self.err(header_pos, ErrorKind::Header(e))),
+            };
         let body_start = header_pos + header_len;
         let compressed = usize::try_from(header.compressed_page_size).map_err(|_| {
             self.err(
@@ -325,25 +551,31 @@ impl PageReader {
         } else {
             uncompressed
         };
-        self.uncompressed_seen = self
+        // Nothing changes before the page's bytes are all held: asking for
+        // them leaves the reader as it was.
+        let uncompressed_seen = self
             .uncompressed_seen
             .saturating_add(header_len as u64)
             .saturating_add(uncompressed as u64);
         if let Some(total) = self.total_uncompressed {
             let cap = total.saturating_add(self.options.chunk_size_slack);
-            if self.uncompressed_seen > cap {
+            if uncompressed_seen > cap {
                 return Err(self.err(
                     header_pos,
                     ErrorKind::LimitExceeded(format!(
                         "the pages so far decompress to {} bytes, more than the chunk's \
                          total_uncompressed_size {total} plus the allowed slack of {} bytes \
                          (PageOptions::chunk_size_slack)",
-                        self.uncompressed_seen, self.options.chunk_size_slack
+                        uncompressed_seen, self.options.chunk_size_slack
                     )),
                 ));
             }
         }
-        let remaining = self.chunk.len().saturating_sub(body_start);
+        let remaining = self.chunk_len.saturating_sub(body_start);
+        let body_end = body_start.saturating_add(compressed);
+        if compressed <= remaining && body_end > held_end {
+            return Ok(Read::Needs(self.request(header_pos, body_end - header_pos)));
+        }
         if compressed > remaining {
             return Err(self.err(
                 header_pos,
@@ -353,8 +585,11 @@ impl PageReader {
                 },
             ));
         }
-        let body = self.chunk.slice(body_start..body_start + compressed);
-        self.pos = body_start + compressed;
+        self.uncompressed_seen = uncompressed_seen;
+        let from = body_start - self.buf_start;
+        let body = self.buf.slice(from..from + compressed);
+        self.pos = body_end;
+        self.last_page_len = body_end - header_pos;
 
         if let (true, Some(crc)) = (self.options.verify_checksums, header.crc) {
             let actual = crc32fast::hash(&body);
@@ -534,7 +769,7 @@ impl PageReader {
             // from newer writers. Both are skipped whole.
             _ => {
                 self.page_index += 1;
-                return Ok(None);
+                return Ok(Read::Skipped);
             }
         };
         if let Page::Data(data) = &page {
@@ -544,7 +779,7 @@ impl PageReader {
             self.seen_data_page = true;
         }
         self.page_index += 1;
-        Ok(Some(page))
+        Ok(Read::Page(page))
     }
 
     fn header_count(&self, pos: usize, field: &str, value: i32) -> Result<usize> {
@@ -701,7 +936,7 @@ impl Iterator for PageReader {
             Ok(None) => None,
             Err(e) => {
                 // After an error the position is unreliable: stop.
-                self.pos = self.chunk.len();
+                self.pos = self.chunk_len;
                 self.values_seen = self.ctx.num_values;
                 Some(Err(e))
             }

@@ -15,14 +15,15 @@ mod native;
 pub(crate) mod utf8;
 pub(crate) mod values;
 
+use std::ops::Range;
+
 use arrow_array::ArrayRef;
 use arrow_buffer::{BooleanBuffer, NullBuffer};
 use arrow_schema::DataType;
 use bytes::Bytes;
 use pq_format::Encoding;
 use pq_page::{
-    Bitmap, ChunkContext, CompactLevels, DataPage, LevelForm, LevelShape, Levels, Page,
-    PageOptions, PageReader,
+    Bitmap, CompactLevels, DataPage, LevelForm, LevelShape, Levels, Page, PageReader, PageStep,
 };
 
 use crate::convert::{to_arrow, wants_large_offsets};
@@ -66,6 +67,36 @@ fn is_utf8(dt: &DataType) -> bool {
         dt,
         DataType::Utf8 | DataType::LargeUtf8 | DataType::Utf8View
     )
+}
+
+/// What a read that may need bytes not yet pushed gave.
+#[derive(Debug)]
+pub(crate) enum Step<T> {
+    /// The read is complete.
+    Ready(T),
+    /// The read stopped at a page whose bytes (this absolute range of the
+    /// file) have not been pushed; it resumes where it stopped once they are.
+    Pending(Range<u64>),
+}
+
+/// What opening the next data page gave.
+enum Opened {
+    Page,
+    End,
+    Pending(Range<u64>),
+}
+
+/// A batch stopped at a page boundary, waiting for the page's bytes: what
+/// it has gathered so far.
+#[derive(Debug)]
+struct Partial {
+    def: CompactLevels,
+    rep: Vec<i16>,
+    dense: Dense,
+    keys: Vec<u32>,
+    keys_mode: bool,
+    levels: usize,
+    rows_left: usize,
 }
 
 /// The chunk's dictionary, decoded once (strings checked once, unless one
@@ -124,6 +155,8 @@ pub(crate) struct LeafReader {
     at: Location,
     dict: Option<Dict>,
     page: Option<PageState>,
+    /// The batch being read, while it waits for a page's bytes.
+    partial: Option<Partial>,
     /// Buffers of the last page, reused by the next one so that each page
     /// does not allocate (and page-fault) its levels and indices anew.
     spare: Spare,
@@ -269,13 +302,12 @@ impl LeafReader {
         self.pages.take_buffer()
     }
 
-    /// A reader of the chunk `chunk` of `leaf`, read as Arrow `dt`.
+    /// A reader of the chunk of `leaf` whose pages `pages` reads, read as
+    /// Arrow `dt`.
     pub(crate) fn new(
-        chunk: Bytes,
-        ctx: ChunkContext,
+        pages: PageReader,
         leaf: &LeafColumn,
         dt: &DataType,
-        options: &PageOptions,
         at: Location,
     ) -> Result<Self> {
         let (value_type, key_type) = match dt {
@@ -296,7 +328,7 @@ impl LeafReader {
             return Err(data_err(&at, "FIXED_LEN_BYTE_ARRAY of width 0"));
         }
         Ok(LeafReader {
-            pages: PageReader::new(chunk, ctx, options),
+            pages,
             max_def: leaf.max_def_level,
             max_rep: leaf.max_rep_level,
             slot_def: 0,
@@ -307,6 +339,7 @@ impl LeafReader {
             at,
             dict: None,
             page: None,
+            partial: None,
             spare: Spare::default(),
             pool: Pool::none(),
             last: (0, 0, 0),
@@ -353,12 +386,32 @@ impl LeafReader {
         }
     }
 
-    /// Opens the next data page (decoding a dictionary page on the way);
-    /// false after the last page.
-    fn next_data_page(&mut self) -> Result<bool> {
+    /// Gives the chunk's page reader bytes of the file from absolute
+    /// offset `offset` (see [`PageReader::push`]).
+    pub(crate) fn push(&mut self, offset: u64, data: Bytes) {
+        self.pages.push(offset, data);
+    }
+
+    /// The bytes its next page will need when they are not held yet (see
+    /// [`PageReader::next_request`]).
+    pub(crate) fn next_request(&self) -> Option<Range<u64>> {
+        self.pages.next_request()
+    }
+
+    /// Bytes of the file the reader holds (see
+    /// [`PageReader::buffered_bytes`]).
+    pub(crate) fn buffered_bytes(&self) -> usize {
+        self.pages.buffered_bytes()
+    }
+
+    /// Opens the next data page (decoding a dictionary page on the way),
+    /// or says which bytes it needs.
+    fn next_data_page(&mut self) -> Result<Opened> {
         loop {
-            let Some(page) = self.pages.next_page().map_err(|e| self.pages_err(e))? else {
-                return Ok(false);
+            let page = match self.pages.poll_page().map_err(|e| self.pages_err(e))? {
+                PageStep::Page(p) => p,
+                PageStep::End => return Ok(Opened::End),
+                PageStep::Needs(r) => return Ok(Opened::Pending(r)),
             };
             match page {
                 Page::Dictionary(d) => {
@@ -381,7 +434,7 @@ impl LeafReader {
                 Page::Data(p) => {
                     let spare = std::mem::take(&mut self.spare);
                     self.page = Some(self.open_page(p, spare)?);
-                    return Ok(true);
+                    return Ok(Opened::Page);
                 }
             }
         }
@@ -479,10 +532,9 @@ impl LeafReader {
         })
     }
 
-    /// Reads the next `rows` records (fewer at the end of the chunk).
-    pub(crate) fn read(&mut self, rows: usize) -> Result<LeafData> {
+    /// The empty buffers of a batch of `rows` records.
+    fn start_batch(&self, rows: usize) -> Partial {
         let max_def = self.max_def;
-        let max_rep = self.max_rep;
         let (last_levels, last_values, last_bytes) = self.last;
         let levels_room = rows.max(last_levels);
         // Levels and bits of a batch are few next to its values: taken
@@ -497,19 +549,40 @@ impl LeafReader {
                 (Bitmap::default(), self.pool.take(levels_room))
             }
         };
-        let mut def = CompactLevels::with_buffers(self.def_form, max_def, bits, levels);
-        let mut rep: Vec<i16> = if max_rep > 0 {
-            self.pool.take(levels_room)
-        } else {
-            Vec::new()
+        Partial {
+            def: CompactLevels::with_buffers(self.def_form, max_def, bits, levels),
+            rep: if self.max_rep > 0 {
+                self.pool.take(levels_room)
+            } else {
+                Vec::new()
+            },
+            dense: self
+                .template
+                .take_like(&self.pool, last_values.max(rows), last_bytes),
+            keys: Vec::new(),
+            keys_mode: self.key_type.is_some(),
+            levels: 0,
+            rows_left: rows,
+        }
+    }
+
+    /// Reads the next `rows` records (fewer at the end of the chunk), or
+    /// stops at a page whose bytes are not pushed yet: then the next call
+    /// (with the same `rows`) resumes the batch where it stopped.
+    pub(crate) fn read(&mut self, rows: usize) -> Result<Step<LeafData>> {
+        let max_rep = self.max_rep;
+        let Partial {
+            mut def,
+            mut rep,
+            mut dense,
+            mut keys,
+            mut keys_mode,
+            mut levels,
+            mut rows_left,
+        } = match self.partial.take() {
+            Some(p) => p,
+            None => self.start_batch(rows),
         };
-        let mut dense = self
-            .template
-            .take_like(&self.pool, last_values.max(rows), last_bytes);
-        let mut keys: Vec<u32> = Vec::new();
-        let mut keys_mode = self.key_type.is_some();
-        let mut levels = 0usize;
-        let mut rows_left = rows;
         loop {
             if rows_left == 0 && max_rep == 0 {
                 break;
@@ -518,10 +591,22 @@ impl LeafReader {
                 if let Some(done) = self.page.take() {
                     self.spare.keep(done);
                 }
-                if !self.next_data_page()? {
-                    break;
+                match self.next_data_page()? {
+                    Opened::Page => continue,
+                    Opened::End => break,
+                    Opened::Pending(range) => {
+                        self.partial = Some(Partial {
+                            def,
+                            rep,
+                            dense,
+                            keys,
+                            keys_mode,
+                            levels,
+                            rows_left,
+                        });
+                        return Ok(Step::Pending(range));
+                    }
                 }
-                continue;
             }
             let Some(page) = self.page.as_mut() else {
                 break;
@@ -597,6 +682,7 @@ impl LeafReader {
             }
         }
         self.finish_batch(def, rep, dense, keys, keys_mode, levels)
+            .map(Step::Ready)
     }
 
     fn finish_batch(
@@ -689,8 +775,9 @@ impl LeafReader {
     }
 
     /// Checks that the chunk holds no values past the rows read: called
-    /// after the row group's last batch.
-    pub(crate) fn finish(&mut self) -> Result<()> {
+    /// after the row group's last batch. `Step::Pending` when a page to
+    /// check has not been pushed (call again once it is).
+    pub(crate) fn finish(&mut self) -> Result<Step<()>> {
         if let Some(p) = &self.page
             && p.pos < p.len
         {
@@ -700,7 +787,12 @@ impl LeafReader {
             ));
         }
         self.page = None;
-        while let Some(page) = self.pages.next_page().map_err(|e| self.pages_err(e))? {
+        loop {
+            let page = match self.pages.poll_page().map_err(|e| self.pages_err(e))? {
+                PageStep::Page(p) => p,
+                PageStep::End => return Ok(Step::Ready(())),
+                PageStep::Needs(r) => return Ok(Step::Pending(r)),
+            };
             if let Page::Data(p) = page
                 && p.num_values > 0
             {
@@ -711,7 +803,6 @@ impl LeafReader {
                 ));
             }
         }
-        Ok(())
     }
 }
 

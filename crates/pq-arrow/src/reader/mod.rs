@@ -1,15 +1,26 @@
 //! The reader: open a file, choose columns and row groups, iterate
 //! `RecordBatch`es.
 //!
-//! `builder` opens a file and holds the options, `projection` turns
-//! the chosen columns into leaf columns, `source` reads byte ranges of
-//! the file, `batches` is the iterator that opens row groups and
-//! assembles batches, and `workers` are its decoding threads.
+//! `builder` opens a file, `options` holds the options (shared with the
+//! push decoder) and builds the core from them, `projection` turns
+//! the chosen columns into leaf columns, `core` is the sans-IO state
+//! machine that opens row groups and assembles batches, asking for the
+//! bytes of the pages it needs (`pieces` keeps what is pushed to it and
+//! merges its requests), `workers` are its decoding threads, `push` is the
+//! core as a public push decoder, and `batches` the iterator that drives
+//! the core with reads from a `source`. `filter` prunes row groups by a
+//! predicate and filters the batches; `selection` is `RowSelection`.
 
+// First: its setters macro serves the modules after it.
+#[macro_use]
+mod options;
 mod batches;
 mod builder;
+mod core;
 mod filter;
+mod pieces;
 mod projection;
+mod push;
 mod selection;
 mod source;
 mod workers;
@@ -23,7 +34,9 @@ use crate::error::Result;
 pub use batches::ParquetRecordBatchReader;
 pub use builder::ParquetReader;
 pub use filter::{PruningMetrics, PruningOptions};
+pub use pieces::DEFAULT_COALESCE_GAP;
 pub use projection::{ProjectionMask, ProjectionSchema};
+pub use push::{DecodeResult, ParquetPushDecoder, ParquetPushDecoderBuilder};
 pub use selection::{RowSelection, RowSelector};
 pub use source::ReadSeek;
 

@@ -2,16 +2,20 @@
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
-use std::path::PathBuf;
+use std::ops::Range;
 
 use bytes::Bytes;
 
 use crate::error::{Error, Location, Result, data_err};
 
 /// Where the file's bytes come from.
+///
+/// A file is opened once and read through that one handle. To read a
+/// memory-mapped file without copying, map it and read it as `Bytes`
+/// (`Bytes::from_owner(mmap)`): pages are then slices of the mapping.
 pub(super) enum Source {
     Bytes(Bytes),
-    Path(PathBuf),
+    File(File),
     Reader(Box<dyn ReadSeek>),
 }
 
@@ -23,36 +27,37 @@ impl std::fmt::Debug for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Source::Bytes(b) => write!(f, "Bytes({} bytes)", b.len()),
-            Source::Path(p) => write!(f, "Path({})", p.display()),
+            Source::File(file) => write!(f, "File({file:?})"),
             Source::Reader(_) => f.write_str("Reader"),
         }
     }
 }
 
 impl Source {
-    /// The bytes `start..end` of the file; `at` names the chunk they hold.
-    pub(super) fn read_range(&mut self, start: u64, end: u64, at: &Location) -> Result<Bytes> {
+    /// Bytes of the file from `range.start` covering `range`; `at` names
+    /// where they are in errors. From `Bytes`, the rest of the file: a
+    /// slice costs nothing, and the decoder then finds every later page of
+    /// the chunk in it without asking again.
+    pub(super) fn read(&mut self, range: &Range<u64>, at: &Location) -> Result<Bytes> {
+        let start = range.start;
         let io = |source| Error::Io {
-            at: Box::new(at.clone().at_offset(start)),
+            at: Box::new(at.clone()),
             source,
         };
-        let len = usize::try_from(end.saturating_sub(start))
-            .map_err(|_| data_err(at, "column chunk larger than memory"))?;
+        let len = usize::try_from(range.end.saturating_sub(start))
+            .map_err(|_| data_err(at, "byte range larger than memory"))?;
         match self {
             Source::Bytes(b) => {
                 let s = usize::try_from(start).unwrap_or(usize::MAX);
                 if s.checked_add(len).is_none_or(|e| e > b.len()) {
                     return Err(data_err(
-                        &at.clone().at_offset(start),
-                        format!("column chunk of {len} bytes ends past the file"),
+                        at,
+                        format!("a read of {len} bytes ends past the file"),
                     ));
                 }
-                Ok(b.slice(s..s + len))
+                Ok(b.slice(s..))
             }
-            Source::Path(p) => {
-                let mut f = File::open(&*p).map_err(io)?;
-                read_at(&mut f, start, len).map_err(io)
-            }
+            Source::File(f) => read_at(f, start, len).map_err(io),
             Source::Reader(r) => read_at(r, start, len).map_err(io),
         }
     }

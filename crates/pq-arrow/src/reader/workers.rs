@@ -38,6 +38,11 @@ impl Workers {
         Workers { jobs }
     }
 
+    /// Whether there is any decoding thread.
+    pub(super) fn any(&self) -> bool {
+        !self.jobs.is_empty()
+    }
+
     /// Sets every thread on the tasks of a row group.
     pub(super) fn share(&self, tasks: &Arc<RowGroupTasks>) {
         for tx in &self.jobs {

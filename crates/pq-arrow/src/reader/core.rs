@@ -1,0 +1,595 @@
+//! The sans-IO core of the reader: opens the chosen row groups one at a
+//! time and assembles each batch from the decoded leaf columns, asking for
+//! the bytes of the pages it needs instead of reading them.
+//!
+//! [`BatchDecoder::next`] gives a batch, the byte ranges it needs first, or
+//! the end; [`BatchDecoder::push_range`] gives it bytes. The sync reader
+//! ([`super::ParquetRecordBatchReader`]) and the push decoder
+//! ([`super::ParquetPushDecoder`]) are loops over it; it holds no IO type.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow_schema::{DataType, SchemaRef};
+use bytes::Bytes;
+use pq_format::ParquetMetaData;
+use pq_page::{ChunkContext, PageOptions, PageReader};
+
+use super::filter::{Pruned, PruningMetrics, PruningOptions, RowFilter};
+use super::pieces::{Pieces, coalesce};
+use super::workers::Workers;
+use crate::assemble::{Leaves, build};
+use crate::column::{LeafReader, Step};
+use crate::error::{Error, Location, Result, data_err};
+use crate::pool::Pool;
+use crate::row_group_tasks::{Batches, Next, RowGroupTasks};
+use crate::schema::{FieldKind, FieldNode};
+
+/// What [`BatchDecoder::next`] gave.
+#[derive(Debug)]
+pub(crate) enum Decoded {
+    /// The next batch.
+    Batch(RecordBatch),
+    /// Push bytes covering these ranges of the file (absolute, sorted,
+    /// merged), then ask again.
+    Needs(Vec<Range<u64>>),
+    /// Every chosen row has been read.
+    Finished,
+}
+
+/// The state machine from a file's metadata to its batches.
+#[derive(Debug)]
+pub(crate) struct BatchDecoder {
+    pub(super) file_len: u64,
+    pub(super) metadata: Arc<ParquetMetaData>,
+    pub(super) schema: SchemaRef,
+    pub(super) root: Option<FieldNode>,
+    /// Arrow type and slot definition level of every selected leaf.
+    pub(super) leaf_types: HashMap<usize, (DataType, i16)>,
+    pub(super) row_groups: Vec<usize>,
+    pub(super) next_rg: usize,
+    pub(super) current: Option<RowGroupState>,
+    /// Readers of the last row group read whole, checked in order for
+    /// values past its rows (which may need their next pages' bytes).
+    /// With each, the bytes it waits for.
+    pub(super) finishing: Vec<(usize, LeafReader, Option<Range<u64>>)>,
+    /// Page decompression buffers of finished chunks, by column index,
+    /// for the same columns' chunks in the next row group.
+    pub(super) page_buffers: Vec<(usize, Vec<u8>)>,
+    /// Decoding threads besides the caller's (`threads - 1`).
+    pub(super) workers: Workers,
+    /// Batches the decoding threads may decode past the one being read.
+    pub(super) ahead: usize,
+    /// The batches' buffers, back from dropped batches for the next ones.
+    pub(super) pool: Pool,
+    pub(super) batch_size: usize,
+    pub(super) to_skip: usize,
+    pub(super) remaining: Option<usize>,
+    pub(super) page_options: PageOptions,
+    /// Pushed bytes not yet handed to the readers that asked for them.
+    pub(super) pieces: Pieces,
+    /// Requested ranges closer than this are merged into one.
+    pub(super) coalesce_gap: u64,
+    /// The most bytes of the file held at once (pushed pieces and the
+    /// readers' pages).
+    pub(super) peak_buffered: usize,
+    /// The byte range and location of each chunk of the row group, to
+    /// name the chunk a failed read was for.
+    pub(super) chunks: Vec<(Range<u64>, Location)>,
+    /// The predicate's pruning and filtering, when there is one.
+    pub(super) filter: Option<Box<RowFilter>>,
+    /// What the predicate prunes by.
+    pub(super) pruning: PruningOptions,
+    /// Whether the chosen row groups have been pruned (before the first
+    /// is opened).
+    pub(super) pruned: bool,
+    /// Bytes pushed for pruning, kept until it is done.
+    pub(super) prune_bytes: Pieces,
+}
+
+/// The row group being read: one reader per projected leaf column, read
+/// as tasks shared with the decoding threads.
+#[derive(Debug)]
+pub(super) struct RowGroupState {
+    index: usize,
+    /// The row group's rows before the next batch (skipped ones included).
+    rows_before: usize,
+    tasks: Arc<RowGroupTasks>,
+    /// The batches cover every row of the row group (no limit cut it).
+    whole: bool,
+}
+
+impl BatchDecoder {
+    /// The Arrow schema of the batches (without columns read only for a
+    /// predicate).
+    pub(crate) fn schema(&self) -> SchemaRef {
+        match &self.filter {
+            Some(f) => f.schema(),
+            None => self.schema.clone(),
+        }
+    }
+
+    /// What the predicate pruned and kept so far (`None` without one).
+    pub(crate) fn pruning_metrics(&self) -> Option<&PruningMetrics> {
+        self.filter.as_ref().map(|f| &f.metrics)
+    }
+
+    /// The next batch of rows the predicate keeps (every row without one),
+    /// the bytes needed first, or the end. The row groups are pruned first,
+    /// asking for the Bloom filters, dictionaries and page indexes that
+    /// pruning reads.
+    pub(crate) fn next(&mut self) -> Result<Decoded> {
+        if !self.pruned
+            && let Some(needs) = self.prune()
+        {
+            return Ok(needs);
+        }
+        loop {
+            let Some(filter) = self.filter.as_mut() else {
+                return self.next_row_batch();
+            };
+            if let Some(b) = filter.pop(false)? {
+                return Ok(Decoded::Batch(b));
+            }
+            if filter.done() {
+                return Ok(Decoded::Finished);
+            }
+            match self.next_row_batch()? {
+                Decoded::Batch(b) => {
+                    if let Some(f) = self.filter.as_mut() {
+                        f.push(b)?;
+                    }
+                }
+                Decoded::Finished => {
+                    let last = match self.filter.as_mut() {
+                        Some(f) => f.pop(true)?,
+                        None => None,
+                    };
+                    return Ok(last.map_or(Decoded::Finished, Decoded::Batch));
+                }
+                needs @ Decoded::Needs(_) => return Ok(needs),
+            }
+        }
+    }
+
+    /// One round of pruning the chosen row groups: `None` once done (the
+    /// row groups left are then the ones to read), else the bytes it needs.
+    /// The bytes pushed for earlier rounds are kept until it is done, since
+    /// each round starts over.
+    fn prune(&mut self) -> Option<Decoded> {
+        let Some(filter) = self.filter.as_mut() else {
+            self.pruned = true;
+            return None;
+        };
+        // Every byte pushed since the last round was asked for by it.
+        for (o, d) in self.pieces.take().into_pieces() {
+            self.prune_bytes.push(o, d);
+        }
+        let held = &self.prune_bytes;
+        let file_len = self.file_len;
+        let mut fetch = |start: u64, end: u64| -> Result<Option<Bytes>> {
+            // A range outside the file (a damaged offset) is not asked for:
+            // that source is ignored, as any that does not read.
+            if start > end || end > file_len {
+                return Err(data_err(
+                    &Location::default().at_offset(start),
+                    "a pruning structure lies outside the file",
+                ));
+            }
+            Ok(held.cover(&(start..end)).and_then(|(o, d)| {
+                let from = usize::try_from(start - o).ok()?;
+                let to = usize::try_from(end - o).ok()?;
+                (to <= d.len()).then(|| d.slice(from..to))
+            }))
+        };
+        let md = self.metadata.clone();
+        match filter.prune(
+            &md,
+            &self.row_groups,
+            file_len,
+            &self.page_options,
+            self.pruning,
+            &mut fetch,
+        ) {
+            Pruned::Kept(kept) => {
+                self.row_groups = kept;
+                self.pruned = true;
+                self.prune_bytes = Pieces::default();
+                None
+            }
+            Pruned::Needs(ranges) => Some(Decoded::Needs(coalesce(ranges, self.coalesce_gap))),
+        }
+    }
+
+    /// Gives the decoder the bytes of the file from absolute offset
+    /// `offset`. They are kept only while a range it asked for and has not
+    /// yet been given overlaps them (so bytes pushed ahead of any request
+    /// are dropped at the next delivery).
+    pub(crate) fn push_range(&mut self, offset: u64, data: Bytes) {
+        self.pieces.push(offset, data);
+        self.note_buffered();
+    }
+
+    /// Bytes of the file held now: pushed pieces not yet handed out, and
+    /// the pages the column readers hold.
+    pub(crate) fn buffered_bytes(&self) -> usize {
+        let readers = self
+            .current
+            .as_ref()
+            .map_or(0, |s| s.tasks.buffered_bytes());
+        let finishing: usize = self
+            .finishing
+            .iter()
+            .map(|(_, r, _)| r.buffered_bytes())
+            .sum();
+        self.pieces.bytes() + readers + finishing
+    }
+
+    /// Where in the file `offset` is: the chunk of the current row group
+    /// that holds it, for errors of reads made for the decoder.
+    pub(crate) fn location_of(&self, offset: u64) -> Location {
+        self.chunks
+            .iter()
+            .find(|(r, _)| r.contains(&offset))
+            .map_or_else(Location::default, |(_, at)| at.clone())
+            .at_offset(offset)
+    }
+
+    /// The most bytes of the file held at once so far (see
+    /// [`buffered_bytes`](Self::buffered_bytes)).
+    pub(crate) fn peak_buffered_bytes(&self) -> usize {
+        self.peak_buffered
+    }
+
+    fn note_buffered(&mut self) {
+        self.peak_buffered = self.peak_buffered.max(self.buffered_bytes());
+    }
+
+    /// Hands the pushed bytes to the readers of the row group that wait
+    /// for them; whether any reader got bytes.
+    fn deliver(&mut self) -> bool {
+        let mut any = false;
+        let pieces = &self.pieces;
+        if let Some(state) = &self.current {
+            state.tasks.deliver(&mut |need| {
+                let got = pieces.cover(need);
+                any |= got.is_some();
+                got
+            });
+        }
+        for (_, r, need) in &mut self.finishing {
+            if let Some(n) = need
+                && let Some((offset, data)) = pieces.cover(n)
+            {
+                r.push(offset, data);
+                *need = None;
+                any = true;
+            }
+        }
+        // What the readers took, they hold: the pieces are kept only for
+        // what is still awaited.
+        let mut outstanding = self
+            .current
+            .as_ref()
+            .map(|s| s.tasks.outstanding())
+            .unwrap_or_default();
+        outstanding.extend(self.finishing.iter().filter_map(|(_, _, n)| n.clone()));
+        self.pieces.keep_for(&outstanding);
+        self.note_buffered();
+        any
+    }
+
+    /// Asks for `ranges` (merged) but those the pushed bytes already cover
+    /// (asked ahead for a reader that is busy), dropping the pushed bytes
+    /// that serve none of them.
+    fn needs(&mut self, ranges: Vec<Range<u64>>) -> Decoded {
+        self.pieces.keep_for(&ranges);
+        let missing = ranges
+            .into_iter()
+            .filter(|r| !self.pieces.covers(r))
+            .collect();
+        Decoded::Needs(coalesce(missing, self.coalesce_gap))
+    }
+
+    fn open_row_group(&mut self, rg_index: usize) -> Result<RowGroupState> {
+        let md = self.metadata.clone();
+        let Some(rg) = md.row_groups.get(rg_index) else {
+            return Err(Error::Request {
+                message: format!("row group {rg_index} does not exist"),
+            });
+        };
+        let num_rows = usize::try_from(rg.num_rows).map_err(|_| {
+            data_err(
+                &Location {
+                    row_group: Some(rg_index),
+                    ..Location::default()
+                },
+                format!("negative row count {}", rg.num_rows),
+            )
+        })?;
+        let mut selected: Vec<usize> = self.leaf_types.keys().copied().collect();
+        selected.sort_unstable();
+        let mut readers = Vec::with_capacity(selected.len());
+        self.chunks.clear();
+        for ci in selected {
+            let Some(leaf) = self.metadata.schema.column(ci).cloned() else {
+                continue;
+            };
+            let at = Location::chunk(rg_index, leaf.dotted());
+            let Some(chunk) = rg.columns.get(ci) else {
+                return Err(data_err(
+                    &at,
+                    format!("the row group has {} column chunks", rg.columns.len()),
+                ));
+            };
+            if chunk.file_path.is_some() {
+                return Err(crate::error::unsupported(
+                    &at,
+                    "column chunks in another file",
+                ));
+            }
+            let Some(cmd) = &chunk.meta_data else {
+                if chunk.crypto_metadata.is_some() || chunk.encrypted_column_metadata.is_some() {
+                    return Err(crate::error::encrypted(&at, "encrypted column chunk"));
+                }
+                return Err(data_err(&at, "the column chunk has no metadata"));
+            };
+            // The schema's type is the one that decodes, but when the two
+            // copies disagree pq cannot tell which is corrupt: a schema
+            // whose INT32 turned FLOAT would read every value wrongly and
+            // without a word, so the disagreement is an error.
+            if cmd.type_ != leaf.physical_type {
+                return Err(data_err(
+                    &at,
+                    format!(
+                        "the chunk's physical type {} differs from the schema's {}",
+                        cmd.type_.0, leaf.physical_type.0
+                    ),
+                ));
+            }
+            let range = pq_page::column_chunk_range(cmd, self.file_len, md.created_by.as_deref())
+                .map_err(|source| crate::error::page_err(source, &at))?;
+            self.chunks.push((range.clone(), at.clone()));
+            let codec =
+                pq_compress::Codec::from_thrift(cmd.codec.0).map_err(|source| Error::Compress {
+                    at: Box::new(at.clone()),
+                    source,
+                })?;
+            let ctx = ChunkContext {
+                codec,
+                // A column that is not repeated holds one level per row, so
+                // its values are the row group's rows. The chunk's own
+                // `num_values` is a copy other readers ignore: a wrong copy
+                // must not fail pages that agree with the row group.
+                num_values: if leaf.max_rep_level == 0 {
+                    num_rows as u64
+                } else {
+                    u64::try_from(cmd.num_values).unwrap_or(0)
+                },
+                max_def_level: leaf.max_def_level,
+                max_rep_level: leaf.max_rep_level,
+                file_offset: range.start,
+                column: leaf.dotted(),
+            };
+            let (dt, slot_def) = self
+                .leaf_types
+                .get(&ci)
+                .ok_or_else(|| data_err(&at, "unknown leaf type"))?;
+            // The chunk's pages are asked for as they are needed, so that a
+            // reader holds a page or two of each column, not the chunk.
+            let pages = PageReader::streaming(range.end - range.start, ctx, &self.page_options);
+            let mut reader = LeafReader::new(pages, &leaf, dt, at)?
+                .with_total_uncompressed_size(cmd.total_uncompressed_size)
+                .with_slot_def(*slot_def)
+                .with_pool(self.pool.clone());
+            if let Some(k) = self.page_buffers.iter().position(|(c, _)| *c == ci) {
+                let (_, b) = self.page_buffers.swap_remove(k);
+                reader = reader.with_page_buffer(b);
+            }
+            readers.push((ci, reader));
+        }
+        // The batches: rows skipped by the offset (in large steps), then
+        // batches up to the limit.
+        let skip = self.to_skip.min(num_rows);
+        self.to_skip -= skip;
+        let read = (num_rows - skip).min(self.remaining.unwrap_or(usize::MAX));
+        let sizes = Batches {
+            skip,
+            step: self.batch_size.max(8192),
+            read,
+            size: self.batch_size,
+        };
+        let tasks = Arc::new(
+            RowGroupTasks::new(readers, sizes, self.ahead).with_read_ahead(self.workers.any()),
+        );
+        self.workers.share(&tasks);
+        Ok(RowGroupState {
+            index: rg_index,
+            rows_before: skip,
+            tasks,
+            whole: skip + read == num_rows,
+        })
+    }
+
+    /// The batch of `num_rows` rows from row `first_row` of row group
+    /// `rg_index`.
+    fn assemble(
+        &self,
+        leaves: &Leaves,
+        num_rows: usize,
+        rg_index: usize,
+        first_row: usize,
+    ) -> Result<RecordBatch> {
+        let at = Location {
+            row_group: Some(rg_index),
+            ..Location::default()
+        };
+        let mut columns: Vec<ArrayRef> = Vec::new();
+        if let Some(FieldNode {
+            kind: FieldKind::Group(children),
+            ..
+        }) = &self.root
+        {
+            for (child, field) in children.iter().zip(self.schema.fields().iter()) {
+                let fat = Location::chunk(rg_index, field.name().clone());
+                let a = build(child, leaves, &fat)?;
+                if a.len() != num_rows {
+                    let declared = self
+                        .metadata
+                        .row_groups
+                        .get(rg_index)
+                        .map_or(0, |rg| rg.num_rows);
+                    // A column is read up to the rows the batch asks for,
+                    // so it can only come up short: its chunk ends early.
+                    return Err(data_err(
+                        &fat,
+                        format!(
+                            "the row group declares {declared} rows but the column's chunk ends after {} \
+                             (a batch of {num_rows} rows from row {first_row} found {})",
+                            first_row + a.len(),
+                            a.len()
+                        ),
+                    ));
+                }
+                columns.push(a);
+            }
+        }
+        RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(num_rows)),
+        )
+        .map_err(|e| crate::error::arrow_err(&at, e))
+    }
+
+    /// A row group of no rows is skipped unread, unless a chunk says it
+    /// holds values: then the row count or the chunk is corrupt, and
+    /// reading nothing would drop the chunk's rows without a word.
+    fn check_empty_row_group(&self, rg: usize) -> Result<()> {
+        let Some(group) = self.metadata.row_groups.get(rg) else {
+            return Ok(());
+        };
+        for (chunk, leaf) in group.columns.iter().zip(self.metadata.schema.columns()) {
+            let values = chunk.meta_data.as_ref().map_or(0, |m| m.num_values);
+            if values > 0 {
+                return Err(data_err(
+                    &Location::chunk(rg, leaf.dotted()),
+                    format!(
+                        "the row group declares {} rows but the column chunk holds {values} values",
+                        group.num_rows
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The next batch of the chosen rows (before any predicate), the bytes
+    /// it needs first, or the end.
+    fn next_row_batch(&mut self) -> Result<Decoded> {
+        loop {
+            if !self.finishing.is_empty() {
+                self.deliver();
+                while let Some((_, r, need)) = self.finishing.first_mut() {
+                    if let Some(n) = need {
+                        let n = n.clone();
+                        return Ok(self.needs(std::iter::once(n).collect()));
+                    }
+                    if let Step::Pending(range) = r.finish()? {
+                        *need = Some(range.clone());
+                        return Ok(self.needs(std::iter::once(range).collect()));
+                    }
+                    let (ci, mut r, _) = self.finishing.remove(0);
+                    // Kept for the column's next chunk: a fresh buffer per
+                    // chunk costs a page fault per 4 KiB.
+                    if let Some(b) = r.take_page_buffer() {
+                        self.page_buffers.push((ci, b));
+                    }
+                }
+                continue;
+            }
+            if self.remaining == Some(0) {
+                return Ok(Decoded::Finished);
+            }
+            if self.current.is_some() {
+                self.deliver();
+            }
+            if let Some(state) = self.current.as_mut() {
+                match state.tasks.next_batch() {
+                    Next::Batch(n, leaves) => {
+                        let leaves = leaves?;
+                        let rg = state.index;
+                        let first_row = state.rows_before;
+                        state.rows_before += n;
+                        let batch = self.assemble(&leaves, n, rg, first_row);
+                        // The levels are not part of the batch: back to
+                        // the pool.
+                        for (_, leaf) in leaves {
+                            self.pool.put(leaf.def.unwrap_or_default());
+                            self.pool.put(leaf.rep.unwrap_or_default());
+                        }
+                        let batch = batch?;
+                        self.remaining = self.remaining.map(|r| r.saturating_sub(n));
+                        return Ok(Decoded::Batch(batch));
+                    }
+                    Next::Needs(ranges) => {
+                        // Bytes pushed earlier may serve needs that arose
+                        // since: hand them out before asking.
+                        if self.deliver() {
+                            continue;
+                        }
+                        match self.needs(ranges) {
+                            // Only reads ahead for busy readers, all pushed:
+                            // nothing to ask.
+                            Decoded::Needs(r) if r.is_empty() => continue,
+                            needs => return Ok(needs),
+                        }
+                    }
+                    Next::Done => {
+                        let (readers, all) = state.tasks.close();
+                        let whole = state.whole && all;
+                        self.current = None;
+                        for (ci, mut r) in readers {
+                            if whole {
+                                self.finishing.push((ci, r, None));
+                            } else if let Some(b) = r.take_page_buffer() {
+                                self.page_buffers.push((ci, b));
+                            }
+                        }
+                        continue;
+                    }
+                }
+            }
+            let Some(&rg) = self.row_groups.get(self.next_rg) else {
+                return Ok(Decoded::Finished);
+            };
+            self.next_rg += 1;
+            let rows = self
+                .metadata
+                .row_groups
+                .get(rg)
+                .map(|r| usize::try_from(r.num_rows).unwrap_or(0))
+                .unwrap_or(0);
+            if self.to_skip >= rows && rows > 0 {
+                self.to_skip -= rows;
+                continue;
+            }
+            if rows == 0 {
+                self.check_empty_row_group(rg)?;
+                continue;
+            }
+            self.current = Some(self.open_row_group(rg)?);
+        }
+    }
+}
+
+impl Drop for BatchDecoder {
+    fn drop(&mut self) {
+        // Decoding threads stop taking tasks of the row group.
+        if let Some(state) = self.current.take() {
+            let _ = state.tasks.close();
+        }
+    }
+}

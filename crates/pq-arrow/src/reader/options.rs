@@ -1,0 +1,396 @@
+//! The options of a reader, shared by [`ParquetReader`] and
+//! [`ParquetPushDecoderBuilder`]: their values ([`ReadOptions`]), their
+//! setters (written once, for both, by `read_setters!`), and the decoder
+//! they build.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_schema::DataType;
+use pq_format::{Limits, ParquetMetaData};
+use pq_page::PageOptions;
+
+use super::core::BatchDecoder;
+use super::filter::{PruningOptions, RowFilter};
+use super::pieces::{DEFAULT_COALESCE_GAP, Pieces};
+use super::projection::ProjectionMask;
+use super::workers::Workers;
+#[cfg(doc)]
+use super::{ParquetPushDecoderBuilder, ParquetReader};
+use crate::error::{Error, Result};
+use crate::pool::{DEFAULT_POOL_BYTES, Pool};
+use crate::predicate::Predicate;
+use crate::predicate::bind::bind;
+use crate::schema::{FieldKind, FieldNode, convert};
+
+/// The setters of the options both [`ParquetReader`] and
+/// [`ParquetPushDecoderBuilder`] take, for a type with a field `opts:
+/// ReadOptions`.
+macro_rules! read_setters {
+    () => {
+        /// Reads only the columns of this mask (made against the file's
+        /// Parquet schema,
+        /// [`ParquetReader::parquet_schema`](super::ParquetReader::parquet_schema));
+        /// the default reads all. Unknown columns are an error of
+        /// [`build`](Self::build).
+        pub fn with_projection(mut self, mask: super::ProjectionMask) -> Self {
+            self.opts.projection = mask;
+            self
+        }
+
+        /// Reads only these row groups, in this order.
+        pub fn with_row_groups(mut self, row_groups: impl IntoIterator<Item = usize>) -> Self {
+            self.opts.row_groups = Some(row_groups.into_iter().collect());
+            self
+        }
+
+        /// Rows per batch (default 8192; at least 1).
+        pub fn with_batch_size(mut self, batch_size: usize) -> Self {
+            self.opts.batch_size = batch_size.max(1);
+            self
+        }
+
+        /// Skips this many rows (of the chosen row groups) first.
+        pub fn with_offset(mut self, offset: usize) -> Self {
+            self.opts.offset = offset;
+            self
+        }
+
+        /// Reads at most this many rows.
+        pub fn with_limit(mut self, limit: usize) -> Self {
+            self.opts.limit = Some(limit);
+            self
+        }
+
+        /// Decodes the column chunks of a row group on up to this many threads
+        /// (default 1: the calling thread only). The batches are the same
+        /// whatever the count.
+        ///
+        /// The work is one batch of one column at a time: every thread,
+        /// the caller's included, takes the earliest batch not yet decoded, so
+        /// the threads stay busy however uneven the columns are. The other
+        /// threads decode up to `4 × threads` batches ahead of the one being
+        /// read, which bounds memory; a column's batches are decoded in order,
+        /// so one column that holds most of a file's work bounds the gain (see
+        /// `BENCHMARKS.md`). The threads live as long as the batch iterator.
+        ///
+        /// With threads or without, the memory of a dropped batch is reused for
+        /// later ones (see [`with_buffer_pool`](Self::with_buffer_pool)): with
+        /// threads this matters most, since memory allocated on one thread and
+        /// freed on another is what the system allocator handles worst.
+        ///
+        /// ```
+        /// use pq_arrow::ParquetReader;
+        /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+        /// let rows = |threads| -> Result<usize, pq_arrow::Error> {
+        ///     ParquetReader::open(path)?
+        ///         .with_threads(threads)
+        ///         .build()?
+        ///         .map(|b| b.map(|b| b.num_rows()))
+        ///         .sum::<Result<usize, _>>()
+        ///         .map_err(pq_arrow::Error::from)
+        /// };
+        /// assert_eq!(rows(2)?, rows(1)?);
+        /// # Ok::<(), pq_arrow::Error>(())
+        /// ```
+        pub fn with_threads(mut self, threads: usize) -> Self {
+            self.opts.threads = threads.max(1);
+            self
+        }
+
+        /// How many bytes of dropped batches the reader keeps for later batches
+        /// to decode into (default 64 MiB; 0 keeps none).
+        ///
+        /// A batch's arrays then hold Arrow buffers whose memory goes back to
+        /// the reader when the last array using it is dropped (or is freed, if
+        /// the reader is gone): no large allocation per batch once the first
+        /// few are dropped. Such buffers have their own owner, so
+        /// `Buffer::into_mutable` gives them back unchanged rather than taking
+        /// them over; with 0 every batch allocates plain Arrow buffers.
+        ///
+        /// ```
+        /// use pq_arrow::ParquetReader;
+        /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+        /// let read = |bytes| -> Result<Vec<arrow_array::RecordBatch>, pq_arrow::Error> {
+        ///     let batches = ParquetReader::open(path)?.with_buffer_pool(bytes).build()?;
+        ///     Ok(batches.collect::<Result<_, _>>()?)
+        /// };
+        /// assert_eq!(read(0)?, read(64 << 20)?);
+        /// # Ok::<(), pq_arrow::Error>(())
+        /// ```
+        pub fn with_buffer_pool(mut self, bytes: usize) -> Self {
+            self.opts.pool_bytes = bytes;
+            self
+        }
+
+        /// Ignores the `ARROW:schema` hint: types come from the Parquet schema
+        /// alone.
+        pub fn with_skip_arrow_metadata(mut self, skip: bool) -> Self {
+            self.opts.skip_arrow_metadata = skip;
+            self
+        }
+
+        /// Reads BYTE_ARRAY columns (strings and binaries) as Arrow
+        /// `Dictionary(Int32, _)` arrays, keeping the indices of
+        /// dictionary-encoded pages instead of gathering values (default off:
+        /// plain arrays, unless the `ARROW:schema` hint asks for a dictionary).
+        ///
+        /// ```
+        /// # fn main() -> Result<(), pq_arrow::Error> {
+        /// use arrow_schema::DataType;
+        /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/codec_snappy.parquet");
+        /// let reader = pq_arrow::ParquetReader::open(path)?.with_dictionary(true).build()?;
+        /// let has_dict = reader
+        ///     .schema()
+        ///     .fields()
+        ///     .iter()
+        ///     .any(|f| matches!(f.data_type(), DataType::Dictionary(_, _)));
+        /// for batch in reader {
+        ///     batch?;
+        /// }
+        /// # let _ = has_dict;
+        /// # Ok(())
+        /// # }
+        /// ```
+        pub fn with_dictionary(mut self, dictionary: bool) -> Self {
+            self.opts.dictionary = dictionary;
+            self
+        }
+
+        /// Verifies page checksums where pages have one (default off).
+        pub fn with_verify_checksums(mut self, verify: bool) -> Self {
+            self.opts.page_options = self.opts.page_options.with_verify_checksums(verify);
+            self
+        }
+
+        /// Sets every option of the page reader at once: checksums and the
+        /// limits on pages (values per page, dictionary size, decompressed page
+        /// and chunk sizes; see [`PageOptions`](pq_page::PageOptions) for each default and why). This
+        /// replaces what [`with_verify_checksums`](Self::with_verify_checksums)
+        /// set. The reader's own default accepts pages and dictionary pages up
+        /// to the 2 GiB a header can declare, as other readers do, where
+        /// `PageOptions::default()` stops at 1 GiB.
+        ///
+        /// ```
+        /// # fn main() -> Result<(), pq_arrow::Error> {
+        /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+        /// let options = pq_arrow::PageOptions::default().with_max_page_values(1);
+        /// let reader = pq_arrow::ParquetReader::open(path)?.with_page_options(options).build()?;
+        /// let err = reader.collect::<Result<Vec<_>, _>>().unwrap_err();
+        /// assert!(err.to_string().contains("max_page_values"), "{err}");
+        /// # Ok(())
+        /// # }
+        /// ```
+        pub fn with_page_options(mut self, options: pq_page::PageOptions) -> Self {
+            self.opts.page_options = options;
+            self
+        }
+
+        /// Keeps only the rows that satisfy `predicate` (see
+        /// [`crate::predicate`]): row groups that the statistics, Bloom
+        /// filters, dictionaries or page index rule out are not read, and
+        /// the batches hold exactly the matching rows, in batches of the
+        /// batch size (the last one shorter). The offset and limit then
+        /// count matching rows. The predicate's columns are read even when
+        /// the projection leaves them out, and dropped from the batches. An
+        /// unknown column or a literal that does not fit its column is an
+        /// error of [`build`](Self::build).
+        ///
+        /// ```
+        /// # fn main() -> Result<(), pq_arrow::Error> {
+        /// use pq_arrow::predicate::{col, Predicate};
+        /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+        /// let all = pq_arrow::ParquetReader::open(path)?.build()?;
+        /// let total: usize = all.map(|b| b.map(|b| b.num_rows())).sum::<Result<_, _>>()?;
+        /// let some = pq_arrow::ParquetReader::open(path)?
+        ///     .with_predicate(Predicate::parse("id < 10")?)
+        ///     .build()?;
+        /// let kept: usize = some.map(|b| b.map(|b| b.num_rows())).sum::<Result<_, _>>()?;
+        /// assert!(kept < total);
+        /// let bad = pq_arrow::ParquetReader::open(path)?.with_predicate(col("nope").eq(1)).build();
+        /// assert!(bad.unwrap_err().to_string().contains("no column nope"));
+        /// # Ok(())
+        /// # }
+        /// ```
+        pub fn with_predicate(mut self, predicate: crate::predicate::Predicate) -> Self {
+            self.opts.predicate = Some(predicate);
+            self
+        }
+
+        /// Chooses what a predicate prunes by (default: every source; see
+        /// [`PruningOptions`](crate::predicate::PruningOptions)).
+        pub fn with_pruning(mut self, pruning: crate::predicate::PruningOptions) -> Self {
+            self.opts.pruning = pruning;
+            self
+        }
+    };
+}
+
+/// The options of a reader, shared by [`ParquetReader`] and
+/// [`ParquetPushDecoderBuilder`](super::ParquetPushDecoderBuilder).
+#[derive(Debug, Clone)]
+pub(super) struct ReadOptions {
+    pub(super) projection: ProjectionMask,
+    pub(super) row_groups: Option<Vec<usize>>,
+    pub(super) batch_size: usize,
+    pub(super) offset: usize,
+    pub(super) limit: Option<usize>,
+    pub(super) threads: usize,
+    pub(super) pool_bytes: usize,
+    pub(super) skip_arrow_metadata: bool,
+    pub(super) dictionary: bool,
+    pub(super) page_options: PageOptions,
+    pub(super) coalesce_gap: u64,
+    pub(super) predicate: Option<Predicate>,
+    pub(super) pruning: PruningOptions,
+}
+
+impl ReadOptions {
+    /// The defaults, with page header limits from `limits`.
+    pub(super) fn new(limits: &Limits) -> Self {
+        ReadOptions {
+            projection: ProjectionMask::all(),
+            row_groups: None,
+            batch_size: 8192,
+            offset: 0,
+            limit: None,
+            threads: 1,
+            pool_bytes: DEFAULT_POOL_BYTES,
+            skip_arrow_metadata: false,
+            dictionary: false,
+            page_options: default_page_options().with_format_limits(limits.clone()),
+            coalesce_gap: DEFAULT_COALESCE_GAP,
+            predicate: None,
+            pruning: PruningOptions::default(),
+        }
+    }
+
+    /// The decoder of the batches of the file of `file_len` bytes whose
+    /// metadata is `metadata`, with these options.
+    pub(super) fn decoder(
+        self,
+        metadata: Arc<ParquetMetaData>,
+        file_len: u64,
+    ) -> Result<BatchDecoder> {
+        let selected = self.projection.selected(metadata.schema.columns().len())?;
+        let kv = metadata.key_value_metadata.as_deref();
+        let converted = convert(
+            &metadata.schema,
+            kv,
+            &|i| selected.contains(&i),
+            self.skip_arrow_metadata,
+            self.dictionary,
+        )?;
+        // With a predicate, its columns are read too; the filter drops them.
+        let (converted, filter) = match &self.predicate {
+            None => (converted, None),
+            Some(predicate) => {
+                let whole = convert(
+                    &metadata.schema,
+                    kv,
+                    &|_| true,
+                    self.skip_arrow_metadata,
+                    self.dictionary,
+                )?;
+                let bound = bind(predicate, &metadata.schema, &whole.schema)?;
+                let mut read = selected.clone();
+                read.extend(bound.columns.iter().map(|c| c.leaf));
+                let narrow = read.len() > selected.len();
+                let output = converted.schema.clone();
+                let converted = if narrow {
+                    convert(
+                        &metadata.schema,
+                        kv,
+                        &|i| read.contains(&i),
+                        self.skip_arrow_metadata,
+                        self.dictionary,
+                    )?
+                } else {
+                    converted
+                };
+                let filter = RowFilter::new(
+                    bound,
+                    output,
+                    narrow,
+                    self.batch_size,
+                    self.offset,
+                    self.limit,
+                );
+                (converted, Some(Box::new(filter)))
+            }
+        };
+        // With a filter, the offset and limit count matching rows there.
+        let (offset, limit) = match filter {
+            Some(_) => (0, None),
+            None => (self.offset, self.limit),
+        };
+        let n_rg = metadata.row_groups.len();
+        let row_groups = match self.row_groups {
+            Some(rgs) => {
+                if let Some(bad) = rgs.iter().find(|&&r| r >= n_rg) {
+                    return Err(Error::Request {
+                        message: format!("row group {bad} does not exist: the file has {n_rg}"),
+                    });
+                }
+                rgs
+            }
+            None => (0..n_rg).collect(),
+        };
+        let mut leaf_types = HashMap::new();
+        if let Some(root) = &converted.root {
+            collect_leaf_types(root, 0, &mut leaf_types);
+        }
+        let threads = self.threads.max(1);
+        Ok(BatchDecoder {
+            file_len,
+            metadata,
+            schema: converted.schema,
+            root: converted.root,
+            leaf_types,
+            row_groups,
+            next_rg: 0,
+            current: None,
+            finishing: Vec::new(),
+            page_buffers: Vec::new(),
+            workers: Workers::new(threads - 1),
+            ahead: if threads > 1 { 4 * threads } else { 1 },
+            pool: Pool::new(self.pool_bytes),
+            batch_size: self.batch_size,
+            to_skip: offset,
+            remaining: limit,
+            page_options: self.page_options,
+            pieces: Pieces::default(),
+            coalesce_gap: self.coalesce_gap,
+            peak_buffered: 0,
+            chunks: Vec::new(),
+            filter,
+            pruning: self.pruning,
+            pruned: false,
+            prune_bytes: Pieces::default(),
+        })
+    }
+}
+
+fn default_page_options() -> PageOptions {
+    PageOptions::default()
+        .with_compress_limits(
+            pq_compress::Limits::default().with_max_uncompressed_size(i32::MAX as usize),
+        )
+        .with_max_dictionary_size(i32::MAX as usize)
+}
+
+/// The Arrow type of every leaf, with the definition level from which its
+/// level entries are slots of its array (`slot_def`: the element level of
+/// its innermost list, 0 outside lists); see [`crate::assemble`].
+fn collect_leaf_types(node: &FieldNode, slot_def: i16, out: &mut HashMap<usize, (DataType, i16)>) {
+    match &node.kind {
+        FieldKind::Leaf { column_index } => {
+            out.insert(*column_index, (node.arrow_type.clone(), slot_def));
+        }
+        FieldKind::Group(c) => {
+            let child_slot_def = crate::assemble::child_slot_def(node, slot_def);
+            c.iter()
+                .for_each(|c| collect_leaf_types(c, child_slot_def, out))
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! Reading from a path holds a few pages per column, not column chunks.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, Int64Array, RecordBatch};
+use arrow_schema::{DataType, Field, Schema};
+use pq_arrow::ParquetReader;
+use pq_arrow::write::{Codec, ParquetWriter, WriterOptions};
+
+const COLUMNS: usize = 8;
+const ROWS: usize = 1 << 20;
+const PAGE: usize = 256 << 10;
+
+#[test]
+fn a_path_is_read_a_few_pages_per_column_at_a_time() {
+    let dir = std::env::temp_dir().join(format!("pq-bounded-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("wide.parquet");
+    let fields: Vec<Field> = (0..COLUMNS)
+        .map(|c| Field::new(format!("c{c}"), DataType::Int64, false))
+        .collect();
+    let schema = Arc::new(Schema::new(fields));
+    let options = WriterOptions::builder()
+        .set_compression(Codec::Uncompressed)
+        .set_dictionary_enabled(false)
+        .set_data_page_size_limit(PAGE)
+        .set_max_row_group_size(ROWS)
+        .build();
+    let mut w = ParquetWriter::try_new(
+        std::fs::File::create(&path).unwrap(),
+        schema.clone(),
+        options,
+    )
+    .unwrap();
+    let step = 1 << 16;
+    for start in (0..ROWS).step_by(step) {
+        let columns: Vec<ArrayRef> = (0..COLUMNS)
+            .map(|c| {
+                let v: Int64Array = (start..start + step)
+                    .map(|i| (i as i64).wrapping_mul(c as i64 + 7) ^ 0x5555)
+                    .collect();
+                Arc::new(v) as ArrayRef
+            })
+            .collect();
+        w.write(&RecordBatch::try_new(schema.clone(), columns).unwrap())
+            .unwrap();
+    }
+    w.close().unwrap();
+
+    let reader = ParquetReader::open(&path).unwrap();
+    let chunk = reader.metadata().row_groups[0].columns[0]
+        .meta_data
+        .as_ref()
+        .unwrap()
+        .total_compressed_size as usize;
+    assert_eq!(reader.num_row_groups(), 1);
+    assert!(chunk > 16 * PAGE, "a chunk of {chunk} bytes");
+    drop(reader);
+    // With decoding threads, each column's next page is also read ahead.
+    for threads in [1, 3] {
+        let mut batches = ParquetReader::open(&path)
+            .unwrap()
+            .with_threads(threads)
+            .build()
+            .unwrap();
+        let mut rows = 0;
+        while let Some(b) = batches.next_batch().unwrap() {
+            rows += b.num_rows();
+        }
+        assert_eq!(rows, ROWS);
+        let peak = batches.peak_buffered_bytes();
+        let budget = COLUMNS * 4 * PAGE;
+        println!(
+            "{threads} threads: peak {peak} bytes held, chunk {chunk} bytes, {} requests, \
+             {} bytes read",
+            batches.requests(),
+            batches.bytes_read()
+        );
+        assert!(peak > 0);
+        assert!(
+            peak <= budget,
+            "{threads} threads: {peak} bytes held at once, more than {budget} (4 pages per column)"
+        );
+        // Every byte of the chunks read about once.
+        let data: u64 = (COLUMNS * chunk) as u64;
+        assert!(
+            batches.bytes_read() >= data && batches.bytes_read() < data + data / 8,
+            "{threads} threads: {} bytes read for {data}",
+            batches.bytes_read()
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
