@@ -28,6 +28,22 @@ pub struct Options {
     /// `--where`: only the rows it keeps (read every row of the plan then,
     /// and count offsets and limits after it).
     pub predicate: Option<pq_arrow::predicate::Predicate>,
+    /// What the reads did, added up as each file's reading ends (for
+    /// `scan`'s report).
+    pub read_stats: Option<std::rc::Rc<std::cell::RefCell<ReadStats>>>,
+}
+
+/// What the reads of a table did.
+#[derive(Debug, Default)]
+pub struct ReadStats {
+    /// Reads of the files (the footers' not counted).
+    pub requests: u64,
+    /// Bytes read of the files for the batches.
+    pub bytes_read: u64,
+    /// The files' sizes.
+    pub file_bytes: u64,
+    /// What the predicate pruned and kept, over every file.
+    pub pruning: pq_arrow::predicate::PruningMetrics,
 }
 
 /// One file of the table, as its footer describes it.
@@ -390,11 +406,36 @@ fn read_file(
     if let Some(p) = &options.predicate {
         reader = reader.with_predicate(p.clone());
     }
-    let batches = reader.build().map_err(|e| CliError::file(&path, e))?;
-    Ok(Box::new(batches.map(move |b| {
-        let b = b.map_err(|e| CliError::file(&path, pq_arrow::Error::from(e)))?;
-        let n = b.num_rows();
-        fit(&path, &schema, &partitions, Some(&b), n)
+    let mut batches = reader.build().map_err(|e| CliError::file(&path, e))?;
+    let stats = options.read_stats.clone();
+    let file_bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
+    let mut done = false;
+    Ok(Box::new(std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let next = batches.next_batch();
+        if !matches!(next, Ok(Some(_))) {
+            done = true;
+            // The file's reading is over: its figures join the table's.
+            if let Some(s) = &stats {
+                let mut s = s.borrow_mut();
+                s.requests += batches.requests();
+                s.bytes_read += batches.bytes_read();
+                s.file_bytes += file_bytes;
+                if let Some(m) = batches.pruning_metrics() {
+                    s.pruning += m;
+                }
+            }
+        }
+        match next {
+            Ok(Some(b)) => {
+                let n = b.num_rows();
+                Some(fit(&path, &schema, &partitions, Some(&b), n))
+            }
+            Ok(None) => None,
+            Err(e) => Some(Err(CliError::file(&path, e))),
+        }
     })))
 }
 

@@ -244,6 +244,10 @@ enum Command {
         /// Merge files whose schemas differ by column name.
         #[arg(long)]
         union_by_name: bool,
+        /// Only the rows where EXPR holds (see `pq cat --help`); the report
+        /// then says what each pruning source ruled out.
+        #[arg(long = "where", value_name = "EXPR")]
+        filter: Option<String>,
     },
     /// Reads the file with pq and with the arrow-rs parquet reader and
     /// compares every value: "identical", or the first difference (exit 1).
@@ -496,6 +500,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             threads,
             verify_checksums,
             union_by_name,
+            filter,
         } => scan::run(
             &files,
             dataset::Options {
@@ -503,7 +508,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
                 union_by_name,
                 threads,
                 verify_checksums,
-                predicate: None,
+                predicate: parse_where(filter.as_deref())?,
+                read_stats: None,
             },
             &mut out,
         )?,

@@ -11,13 +11,20 @@ use crate::error::CliError;
 use crate::sources;
 
 /// Decodes the selected columns of all the files and prints rows, bytes
-/// decoded, time and throughput.
+/// decoded, time and throughput, the bytes read, and with a predicate
+/// what each pruning source ruled out.
 pub fn run(
     paths: &[PathBuf],
     options: dataset::Options,
     out: &mut impl Write,
 ) -> Result<(), CliError> {
     let start = Instant::now();
+    let stats = std::rc::Rc::new(std::cell::RefCell::new(dataset::ReadStats::default()));
+    let filtered = options.predicate.is_some();
+    let options = dataset::Options {
+        read_stats: Some(stats.clone()),
+        ..options
+    };
     let table = Dataset::open(sources::expand(paths)?, options)?;
     let plan = table.range(0, None);
     let mut rows = 0usize;
@@ -38,6 +45,47 @@ pub fn run(
         per_second(bytes as f64) / 1e6,
         per_second(rows as f64)
     )?;
+    let s = stats.borrow();
+    writeln!(
+        out,
+        "bytes read: {} of {} in {} reads (footers not counted)",
+        s.bytes_read, s.file_bytes, s.requests
+    )?;
+    if filtered {
+        let p = &s.pruning;
+        let by_statistics = p.row_groups_pruned
+            - p.row_groups_pruned_by_bloom_filter
+            - p.row_groups_pruned_by_dictionary
+            - p.row_groups_pruned_by_page_index;
+        writeln!(
+            out,
+            "row groups pruned: {} of {} (statistics {by_statistics}, Bloom filters {}, \
+             dictionaries {}, page index {}), {} rows",
+            p.row_groups_pruned,
+            p.row_groups,
+            p.row_groups_pruned_by_bloom_filter,
+            p.row_groups_pruned_by_dictionary,
+            p.row_groups_pruned_by_page_index,
+            p.rows_pruned
+        )?;
+        writeln!(
+            out,
+            "rows tested: {}, matched: {}; rows in pages the page index rules out: {}",
+            p.rows_tested, p.rows_matched, p.rows_ruled_out_by_page_index
+        )?;
+        writeln!(
+            out,
+            "read for pruning: {} Bloom filters ({} bytes, {} ignored), {} dictionaries ({} bytes), \
+             {} page indexes ({} bytes)",
+            p.bloom_filters_read,
+            p.bloom_filter_bytes,
+            p.bloom_filters_ignored,
+            p.dictionaries_read,
+            p.dictionary_bytes,
+            p.page_indexes_read,
+            p.page_index_bytes
+        )?;
+    }
     Ok(())
 }
 

@@ -187,3 +187,21 @@ fn convert_writes_the_bloom_filters_asked_for() {
     );
     assert!(e.contains("--bloom-filter"), "{e}");
 }
+
+#[test]
+fn scan_reports_the_matching_rows_and_what_was_pruned() {
+    let path = data("sample.parquet");
+    let p = path.to_str().unwrap_or_default();
+    let want = expected(|id, _, _| id < 5).len();
+    let out = ok(&["scan", p, "--where", "id < 5"]);
+    assert!(out.contains(&format!("rows: {want}\n")), "{out}");
+    assert!(out.contains("row groups pruned: 0 of 1"), "{out}");
+    assert!(out.contains(&format!("matched: {want}")), "{out}");
+    // A predicate no row group can satisfy reads no data pages.
+    let out = ok(&["scan", p, "--where", "id > 1000000"]);
+    assert!(
+        out.contains("rows: 0\n") && out.contains("row groups pruned: 1 of 1 (statistics 1"),
+        "{out}"
+    );
+    assert!(out.contains("bytes read: 0 of"), "{out}");
+}

@@ -61,6 +61,28 @@ pub struct PruningMetrics {
     pub rows_matched: u64,
 }
 
+/// Metrics of several reads (of several files) added up.
+impl std::ops::AddAssign<&PruningMetrics> for PruningMetrics {
+    fn add_assign(&mut self, o: &PruningMetrics) {
+        self.row_groups += o.row_groups;
+        self.row_groups_pruned += o.row_groups_pruned;
+        self.row_groups_pruned_by_bloom_filter += o.row_groups_pruned_by_bloom_filter;
+        self.rows_pruned += o.rows_pruned;
+        self.bloom_filters_read += o.bloom_filters_read;
+        self.bloom_filters_ignored += o.bloom_filters_ignored;
+        self.bloom_filter_bytes += o.bloom_filter_bytes;
+        self.row_groups_pruned_by_dictionary += o.row_groups_pruned_by_dictionary;
+        self.dictionaries_read += o.dictionaries_read;
+        self.row_groups_pruned_by_page_index += o.row_groups_pruned_by_page_index;
+        self.rows_ruled_out_by_page_index += o.rows_ruled_out_by_page_index;
+        self.page_indexes_read += o.page_indexes_read;
+        self.page_index_bytes += o.page_index_bytes;
+        self.dictionary_bytes += o.dictionary_bytes;
+        self.rows_tested += o.rows_tested;
+        self.rows_matched += o.rows_matched;
+    }
+}
+
 /// Which sources a predicate prunes by, cheapest first (each on by
 /// default). The rows returned are the same with any of them off: only
 /// what is read changes.
