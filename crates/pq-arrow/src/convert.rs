@@ -117,11 +117,10 @@ fn spread_fixed(
     Ok(out)
 }
 
-pub(crate) fn spread_offsets<O: Copy + Default + Send + 'static>(
-    dense: Vec<O>,
-    nulls: Option<&NullBuffer>,
-    pool: &Pool,
-) -> Vec<O> {
+pub(crate) fn spread_offsets<O>(dense: Vec<O>, nulls: Option<&NullBuffer>, pool: &Pool) -> Vec<O>
+where
+    O: Copy + Default + Send + 'static,
+{
     let Some(nulls) = with_nulls(nulls) else {
         return dense;
     };
@@ -207,11 +206,11 @@ fn decimal<T: DecimalType>(
 }
 
 /// Values whose Arrow type is exactly their physical type, spread over
-/// the nulls; `None` if `dt` is another type.
+/// the nulls; `None` if `dt` (the type asked for) is another type.
 fn same_prim<T: ArrowPrimitiveType>(
+    dt: &DataType,
     v: Vec<T::Native>,
     nulls: Option<NullBuffer>,
-    dt: &DataType,
     at: &Location,
     pool: &Pool,
 ) -> Option<Result<ArrayRef>> {
@@ -319,6 +318,16 @@ fn int96_to(v: [u32; 3], unit: TimeUnit) -> i64 {
         .wrapping_add(nanos / nanos_per_unit)
 }
 
+/// Where converted values go: `len` slots of Arrow type `dt`, with their
+/// validity (`None`: all valid), and the pool their buffers come from.
+struct Slots<'a> {
+    nulls: Option<NullBuffer>,
+    len: usize,
+    dt: &'a DataType,
+    at: &'a Location,
+    pool: &'a Pool,
+}
+
 /// Builds the Arrow array of type `dt` from `dense` values and `nulls`
 /// (`None`: all `len` slots valid).
 pub(crate) fn to_arrow(
@@ -403,10 +412,10 @@ pub(crate) fn to_arrow(
             _ => Err(bad()),
         },
         Dense::F32(v) => {
-            same_prim::<Float32Type>(v, nulls, dt, at, pool).unwrap_or_else(|| Err(bad()))
+            same_prim::<Float32Type>(dt, v, nulls, at, pool).unwrap_or_else(|| Err(bad()))
         }
         Dense::F64(v) => {
-            same_prim::<Float64Type>(v, nulls, dt, at, pool).unwrap_or_else(|| Err(bad()))
+            same_prim::<Float64Type>(dt, v, nulls, at, pool).unwrap_or_else(|| Err(bad()))
         }
         Dense::Utf8(c) => match dt {
             DataType::Utf8 => c.into_array(nulls, at, pool),
@@ -423,7 +432,17 @@ pub(crate) fn to_arrow(
         },
         Dense::Bytes(b) => bytes_to_arrow(b, nulls, dt, at, pool),
         Dense::LargeBytes(b) => large_bytes_to_arrow(b, nulls, dt, at, pool),
-        Dense::Fixed(f) => fixed_to_arrow(f.width, f.data, nulls, len, dt, at, pool),
+        Dense::Fixed(f) => fixed_to_arrow(
+            f.width,
+            f.data,
+            Slots {
+                nulls,
+                len,
+                dt,
+                at,
+                pool,
+            },
+        ),
     }
 }
 
@@ -456,15 +475,14 @@ fn be_i128s(data: &[u8], width: usize, pool: &Pool) -> Vec<i128> {
 /// FIXED_LEN_BYTE_ARRAY values to `dt`. Values converted to numbers are
 /// converted dense and then spread over the slots; bytes kept as bytes are
 /// spread first.
-fn fixed_to_arrow(
-    width: usize,
-    data: Vec<u8>,
-    nulls: Option<NullBuffer>,
-    len: usize,
-    dt: &DataType,
-    at: &Location,
-    pool: &Pool,
-) -> Result<ArrayRef> {
+fn fixed_to_arrow(width: usize, data: Vec<u8>, slots: Slots<'_>) -> Result<ArrayRef> {
+    let Slots {
+        nulls,
+        len,
+        dt,
+        at,
+        pool,
+    } = slots;
     let n = nulls.as_ref();
     match dt {
         DataType::Decimal128(p, s) if width <= 16 => {
@@ -558,18 +576,6 @@ fn binary<T: ByteArrayType<Offset = O>, O: OffsetSize + OffsetSizeTrait>(
     Ok(Arc::new(a))
 }
 
-/// Strings that did not come through a checked decoder (a dictionary with
-/// an invalid string): checked whole.
-fn strings<O: OffsetSize + OffsetSizeTrait>(
-    o: Vec<O>,
-    values: Vec<u8>,
-    nulls: Option<NullBuffer>,
-    at: &Location,
-    pool: &Pool,
-) -> Result<ArrayRef> {
-    CheckedUtf8::check_parts(o, values, at)?.into_array(nulls, at, pool)
-}
-
 /// BYTE_ARRAY values with `i32` offsets to `dt`.
 fn bytes_to_arrow(
     b: ByteArrays<i32>,
@@ -582,7 +588,9 @@ fn bytes_to_arrow(
     let ByteArrays { offsets: o, values } = b;
     match dt {
         DataType::Binary => binary::<BinaryType, _>(o, values, nulls, at, pool),
-        DataType::Utf8 => strings(o, values, nulls, at, pool),
+        // Strings that did not come through a checked decoder (a dictionary
+        // with an invalid string): checked whole.
+        DataType::Utf8 => CheckedUtf8::check_parts(o, values, at)?.into_array(nulls, at, pool),
         DataType::BinaryView => {
             let a = binary::<BinaryType, _>(o, values, nulls, at, pool)?;
             Ok(Arc::new(BinaryViewArray::from(a.as_binary::<i32>())))
@@ -610,7 +618,7 @@ fn large_bytes_to_arrow(
     let ByteArrays { offsets: o, values } = b;
     match dt {
         DataType::LargeBinary => binary::<LargeBinaryType, _>(o, values, nulls, at, pool),
-        DataType::LargeUtf8 => strings(o, values, nulls, at, pool),
+        DataType::LargeUtf8 => CheckedUtf8::check_parts(o, values, at)?.into_array(nulls, at, pool),
         _ => Err(unsupported_bytes(dt, at)),
     }
 }
@@ -738,27 +746,20 @@ mod tests {
 
     #[test]
     fn float16_from_no_values_is_aligned() {
+        let halves = |bytes: &[u8]| {
+            let n = bytes.len() / 2;
+            to_arrow(
+                fixed(2, bytes),
+                None,
+                n,
+                &DataType::Float16,
+                &Location::default(),
+                &pool(),
+            )
+        };
         // An empty list's child: no bytes, a dangling byte pointer.
-        let empty = fixed(2, &[]);
-        let a = to_arrow(
-            empty,
-            None,
-            0,
-            &DataType::Float16,
-            &Location::default(),
-            &pool(),
-        );
-        assert_eq!(a.unwrap().len(), 0);
-        let two = fixed(2, &[0x00, 0x3c, 0x00, 0xc0]);
-        let a = to_arrow(
-            two,
-            None,
-            2,
-            &DataType::Float16,
-            &Location::default(),
-            &pool(),
-        )
-        .unwrap();
+        assert_eq!(halves(&[]).unwrap().len(), 0);
+        let a = halves(&[0x00, 0x3c, 0x00, 0xc0]).unwrap();
         let v = a.as_primitive::<Float16Type>();
         assert_eq!(v.value(0).to_f32(), 1.0);
         assert_eq!(v.value(1).to_f32(), -2.0);
@@ -842,25 +843,13 @@ mod tests {
 
     #[test]
     fn invalid_utf8_is_an_error_unless_checked_by_the_dictionary() {
-        let r = to_arrow(
-            bytes(vec![0, 1, 3], b"a\xff\xfe"),
-            None,
-            2,
-            &DataType::Utf8,
-            &Location::default(),
-            &pool(),
-        );
-        assert!(r.is_err());
+        let read_as = |dt: &DataType| {
+            let values = bytes(vec![0, 1, 3], b"a\xff\xfe");
+            to_arrow(values, None, 2, dt, &Location::default(), &pool())
+        };
+        assert!(read_as(&DataType::Utf8).is_err());
         // Binary takes the same bytes as they are.
-        let a = to_arrow(
-            bytes(vec![0, 1, 3], b"a\xff\xfe"),
-            None,
-            2,
-            &DataType::Binary,
-            &Location::default(),
-            &pool(),
-        )
-        .unwrap();
+        let a = read_as(&DataType::Binary).unwrap();
         assert_eq!(a.as_binary::<i32>().value(1), b"\xff\xfe");
     }
 

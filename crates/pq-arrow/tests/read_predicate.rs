@@ -611,23 +611,11 @@ fn bloom_filters_rule_out_absent_values_within_the_bounds() {
 
 #[test]
 fn a_damaged_bloom_filter_is_ignored_not_trusted() {
-    let file = bloom_file();
-    let md = ParquetReader::from_bytes(file.clone())
-        .unwrap()
-        .metadata()
-        .clone();
-    let mut bytes = file.to_vec();
-    for rg in &md.row_groups {
-        let meta = rg.columns[0].meta_data.as_ref().unwrap();
-        let at = meta.bloom_filter_offset.unwrap() as usize;
-        // The header's first byte: a field of another type.
-        bytes[at] = 0xff;
-    }
-    let (ids, m) = read_ids(
-        &Bytes::from(bytes),
-        Predicate::parse("id = 802").unwrap(),
-        8192,
-    );
+    // Each header's first byte: a field of another type.
+    let bytes = damaged(&bloom_file(), |rg| {
+        rg.columns[0].meta_data.as_ref()?.bloom_filter_offset
+    });
+    let (ids, m) = read_ids(&bytes, Predicate::parse("id = 802").unwrap(), 8192);
     assert_eq!(ids, [802]);
     assert_eq!(m.bloom_filters_ignored, 1, "{m:?}");
 }
@@ -809,16 +797,12 @@ fn chunks_that_fell_back_from_their_dictionary_are_not_judged_by_it() {
 
 #[test]
 fn a_damaged_dictionary_page_is_not_used_for_pruning() {
-    let file = dictionary_file(WriterOptions::builder());
-    let md = ParquetReader::from_bytes(file.clone())
-        .unwrap()
-        .metadata()
-        .clone();
-    let mut bytes = file.to_vec();
-    let meta = md.row_groups[0].columns[1].meta_data.as_ref().unwrap();
-    let at = meta.dictionary_page_offset.unwrap() as usize;
-    bytes[at] = 0xff;
-    let mut reader = ParquetReader::from_bytes(Bytes::from(bytes))
+    // The first row group's dictionary page only.
+    let bytes = damaged(&dictionary_file(WriterOptions::builder()), |rg| {
+        let meta = rg.columns[1].meta_data.as_ref()?;
+        (rg.ordinal == Some(0)).then_some(meta.dictionary_page_offset?)
+    });
+    let mut reader = ParquetReader::from_bytes(bytes)
         .unwrap()
         .with_predicate(Predicate::parse("city = 'b'").unwrap())
         .build()
@@ -894,18 +878,9 @@ fn the_page_index_rules_out_pages_and_row_groups() {
 
 #[test]
 fn a_damaged_page_index_is_not_used() {
-    let file = page_index_file();
-    let md = ParquetReader::from_bytes(file.clone())
-        .unwrap()
-        .metadata()
-        .clone();
-    let mut bytes = file.to_vec();
-    for rg in &md.row_groups {
-        let at = rg.columns[0].offset_index_offset.unwrap() as usize;
-        bytes[at] = 0xff;
-    }
+    let bytes = damaged(&page_index_file(), |rg| rg.columns[0].offset_index_offset);
     let (ids, m) = read_ids(
-        &Bytes::from(bytes),
+        &bytes,
         Predicate::parse("id = 60 OR id = 390").unwrap(),
         8192,
     );
@@ -967,4 +942,20 @@ fn the_push_decoder_prunes_and_filters_as_the_reader_does() {
         assert_eq!(got_m, want_m, "{text}");
         assert!(requests > 0, "{text}");
     }
+}
+
+/// `file` with the byte at `at(row group)` of each row group set to 0xff
+/// (for `at` giving `None`, left alone): a planted fault, the pages kept.
+fn damaged(file: &Bytes, at: impl Fn(&pq_format::RowGroup) -> Option<i64>) -> Bytes {
+    let md = ParquetReader::from_bytes(file.clone())
+        .unwrap()
+        .metadata()
+        .clone();
+    let mut bytes = file.to_vec();
+    for rg in &md.row_groups {
+        if let Some(a) = at(rg) {
+            bytes[a as usize] = 0xff;
+        }
+    }
+    Bytes::from(bytes)
 }

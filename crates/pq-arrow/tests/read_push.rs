@@ -23,6 +23,13 @@ struct Outcome {
     error: Option<String>,
 }
 
+impl Outcome {
+    /// The batches read, and the error that ended the reading, if one did.
+    fn of(batches: Vec<RecordBatch>, error: Option<String>) -> Self {
+        Outcome { batches, error }
+    }
+}
+
 const BATCH: usize = 333;
 
 fn files() -> Vec<PathBuf> {
@@ -52,26 +59,17 @@ fn sync(open: pq_arrow::Result<ParquetReader>, threads: usize) -> Outcome {
     let mut reader = match reader {
         Ok(r) => r,
         Err(e) => {
-            return Outcome {
-                batches,
-                error: Some(e.to_string()),
-            };
+            return Outcome::of(batches, Some(e.to_string()));
         }
     };
     loop {
         match reader.next_batch() {
             Ok(Some(b)) => batches.push(b),
             Ok(None) => {
-                return Outcome {
-                    batches,
-                    error: None,
-                };
+                return Outcome::of(batches, None);
             }
             Err(e) => {
-                return Outcome {
-                    batches,
-                    error: Some(e.to_string()),
-                };
+                return Outcome::of(batches, Some(e.to_string()));
             }
         }
     }
@@ -130,10 +128,7 @@ fn push(file: &Bytes, threads: usize, seed: u64) -> Outcome {
     let mut decoder = match decoder {
         Ok(d) => d,
         Err(e) => {
-            return Outcome {
-                batches,
-                error: Some(e.to_string()),
-            };
+            return Outcome::of(batches, Some(e.to_string()));
         }
     };
     let mut rounds = 0u64;
@@ -155,16 +150,10 @@ fn push(file: &Bytes, threads: usize, seed: u64) -> Outcome {
             }
             Ok(DecodeResult::Data(b)) => batches.push(b),
             Ok(DecodeResult::Finished) => {
-                return Outcome {
-                    batches,
-                    error: None,
-                };
+                return Outcome::of(batches, None);
             }
             Err(e) => {
-                return Outcome {
-                    batches,
-                    error: Some(e.to_string()),
-                };
+                return Outcome::of(batches, Some(e.to_string()));
             }
         }
     }

@@ -3,7 +3,9 @@
 //! output is read back with arrow-rs.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::PathBuf;
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{
@@ -13,6 +15,7 @@ use arrow_array::types::{
 use arrow_array::{Array, RecordBatch};
 use arrow_schema::{DataType, TimeUnit};
 use assert_cmd::Command;
+use common::read_arrow_rs as read;
 
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("pq-cli-csv-{}", std::process::id()));
@@ -45,18 +48,6 @@ fn convert(name: &str, csv: &str, args: &[&str]) -> Result<RecordBatch, String> 
         return Err(stderr);
     }
     Ok(read(&output))
-}
-
-fn read(path: &Path) -> RecordBatch {
-    let file = std::fs::File::open(path).unwrap();
-    let batches: Vec<RecordBatch> =
-        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-            .unwrap()
-            .build()
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
-    arrow_select::concat::concat_batches(&batches[0].schema(), &batches).unwrap()
 }
 
 fn strings(b: &RecordBatch, col: &str) -> Vec<Option<String>> {

@@ -5,12 +5,15 @@
 //! terminal.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
+use arrow_array::Array;
 use arrow_array::cast::AsArray;
 use arrow_array::types::Int64Type;
-use arrow_array::{Array, RecordBatch};
 use assert_cmd::Command;
+use common::read_arrow_rs as read;
 
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("pq-cli-csv-threads-{}", std::process::id()));
@@ -45,18 +48,6 @@ fn convert(input: &Path, output: &Path, threads: &str) -> String {
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{stderr}");
     stderr
-}
-
-fn read(path: &Path) -> RecordBatch {
-    let file = std::fs::File::open(path).unwrap();
-    let batches: Vec<RecordBatch> =
-        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
-            .unwrap()
-            .build()
-            .unwrap()
-            .collect::<Result<_, _>>()
-            .unwrap();
-    arrow_select::concat::concat_batches(&batches[0].schema(), &batches).unwrap()
 }
 
 #[test]

@@ -62,35 +62,29 @@ fn offsets_and_limits_count_matching_rows() {
     assert_eq!(got[1..], all[1..3]);
     let path = data("sample.parquet");
     let p = path.to_str().unwrap_or_default();
-    let head = ok(&[
-        "head",
-        p,
-        "-n",
-        "2",
-        "--where",
-        "id > 2",
-        "--columns",
-        "id",
-        "--format",
-        "csv",
-    ]);
+    // The ids `head` or `tail` prints of the matching rows.
+    let ends = |command: &str| {
+        let args = [
+            command,
+            p,
+            "-n",
+            "2",
+            "--where",
+            "id > 2",
+            "--columns",
+            "id",
+            "--format",
+            "csv",
+        ];
+        ok(&args)
+    };
+    let head = ends("head");
     let ids: Vec<&str> = all
         .iter()
         .map(|l| l.split(',').next().unwrap_or(""))
         .collect();
     assert_eq!(head.lines().skip(1).collect::<Vec<_>>(), ids[..2]);
-    let tail = ok(&[
-        "tail",
-        p,
-        "-n",
-        "2",
-        "--where",
-        "id > 2",
-        "--columns",
-        "id",
-        "--format",
-        "csv",
-    ]);
+    let tail = ends("tail");
     assert_eq!(
         tail.lines().skip(1).collect::<Vec<_>>(),
         ids[ids.len() - 2..]

@@ -99,6 +99,21 @@ struct Partial {
     rows_left: usize,
 }
 
+impl Partial {
+    /// Its levels, values, dictionary keys (and whether they are kept) and
+    /// level count, for the batch to be finished.
+    fn into_parts(self) -> (CompactLevels, Vec<i16>, Dense, Vec<u32>, bool, usize) {
+        (
+            self.def,
+            self.rep,
+            self.dense,
+            self.keys,
+            self.keys_mode,
+            self.levels,
+        )
+    }
+}
+
 /// The chunk's dictionary, decoded once (strings checked once, unless one
 /// is invalid: then what is gathered from it is checked).
 #[derive(Debug)]
@@ -583,9 +598,10 @@ impl LeafReader {
             Some(p) => p,
             None => self.start_batch(rows),
         };
-        loop {
+        // The page whose bytes the batch waits for, if it stopped at one.
+        let waiting = loop {
             if rows_left == 0 && max_rep == 0 {
-                break;
+                break None;
             }
             if self.page.as_ref().is_none_or(|p| p.pos >= p.len) {
                 if let Some(done) = self.page.take() {
@@ -593,23 +609,12 @@ impl LeafReader {
                 }
                 match self.next_data_page()? {
                     Opened::Page => continue,
-                    Opened::End => break,
-                    Opened::Pending(range) => {
-                        self.partial = Some(Partial {
-                            def,
-                            rep,
-                            dense,
-                            keys,
-                            keys_mode,
-                            levels,
-                            rows_left,
-                        });
-                        return Ok(Step::Pending(range));
-                    }
+                    Opened::End => break None,
+                    Opened::Pending(range) => break Some(range),
                 }
             }
             let Some(page) = self.page.as_mut() else {
-                break;
+                break None;
             };
             let start = page.pos;
             let take = if max_rep == 0 {
@@ -625,7 +630,7 @@ impl LeafReader {
                 t
             };
             if take == 0 {
-                break;
+                break None;
             }
             let end = start + take;
             let non_null = def.extend_from(&page.def, start..end);
@@ -680,20 +685,26 @@ impl LeafReader {
                     }
                 }
             }
+        };
+        let gathered = Partial {
+            def,
+            rep,
+            dense,
+            keys,
+            keys_mode,
+            levels,
+            rows_left,
+        };
+        if let Some(range) = waiting {
+            self.partial = Some(gathered);
+            return Ok(Step::Pending(range));
         }
-        self.finish_batch(def, rep, dense, keys, keys_mode, levels)
-            .map(Step::Ready)
+        self.finish_batch(gathered).map(Step::Ready)
     }
 
-    fn finish_batch(
-        &mut self,
-        def: CompactLevels,
-        rep: Vec<i16>,
-        dense: Dense,
-        keys: Vec<u32>,
-        keys_mode: bool,
-        levels: usize,
-    ) -> Result<LeafData> {
+    /// The batch gathered in `done` as Arrow arrays.
+    fn finish_batch(&mut self, done: Partial) -> Result<LeafData> {
+        let (def, rep, dense, keys, keys_mode, levels) = done.into_parts();
         self.last = (levels, dense.len(), dense.value_bytes());
         let at = &self.at;
         let pool = &self.pool;

@@ -4,22 +4,13 @@
 
 use std::sync::Arc;
 
-use arrow_array::{
-    ArrayRef, BinaryArray, BinaryViewArray, BooleanArray, Date32Array, Date64Array, Decimal32Array,
-    Decimal64Array, Decimal128Array, Decimal256Array, FixedSizeBinaryArray, Float16Array,
-    Float32Array, Float64Array, Int8Array, Int16Array, Int32Array, Int64Array, LargeBinaryArray,
-    LargeStringArray, StringArray, StringViewArray, Time32MillisecondArray, Time32SecondArray,
-    Time64MicrosecondArray, Time64NanosecondArray, TimestampMicrosecondArray,
-    TimestampMillisecondArray, TimestampNanosecondArray, TimestampSecondArray, UInt8Array,
-    UInt16Array, UInt32Array, UInt64Array,
-};
+// The array types by a short prefix: this file builds one of each.
+use arrow_array::{self as a, ArrayRef};
 use arrow_buffer::i256;
-
-/// Arrow's half float.
-type F16 = <arrow_array::types::Float16Type as arrow_array::ArrowPrimitiveType>::Native;
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use pq_format::SchemaDescriptor;
 
+use super::plain::F16;
 use super::{CmpOp, ColumnPath, Literal, Predicate};
 use crate::error::{Error, Result};
 
@@ -151,9 +142,9 @@ fn bind_node(
             let i = column_of(column)?;
             let c = &columns[i];
             let pattern_array: ArrayRef = match &c.value_type {
-                DataType::Utf8 => Arc::new(StringArray::from(vec![pattern.as_str()])),
-                DataType::LargeUtf8 => Arc::new(LargeStringArray::from(vec![pattern.as_str()])),
-                DataType::Utf8View => Arc::new(StringViewArray::from(vec![pattern.as_str()])),
+                DataType::Utf8 => Arc::new(a::StringArray::from(vec![pattern.as_str()])),
+                DataType::LargeUtf8 => Arc::new(a::LargeStringArray::from(vec![pattern.as_str()])),
+                DataType::Utf8View => Arc::new(a::StringViewArray::from(vec![pattern.as_str()])),
                 other => {
                     return Err(request(format!(
                         "LIKE needs a string column; {} is {other}",
@@ -293,17 +284,17 @@ pub(crate) fn literal_array(value: &Literal, column: &BoundColumn) -> Result<Arr
     }
     Ok(match dt {
         DataType::Boolean => match value {
-            Literal::Boolean(b) => Arc::new(BooleanArray::from(vec![*b])),
+            Literal::Boolean(b) => Arc::new(a::BooleanArray::from(vec![*b])),
             _ => return Err(mismatch()),
         },
-        DataType::Int8 => int!(Int8Array, i8),
-        DataType::Int16 => int!(Int16Array, i16),
-        DataType::Int32 => int!(Int32Array, i32),
-        DataType::Int64 => int!(Int64Array, i64),
-        DataType::UInt8 => int!(UInt8Array, u8),
-        DataType::UInt16 => int!(UInt16Array, u16),
-        DataType::UInt32 => int!(UInt32Array, u32),
-        DataType::UInt64 => int!(UInt64Array, u64),
+        DataType::Int8 => int!(a::Int8Array, i8),
+        DataType::Int16 => int!(a::Int16Array, i16),
+        DataType::Int32 => int!(a::Int32Array, i32),
+        DataType::Int64 => int!(a::Int64Array, i64),
+        DataType::UInt8 => int!(a::UInt8Array, u8),
+        DataType::UInt16 => int!(a::UInt16Array, u16),
+        DataType::UInt32 => int!(a::UInt32Array, u32),
+        DataType::UInt64 => int!(a::UInt64Array, u64),
         DataType::Float16 | DataType::Float32 | DataType::Float64 => {
             let f = match value {
                 Literal::Float(f) => *f,
@@ -314,9 +305,9 @@ pub(crate) fn literal_array(value: &Literal, column: &BoundColumn) -> Result<Arr
                 _ => return Err(mismatch()),
             };
             match dt {
-                DataType::Float16 => Arc::new(Float16Array::from(vec![F16::from_f64(f)])),
-                DataType::Float32 => Arc::new(Float32Array::from(vec![f as f32])),
-                _ => Arc::new(Float64Array::from(vec![f])),
+                DataType::Float16 => Arc::new(a::Float16Array::from(vec![F16::from_f64(f)])),
+                DataType::Float32 => Arc::new(a::Float32Array::from(vec![f as f32])),
+                _ => Arc::new(a::Float64Array::from(vec![f])),
             }
         }
         DataType::Decimal32(p, s)
@@ -345,22 +336,22 @@ pub(crate) fn literal_array(value: &Literal, column: &BoundColumn) -> Result<Arr
             let too_wide = || misfit(" (out of range)");
             match dt {
                 DataType::Decimal32(..) => Arc::new(
-                    Decimal32Array::from(vec![i32::try_from(v).map_err(|_| too_wide())?])
+                    a::Decimal32Array::from(vec![i32::try_from(v).map_err(|_| too_wide())?])
                         .with_precision_and_scale(*p, *s)
                         .map_err(|_| too_wide())?,
                 ),
                 DataType::Decimal64(..) => Arc::new(
-                    Decimal64Array::from(vec![i64::try_from(v).map_err(|_| too_wide())?])
+                    a::Decimal64Array::from(vec![i64::try_from(v).map_err(|_| too_wide())?])
                         .with_precision_and_scale(*p, *s)
                         .map_err(|_| too_wide())?,
                 ),
                 DataType::Decimal128(..) => Arc::new(
-                    Decimal128Array::from(vec![v])
+                    a::Decimal128Array::from(vec![v])
                         .with_precision_and_scale(*p, *s)
                         .map_err(|_| too_wide())?,
                 ),
                 _ => Arc::new(
-                    Decimal256Array::from(vec![i256::from_i128(v)])
+                    a::Decimal256Array::from(vec![i256::from_i128(v)])
                         .with_precision_and_scale(*p, *s)
                         .map_err(|_| too_wide())?,
                 ),
@@ -371,9 +362,9 @@ pub(crate) fn literal_array(value: &Literal, column: &BoundColumn) -> Result<Arr
                 return Err(mismatch());
             };
             match dt {
-                DataType::Utf8 => Arc::new(StringArray::from(vec![s.as_str()])),
-                DataType::LargeUtf8 => Arc::new(LargeStringArray::from(vec![s.as_str()])),
-                _ => Arc::new(StringViewArray::from(vec![s.as_str()])),
+                DataType::Utf8 => Arc::new(a::StringArray::from(vec![s.as_str()])),
+                DataType::LargeUtf8 => Arc::new(a::LargeStringArray::from(vec![s.as_str()])),
+                _ => Arc::new(a::StringViewArray::from(vec![s.as_str()])),
             }
         }
         DataType::Binary | DataType::LargeBinary | DataType::BinaryView => {
@@ -382,9 +373,9 @@ pub(crate) fn literal_array(value: &Literal, column: &BoundColumn) -> Result<Arr
             };
             let b = s.as_bytes();
             match dt {
-                DataType::Binary => Arc::new(BinaryArray::from(vec![b])),
-                DataType::LargeBinary => Arc::new(LargeBinaryArray::from(vec![b])),
-                _ => Arc::new(BinaryViewArray::from(vec![b])),
+                DataType::Binary => Arc::new(a::BinaryArray::from(vec![b])),
+                DataType::LargeBinary => Arc::new(a::LargeBinaryArray::from(vec![b])),
+                _ => Arc::new(a::BinaryViewArray::from(vec![b])),
             }
         }
         DataType::FixedSizeBinary(n) => {
@@ -395,7 +386,7 @@ pub(crate) fn literal_array(value: &Literal, column: &BoundColumn) -> Result<Arr
                 return Err(misfit(&format!(" (it holds {} bytes)", s.len())));
             }
             Arc::new(
-                FixedSizeBinaryArray::try_from_iter(std::iter::once(s.as_bytes()))
+                a::FixedSizeBinaryArray::try_from_iter(std::iter::once(s.as_bytes()))
                     .map_err(|_| misfit(""))?,
             )
         }
@@ -409,9 +400,9 @@ pub(crate) fn literal_array(value: &Literal, column: &BoundColumn) -> Result<Arr
                 _ => return Err(mismatch()),
             };
             if matches!(dt, DataType::Date32) {
-                Arc::new(Date32Array::from(vec![days]))
+                Arc::new(a::Date32Array::from(vec![days]))
             } else {
-                Arc::new(Date64Array::from(vec![i64::from(days) * 86_400_000]))
+                Arc::new(a::Date64Array::from(vec![i64::from(days) * 86_400_000]))
             }
         }
         DataType::Timestamp(unit, _) => {
@@ -443,16 +434,16 @@ pub(crate) fn literal_array(value: &Literal, column: &BoundColumn) -> Result<Arr
             };
             match unit {
                 TimeUnit::Second => {
-                    Arc::new(TimestampSecondArray::from(vec![v]).with_timezone_opt(tz))
+                    Arc::new(a::TimestampSecondArray::from(vec![v]).with_timezone_opt(tz))
                 }
                 TimeUnit::Millisecond => {
-                    Arc::new(TimestampMillisecondArray::from(vec![v]).with_timezone_opt(tz))
+                    Arc::new(a::TimestampMillisecondArray::from(vec![v]).with_timezone_opt(tz))
                 }
                 TimeUnit::Microsecond => {
-                    Arc::new(TimestampMicrosecondArray::from(vec![v]).with_timezone_opt(tz))
+                    Arc::new(a::TimestampMicrosecondArray::from(vec![v]).with_timezone_opt(tz))
                 }
                 TimeUnit::Nanosecond => {
-                    Arc::new(TimestampNanosecondArray::from(vec![v]).with_timezone_opt(tz))
+                    Arc::new(a::TimestampNanosecondArray::from(vec![v]).with_timezone_opt(tz))
                 }
             }
         }
@@ -470,10 +461,10 @@ pub(crate) fn literal_array(value: &Literal, column: &BoundColumn) -> Result<Arr
             }
             let v = nanos / per;
             match unit {
-                TimeUnit::Second => Arc::new(Time32SecondArray::from(vec![v as i32])),
-                TimeUnit::Millisecond => Arc::new(Time32MillisecondArray::from(vec![v as i32])),
-                TimeUnit::Microsecond => Arc::new(Time64MicrosecondArray::from(vec![v as i64])),
-                TimeUnit::Nanosecond => Arc::new(Time64NanosecondArray::from(vec![v as i64])),
+                TimeUnit::Second => Arc::new(a::Time32SecondArray::from(vec![v as i32])),
+                TimeUnit::Millisecond => Arc::new(a::Time32MillisecondArray::from(vec![v as i32])),
+                TimeUnit::Microsecond => Arc::new(a::Time64MicrosecondArray::from(vec![v as i64])),
+                TimeUnit::Nanosecond => Arc::new(a::Time64NanosecondArray::from(vec![v as i64])),
             }
         }
         other => {
@@ -544,7 +535,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             d.as_any()
-                .downcast_ref::<Decimal128Array>()
+                .downcast_ref::<a::Decimal128Array>()
                 .unwrap()
                 .value(0),
             1250
@@ -587,7 +578,7 @@ mod tests {
         .unwrap();
         assert_eq!(
             t.as_any()
-                .downcast_ref::<TimestampMillisecondArray>()
+                .downcast_ref::<a::TimestampMillisecondArray>()
                 .unwrap()
                 .value(0),
             1500
@@ -602,7 +593,10 @@ mod tests {
         );
         let d = fits("2024-01-02", DataType::Date32).unwrap();
         assert_eq!(
-            d.as_any().downcast_ref::<Date32Array>().unwrap().value(0),
+            d.as_any()
+                .downcast_ref::<a::Date32Array>()
+                .unwrap()
+                .value(0),
             19724
         );
         assert!(

@@ -19,7 +19,7 @@ use arrow_schema::{DataType, TimeUnit};
 use pq_format::{ColumnDescriptor, Type};
 
 /// Arrow's half float.
-type F16 = <arrow_array::types::Float16Type as arrow_array::ArrowPrimitiveType>::Native;
+pub(super) type F16 = <arrow_array::types::Float16Type as arrow_array::ArrowPrimitiveType>::Native;
 
 /// `items`, each one value's PLAIN bytes (no length prefix) of `leaf`'s
 /// physical type, as an array of `dt`; `None` when one does not hold a

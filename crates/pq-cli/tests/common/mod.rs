@@ -113,3 +113,17 @@ pub fn write_arrow_rs(
     w.write(batch).unwrap();
     w.close().unwrap();
 }
+
+/// The Parquet file at `path` read whole by arrow-rs, as one batch: the
+/// independent reading of what a command wrote.
+pub fn read_arrow_rs(path: &Path) -> RecordBatch {
+    let file = std::fs::File::open(path).unwrap();
+    let batches: Vec<RecordBatch> =
+        parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+            .unwrap()
+            .build()
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+    arrow_select::concat::concat_batches(&batches[0].schema(), &batches).unwrap()
+}
