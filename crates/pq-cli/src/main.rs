@@ -353,7 +353,7 @@ struct ShowArgs {
     #[arg(long, value_name = "N")]
     max_width: Option<usize>,
     /// Only the rows where EXPR holds: comparisons (= != < <= > >=), IN,
-    /// BETWEEN, IS [NOT] NULL, LIKE, AND, OR, NOT. Row groups that the
+    /// BETWEEN, `IS [NOT] NULL`, LIKE, AND, OR, NOT. Row groups that the
     /// statistics, Bloom filters, dictionaries or page index rule out are
     /// not read.
     ///

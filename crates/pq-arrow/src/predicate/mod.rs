@@ -14,16 +14,18 @@
 //! # Ok::<(), pq_arrow::Error>(())
 //! ```
 //!
-//! Before anything is read the predicate is bound to the file's schema
-//! ([`bind`]): an unknown column, a repeated (list) column, or a literal
-//! that does not fit the column's Arrow type is an error then. Evaluated on
-//! a batch ([`eval`]), it follows SQL's `WHERE`: a comparison with a null
-//! is unknown, and unknown rows are not kept. Comparisons follow Arrow's
+//! Before anything is read (when the reader is built) the predicate is
+//! bound to the file's schema: an unknown column, a repeated (list)
+//! column, or a literal that does not fit the column's Arrow type is an
+//! error then. Evaluated on a batch, it follows SQL's `WHERE`: a
+//! comparison with a null is unknown, and unknown rows are not kept. Comparisons follow Arrow's
 //! orderings (the ones arrow-ord's kernels use), so floats order NaN as
 //! IEEE 754's total order does.
 //!
-//! [`stats`] decides from a row group's statistics whether any of its rows
-//! can match; it only ever answers "no" when that is certain.
+//! Before a row group is read, its statistics, Bloom filters, dictionaries
+//! and page index say whether any of its rows can match; they only ever
+//! answer "no" when that is certain (see [`PruningOptions`] and
+//! [`PruningMetrics`]).
 
 pub(crate) mod bind;
 pub(crate) mod bloom;
