@@ -131,6 +131,8 @@ struct Task {
     slot: usize,
     batch: usize,
     rows: usize,
+    /// The batch's rows are skipped (before the offset), not read.
+    skip: bool,
     reader: LeafReader,
 }
 
@@ -204,10 +206,12 @@ impl RowGroupTasks {
         let batch = slot.next;
         let reader = slot.reader.take()?;
         let rows = state.sizes.rows(batch).unwrap_or(0);
+        let skip = batch < state.sizes.skipped();
         Some(Task {
             slot: i,
             batch,
             rows,
+            skip,
             reader,
         })
     }
@@ -221,10 +225,21 @@ impl RowGroupTasks {
             slot,
             batch,
             rows,
+            skip,
             mut reader,
         } = task;
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| reader.read(rows)))
-            .unwrap_or_else(|_| {
+        let decode = || {
+            if skip {
+                Ok(match reader.skip(rows)? {
+                    Step::Ready(()) => Step::Ready(LeafData::skipped()),
+                    Step::Pending(r) => Step::Pending(r),
+                })
+            } else {
+                reader.read(rows)
+            }
+        };
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(decode)).unwrap_or_else(|_| {
                 Err(data_err(
                     &Location::default(),
                     "decoding a batch panicked (a bug: please report it)",

@@ -248,6 +248,10 @@ pub struct PageReader {
     total_uncompressed: Option<u64>,
     /// Header plus uncompressed body bytes of the pages read so far.
     uncompressed_seen: u64,
+    /// Rows of whole data pages that may be passed over unread.
+    skip_budget: u64,
+    /// Rows of the pages passed over, not yet taken.
+    skipped: u64,
 }
 
 /// What reading at the current position gave.
@@ -325,7 +329,27 @@ impl PageReader {
             seen_data_page: false,
             total_uncompressed: None,
             uncompressed_seen: 0,
+            skip_budget: 0,
+            skipped: 0,
         }
+    }
+
+    /// Lets the reader pass over whole data pages of at most `rows` rows in
+    /// all (their headers read, their bodies neither fetched, decompressed
+    /// nor checked) instead of returning them: for rows a reader skips.
+    /// Only in a column that is not repeated, whose pages' value counts are
+    /// their row counts; the first page that would overrun the budget is
+    /// returned as usual. [`take_skipped`](Self::take_skipped) says how many
+    /// rows were passed over.
+    pub fn skip_rows(&mut self, rows: u64) {
+        self.skip_budget = if self.ctx.max_rep_level == 0 { rows } else { 0 };
+    }
+
+    /// Rows of the pages passed over since the last call (see
+    /// [`skip_rows`](Self::skip_rows)); the budget left is dropped.
+    pub fn take_skipped(&mut self) -> u64 {
+        self.skip_budget = 0;
+        std::mem::take(&mut self.skipped)
     }
 
     /// Gives the reader bytes of the file starting at absolute offset
@@ -573,6 +597,31 @@ impl PageReader {
         }
         let remaining = self.chunk_len.saturating_sub(body_start);
         let body_end = body_start.saturating_add(compressed);
+        // A data page within the rows to skip is passed over from its
+        // header alone: its body is not fetched. Its values count as read,
+        // so the chunk's value count is still checked.
+        if self.skip_budget > 0 && compressed <= remaining {
+            let rows = match (&header.data_page_header, &header.data_page_header_v2) {
+                (Some(h), _) if header.type_ == PageType::DATA_PAGE => Some(h.num_values),
+                (_, Some(h)) if header.type_ == PageType::DATA_PAGE_V2 => Some(h.num_values),
+                _ => None,
+            };
+            if let Some(rows) = rows {
+                let rows = self.header_count(header_pos, "num_values", rows)?;
+                if rows as u64 <= self.skip_budget {
+                    self.check_page_values(header_pos, rows)?;
+                    self.add_values(header_pos, rows)?;
+                    self.skip_budget -= rows as u64;
+                    self.skipped += rows as u64;
+                    self.uncompressed_seen = uncompressed_seen;
+                    self.pos = body_end;
+                    self.last_page_len = body_end - header_pos;
+                    self.seen_data_page = true;
+                    self.page_index += 1;
+                    return Ok(Read::Skipped);
+                }
+            }
+        }
         if compressed <= remaining && body_end > held_end {
             return Ok(Read::Needs(self.request(header_pos, body_end - header_pos)));
         }

@@ -49,6 +49,17 @@ pub(crate) struct LeafData {
     pub(crate) array: ArrayRef,
 }
 
+impl LeafData {
+    /// What a skipped batch gives: nothing to assemble.
+    pub(crate) fn skipped() -> Self {
+        LeafData {
+            def: None,
+            rep: None,
+            array: arrow_array::new_empty_array(&DataType::Null),
+        }
+    }
+}
+
 fn empty_dense(leaf: &LeafColumn, dt: &DataType) -> Dense {
     Dense::empty(
         leaf.physical_type,
@@ -172,6 +183,8 @@ pub(crate) struct LeafReader {
     page: Option<PageState>,
     /// The batch being read, while it waits for a page's bytes.
     partial: Option<Partial>,
+    /// Rows still to skip, while a skip waits for a page's bytes.
+    skip_left: Option<usize>,
     /// Buffers of the last page, reused by the next one so that each page
     /// does not allocate (and page-fault) its levels and indices anew.
     spare: Spare,
@@ -355,6 +368,7 @@ impl LeafReader {
             dict: None,
             page: None,
             partial: None,
+            skip_left: None,
             spare: Spare::default(),
             pool: Pool::none(),
             last: (0, 0, 0),
@@ -584,6 +598,74 @@ impl LeafReader {
     /// Reads the next `rows` records (fewer at the end of the chunk), or
     /// stops at a page whose bytes are not pushed yet: then the next call
     /// (with the same `rows`) resumes the batch where it stopped.
+    /// Passes over the next `rows` rows (fewer at the chunk's end). In a
+    /// column that is not repeated, whole pages within them are passed over
+    /// from their headers (their bodies neither fetched nor decoded), and
+    /// only the rows of a page they end or start in are decoded and
+    /// dropped; a repeated column decodes and drops them all. Resumable as
+    /// [`read`](Self::read) is.
+    pub(crate) fn skip(&mut self, rows: usize) -> Result<Step<()>> {
+        if self.max_rep > 0 {
+            return Ok(match self.read(rows)? {
+                Step::Ready(data) => {
+                    self.put_back(data);
+                    Step::Ready(())
+                }
+                Step::Pending(r) => Step::Pending(r),
+            });
+        }
+        let mut left = self.skip_left.take().unwrap_or(rows);
+        loop {
+            if left == 0 {
+                return Ok(Step::Ready(()));
+            }
+            let in_page = self
+                .page
+                .as_ref()
+                .map_or(0, |p| p.len.saturating_sub(p.pos));
+            if in_page > 0 {
+                // Within the page: decoded and dropped (at most a page).
+                let take = in_page.min(left);
+                match self.read(take)? {
+                    Step::Ready(data) => self.put_back(data),
+                    Step::Pending(r) => {
+                        self.skip_left = Some(left);
+                        return Ok(Step::Pending(r));
+                    }
+                }
+                left -= take;
+                continue;
+            }
+            if let Some(done) = self.page.take() {
+                self.spare.keep(done);
+            }
+            self.pages.skip_rows(left as u64);
+            let opened = self.next_data_page();
+            let passed = usize::try_from(self.pages.take_skipped()).unwrap_or(usize::MAX);
+            left = left.saturating_sub(passed);
+            match opened? {
+                Opened::Page => {}
+                Opened::End => return Ok(Step::Ready(())),
+                Opened::Pending(r) => {
+                    self.skip_left = Some(left);
+                    return Ok(Step::Pending(r));
+                }
+            }
+        }
+    }
+
+    /// Whether the column is repeated (its rows are records of levels).
+    pub(crate) fn is_repeated(&self) -> bool {
+        self.max_rep > 0
+    }
+
+    /// A batch's levels back to the pool (its arrays give their buffers
+    /// back when dropped).
+    fn put_back(&self, data: LeafData) {
+        self.pool.put(data.def.unwrap_or_default());
+        self.pool.put(data.rep.unwrap_or_default());
+    }
+
     pub(crate) fn read(&mut self, rows: usize) -> Result<Step<LeafData>> {
         let max_rep = self.max_rep;
         let Partial {

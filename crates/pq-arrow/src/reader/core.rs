@@ -390,14 +390,35 @@ impl BatchDecoder {
             }
             readers.push((ci, reader));
         }
-        // The batches: rows skipped by the offset (in large steps), then
-        // batches up to the limit.
+        // The batches: rows skipped by the offset, then batches up to the
+        // limit. With a predicate whose page index narrowed the row group,
+        // only the span from its first to its last selected row is read.
         let skip = self.to_skip.min(num_rows);
         self.to_skip -= skip;
         let read = (num_rows - skip).min(self.remaining.unwrap_or(usize::MAX));
+        let (skip, read) = match self.filter.as_ref().and_then(|f| f.selection(rg_index)) {
+            Some(s) => {
+                let ranges = s.ranges();
+                match (ranges.first(), ranges.last()) {
+                    (Some(first), Some(last)) if last.end <= num_rows => {
+                        (first.start, last.end - first.start)
+                    }
+                    _ => (skip, read),
+                }
+            }
+            None => (skip, read),
+        };
+        // Columns that are not repeated pass over skipped pages from their
+        // headers: one step skips them all. A repeated column decodes what
+        // it skips, a bounded step at a time.
+        let flat = readers.iter().all(|(_, r)| !r.is_repeated());
         let sizes = Batches {
             skip,
-            step: self.batch_size.max(8192),
+            step: if flat {
+                usize::MAX
+            } else {
+                self.batch_size.max(8192)
+            },
             read,
             size: self.batch_size,
         };

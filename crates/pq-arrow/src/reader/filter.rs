@@ -333,7 +333,6 @@ impl RowFilter {
 
     /// The rows of row group `rg` its pages may match in, when the page
     /// index narrowed them (from the last [`prune`](Self::prune)).
-    #[allow(dead_code)]
     pub(super) fn selection(&self, rg: usize) -> Option<&RowSelection> {
         self.selections
             .iter()
