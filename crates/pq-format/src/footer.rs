@@ -202,6 +202,8 @@ pub struct FooterDecoder {
     file_len: u64,
     limits: Limits,
     prefetch: u64,
+    /// Whether the magic at the start of the file is read and checked.
+    check_head: bool,
     head: Option<[u8; 4]>,
     /// Bytes from this offset to the end of the file.
     tail: Option<(u64, Bytes)>,
@@ -218,6 +220,7 @@ impl FooterDecoder {
             file_len,
             limits: limits.clone(),
             prefetch: DEFAULT_FOOTER_PREFETCH,
+            check_head: true,
             head: None,
             tail: None,
             metadata_range: None,
@@ -229,6 +232,16 @@ impl FooterDecoder {
     /// the footer's tail) instead of [`DEFAULT_FOOTER_PREFETCH`].
     pub fn with_prefetch(mut self, bytes: u64) -> Self {
         self.prefetch = bytes.max(FOOTER_TAIL_LEN as u64);
+        self
+    }
+
+    /// Whether to read and check the magic at the start of the file
+    /// (default yes). Without it, a file whose footer ends within the
+    /// prefetch is read in one request, not two, where each request costs a
+    /// round trip (an object store); the footer's own magic, lengths and
+    /// metadata are checked all the same.
+    pub fn with_head_check(mut self, check: bool) -> Self {
+        self.check_head = check;
         self
     }
 
@@ -273,10 +286,15 @@ impl FooterDecoder {
         if file_len < 12 {
             return Err(FormatError::FileTooShort { len: file_len });
         }
-        let (Some(head), Some((tail_start, tail))) = (self.head, &self.tail) else {
+        let head = match self.head {
+            Some(h) => Some(h),
+            None if !self.check_head => Some(MAGIC),
+            None => None,
+        };
+        let (Some(head), Some((tail_start, tail))) = (head, &self.tail) else {
             let tail_start = file_len.saturating_sub(self.prefetch);
             let mut ranges = Vec::with_capacity(2);
-            match (self.head.is_none(), self.tail.is_none()) {
+            match (head.is_none(), self.tail.is_none()) {
                 // The head and the tail read touch: one read.
                 (true, true) if tail_start <= 4 => ranges.push(0..file_len),
                 (need_head, need_tail) => {
