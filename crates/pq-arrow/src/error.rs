@@ -119,6 +119,23 @@ pub enum Error {
         #[source]
         source: Box<arrow_schema::ArrowError>,
     },
+    /// Fetching a byte range of a remote or async source failed, after the
+    /// retries its options allow: names the object, the range and, when
+    /// the decoder asked for it, the column chunk it belongs to.
+    #[error("fetching bytes {}..{} of {object} failed after {attempts} attempt{}{}: {source}", range.start, range.end, if *attempts == 1 { "" } else { "s" }, AtSuffix(at))]
+    Fetch {
+        /// The object (its URL or path).
+        object: String,
+        /// The byte range asked for.
+        range: std::ops::Range<u64>,
+        /// Requests made for it.
+        attempts: u32,
+        /// What the range was for.
+        at: Box<Location>,
+        /// The last failure.
+        #[source]
+        source: std::io::Error,
+    },
     /// The writer cannot write what it was given (a value, page or count
     /// the format cannot hold).
     #[error("error while writing {at}: {message}")]
@@ -151,7 +168,8 @@ impl Error {
             | Error::Data { at, .. }
             | Error::Unsupported { at, .. }
             | Error::Arrow { at, .. }
-            | Error::Write { at, .. } => Some(at),
+            | Error::Write { at, .. }
+            | Error::Fetch { at, .. } => Some(at),
             Error::Page(e) => Some(&e.location),
             Error::Format { .. } | Error::Request { .. } => None,
         }

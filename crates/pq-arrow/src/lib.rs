@@ -86,3 +86,11 @@ pub use reader::{
     RowSelection, RowSelector, read_parquet,
 };
 pub use write::{ParquetWriter, WriterOptions, write_parquet};
+
+#[cfg(feature = "object_store")]
+pub use reader::ObjectStoreReader;
+#[cfg(feature = "async")]
+pub use reader::{
+    AsyncRangeReader, FetchOptions, FetchStats, ParquetRecordBatchStream,
+    ParquetRecordBatchStreamBuilder, TokioFile, fetch_range, fetch_size,
+};

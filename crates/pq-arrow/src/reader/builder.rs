@@ -122,19 +122,12 @@ impl ParquetReader {
     }
 
     fn new(source: Source, file_len: u64, md: FileMetaData, limits: &Limits) -> Result<Self> {
-        pq_format::check_not_encrypted(&md).map_err(format_err)?;
-        // The schema tree is built and checked here once (limits included).
-        let md = ParquetMetaData::new(md, limits).map_err(format_err)?;
-        let kv = md.key_value_metadata.as_deref();
-        // A corrupt ARROW:schema hint fails `build` unless the user skips
-        // it; opening the file still works, so that they can.
-        let converted = convert(&md.schema, kv, &|_| true, false, false)
-            .or_else(|e| convert(&md.schema, kv, &|_| true, true, false).map_err(|_| e))?;
+        let (metadata, schema) = open_metadata(md, limits)?;
         Ok(ParquetReader {
             source,
             file_len,
-            metadata: Arc::new(md),
-            schema: converted.schema,
+            metadata,
+            schema,
             opts: ReadOptions::new(limits),
         })
     }
@@ -179,6 +172,42 @@ impl ParquetReader {
         self.metadata.row_groups.len()
     }
 
+    /// The options chosen here (projection, row groups, predicate, ...),
+    /// read through an async source instead: for a file whose footer was
+    /// read through a blocking handle (a CLI, say) and whose data is
+    /// fetched asynchronously. `reader` must give the same file's bytes.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use futures::TryStreamExt;
+    /// use pq_arrow::{FetchOptions, ParquetReader, TokioFile};
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+    /// let builder = ParquetReader::open(path)?.with_limit(3);
+    /// let stream = builder
+    ///     .into_stream_builder(TokioFile::open(path).await?, FetchOptions::default())
+    ///     .build()?;
+    /// let rows: usize = stream.try_collect::<Vec<_>>().await?.iter().map(|b| b.num_rows()).sum();
+    /// assert_eq!(rows, 3);
+    /// # Ok(())
+    /// # }
+    /// ```
+    #[cfg(feature = "async")]
+    pub fn into_stream_builder(
+        self,
+        reader: impl super::AsyncRangeReader + 'static,
+        fetch: super::FetchOptions,
+    ) -> super::ParquetRecordBatchStreamBuilder {
+        super::ParquetRecordBatchStreamBuilder::from_parts(
+            std::sync::Arc::new(reader),
+            self.file_len,
+            self.metadata,
+            self.schema,
+            self.opts,
+            fetch,
+        )
+    }
+
     read_setters!();
 
     /// Checks the options and gives the iterator of batches.
@@ -191,4 +220,27 @@ impl ParquetReader {
             bytes_read: 0,
         })
     }
+}
+
+/// The checked metadata of a decoded footer, and the Arrow schema of the
+/// whole file: what every reader (sync or async) starts from.
+pub(super) fn open_metadata(
+    md: FileMetaData,
+    limits: &Limits,
+) -> Result<(Arc<ParquetMetaData>, SchemaRef)> {
+    pq_format::check_not_encrypted(&md).map_err(format_err)?;
+    // The schema tree is built and checked here once (limits included).
+    let md = ParquetMetaData::new(md, limits).map_err(format_err)?;
+    let schema = arrow_schema_of(&md)?;
+    Ok((Arc::new(md), schema))
+}
+
+/// The Arrow schema of every column of a file.
+pub(super) fn arrow_schema_of(md: &ParquetMetaData) -> Result<SchemaRef> {
+    let kv = md.key_value_metadata.as_deref();
+    // A corrupt ARROW:schema hint fails `build` unless the user skips
+    // it; opening the file still works, so that they can.
+    let converted = convert(&md.schema, kv, &|_| true, false, false)
+        .or_else(|e| convert(&md.schema, kv, &|_| true, true, false).map_err(|_| e))?;
+    Ok(converted.schema)
 }

@@ -237,6 +237,62 @@ impl BatchDecoder {
             .at_offset(offset)
     }
 
+    /// The end of the column chunk of the current row group that holds
+    /// `offset`: how far a fetch for a page there may usefully read ahead.
+    pub(crate) fn chunk_end(&self, offset: u64) -> Option<u64> {
+        self.chunks
+            .iter()
+            .find(|(r, _)| r.contains(&offset))
+            .map(|(r, _)| r.end)
+    }
+
+    /// The byte ranges of the projected column chunks of the row group
+    /// read after the current one (empty when there is none, before the
+    /// predicate has pruned, when the rows left to read end in the current
+    /// one, or when its page index narrowed it): what an async reader may
+    /// fetch while the current one decodes. Damaged chunk metadata gives no
+    /// range; the decoder reports it when it opens the row group.
+    pub(crate) fn next_row_group_ranges(&self) -> Vec<Range<u64>> {
+        let Some(&rg) = self.row_groups.get(self.next_rg) else {
+            return Vec::new();
+        };
+        if !self.pruned || self.remaining == Some(0) {
+            return Vec::new();
+        }
+        if let (Some(left), Some(state)) = (self.remaining, &self.current) {
+            let rows = self
+                .metadata
+                .row_groups
+                .get(state.index)
+                .map_or(0, |g| usize::try_from(g.num_rows).unwrap_or(0));
+            if rows.saturating_sub(state.rows_before) >= left {
+                return Vec::new();
+            }
+        }
+        if self
+            .filter
+            .as_ref()
+            .is_some_and(|f| f.selection(rg).is_some())
+        {
+            return Vec::new();
+        }
+        let Some(group) = self.metadata.row_groups.get(rg) else {
+            return Vec::new();
+        };
+        let mut ranges = Vec::new();
+        for &ci in self.leaf_types.keys() {
+            let Some(cmd) = group.columns.get(ci).and_then(|c| c.meta_data.as_ref()) else {
+                continue;
+            };
+            if let Ok(r) =
+                pq_page::column_chunk_range(cmd, self.file_len, self.metadata.created_by.as_deref())
+            {
+                ranges.push(r);
+            }
+        }
+        coalesce(ranges, self.coalesce_gap)
+    }
+
     /// The most bytes of the file held at once so far (see
     /// [`buffered_bytes`](Self::buffered_bytes)).
     pub(crate) fn peak_buffered_bytes(&self) -> usize {

@@ -10,6 +10,11 @@
 //! core as a public push decoder, and `batches` the iterator that drives
 //! the core with reads from a `source`. `filter` prunes row groups by a
 //! predicate and filters the batches; `selection` is `RowSelection`.
+//!
+//! With the feature `async`: `range_reader` is the async source of bytes
+//! (a tokio file; `object_store` adapts the object_store crate), `fetch`
+//! one request with its timeout and retries, and `stream` the async loop
+//! over the core, with its widening, merging and prefetching of requests.
 
 // First: its setters macro serves the modules after it.
 #[macro_use]
@@ -17,12 +22,20 @@ mod options;
 mod batches;
 mod builder;
 mod core;
+#[cfg(feature = "async")]
+mod fetch;
 mod filter;
+#[cfg(feature = "object_store")]
+mod object_store;
 mod pieces;
 mod projection;
 mod push;
+#[cfg(feature = "async")]
+mod range_reader;
 mod selection;
 mod source;
+#[cfg(feature = "async")]
+mod stream;
 mod workers;
 
 use std::path::Path;
@@ -31,6 +44,8 @@ use arrow_array::RecordBatch;
 
 use crate::error::Result;
 
+#[cfg(feature = "object_store")]
+pub use self::object_store::ObjectStoreReader;
 pub use batches::ParquetRecordBatchReader;
 pub use builder::ParquetReader;
 pub use filter::{PruningMetrics, PruningOptions};
@@ -39,6 +54,12 @@ pub use projection::{ProjectionMask, ProjectionSchema};
 pub use push::{DecodeResult, ParquetPushDecoder, ParquetPushDecoderBuilder};
 pub use selection::{RowSelection, RowSelector};
 pub use source::ReadSeek;
+#[cfg(feature = "async")]
+pub use {
+    fetch::{FetchOptions, FetchStats, fetch_range, fetch_size},
+    range_reader::{AsyncRangeReader, TokioFile},
+    stream::{ParquetRecordBatchStream, ParquetRecordBatchStreamBuilder},
+};
 
 /// Reads a whole file into batches of 8192 rows.
 ///

@@ -1,0 +1,137 @@
+//! [`ObjectStoreReader`]: an [`AsyncRangeReader`] over the `object_store`
+//! crate, so that files on S3, GCS, Azure, HTTP servers (and local disks,
+//! and memory) are read with ranged GETs.
+//!
+//! pq depends on `object_store` 0.13: the version DataFusion 55 hands its
+//! file openers (`Arc<dyn ObjectStore>`), so that a store from a
+//! DataFusion session is read without conversion. The crate is taken
+//! without its cloud features: the caller (an application, pq's CLI)
+//! enables the stores it needs.
+
+use std::io;
+use std::ops::Range;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures::future::BoxFuture;
+use object_store::path::Path;
+use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
+
+use super::range_reader::AsyncRangeReader;
+
+/// One object of an `object_store` store, read by ranges.
+///
+/// Its requests are single attempts: the stream's
+/// [`FetchOptions`](super::FetchOptions) time them out and retry them
+/// (configure the store's own `RetryConfig` and `ClientOptions` timeouts to
+/// taste as well; they apply inside each attempt).
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use std::sync::Arc;
+/// use futures::TryStreamExt;
+/// use object_store::{memory::InMemory, path::Path, ObjectStore, ObjectStoreExt};
+/// use pq_arrow::{ObjectStoreReader, ParquetRecordBatchStreamBuilder};
+///
+/// let store = Arc::new(InMemory::new());
+/// let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet"))?;
+/// store.put(&Path::from("t/sample.parquet"), bytes.into()).await?;
+///
+/// let reader = ObjectStoreReader::new(store, Path::from("t/sample.parquet"));
+/// let stream = ParquetRecordBatchStreamBuilder::new(reader).await?.build()?;
+/// let batches: Vec<_> = stream.try_collect().await?;
+/// assert!(!batches.is_empty());
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug, Clone)]
+pub struct ObjectStoreReader {
+    store: Arc<dyn ObjectStore>,
+    path: Path,
+    size: Option<u64>,
+    name: String,
+}
+
+impl ObjectStoreReader {
+    /// The object at `path` in `store`; its size is asked for (a `HEAD`)
+    /// when the reader opens.
+    pub fn new(store: Arc<dyn ObjectStore>, path: Path) -> Self {
+        let name = path.to_string();
+        ObjectStoreReader {
+            store,
+            path,
+            size: None,
+            name,
+        }
+    }
+
+    /// The object a listing or `head` described: its size is known, so no
+    /// request asks for it.
+    pub fn from_meta(store: Arc<dyn ObjectStore>, meta: &ObjectMeta) -> Self {
+        Self::new(store, meta.location.clone()).with_size(meta.size)
+    }
+
+    /// Takes the object's size as known.
+    pub fn with_size(mut self, size: u64) -> Self {
+        self.size = Some(size);
+        self
+    }
+
+    /// Names the object in errors (default: its path in the store), e.g.
+    /// with the URL it was opened from.
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+}
+
+/// An `object_store` error as an I/O error whose kind says whether a
+/// retry may help (see [`AsyncRangeReader`]).
+fn io_error(e: object_store::Error) -> io::Error {
+    use object_store::Error as E;
+    let kind = match &e {
+        E::NotFound { .. } => io::ErrorKind::NotFound,
+        E::PermissionDenied { .. } | E::Unauthenticated { .. } => io::ErrorKind::PermissionDenied,
+        E::InvalidPath { .. } | E::UnknownConfigurationKey { .. } => io::ErrorKind::InvalidInput,
+        E::NotSupported { .. } | E::NotImplemented { .. } => io::ErrorKind::Unsupported,
+        // The object changed while it was read: another attempt would mix
+        // two versions.
+        E::Precondition { .. } | E::NotModified { .. } => io::ErrorKind::InvalidData,
+        _ => io::ErrorKind::Other,
+    };
+    io::Error::new(kind, e)
+}
+
+impl AsyncRangeReader for ObjectStoreReader {
+    fn size(&self) -> BoxFuture<'_, io::Result<u64>> {
+        Box::pin(async move {
+            match self.size {
+                Some(s) => Ok(s),
+                None => Ok(self.store.head(&self.path).await.map_err(io_error)?.size),
+            }
+        })
+    }
+
+    fn get_range(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Bytes>> {
+        Box::pin(async move {
+            self.store
+                .get_range(&self.path, range)
+                .await
+                .map_err(io_error)
+        })
+    }
+
+    fn get_ranges(&self, ranges: Vec<Range<u64>>) -> BoxFuture<'_, io::Result<Vec<Bytes>>> {
+        Box::pin(async move {
+            self.store
+                .get_ranges(&self.path, &ranges)
+                .await
+                .map_err(io_error)
+        })
+    }
+
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+}

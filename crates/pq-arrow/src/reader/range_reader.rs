@@ -1,0 +1,154 @@
+//! The async source of a file's bytes: [`AsyncRangeReader`], and its
+//! implementation for a local file read on tokio's blocking threads.
+
+use std::fmt;
+use std::io;
+use std::ops::Range;
+use std::path::Path;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use futures::future::BoxFuture;
+
+/// Byte ranges of one file, fetched asynchronously: what
+/// [`ParquetRecordBatchStreamBuilder`](super::ParquetRecordBatchStreamBuilder)
+/// reads from. Implemented for a local file ([`TokioFile`]) and, with the
+/// feature `object_store`, for any `object_store::ObjectStore`
+/// ([`ObjectStoreReader`](super::ObjectStoreReader)).
+///
+/// The reader asks only for ranges inside the file, sorted and merged
+/// where they lie close; it retries, times out and checks lengths itself
+/// (see [`FetchOptions`](super::FetchOptions)), so an implementation
+/// makes one attempt per call. Its errors say whether they may pass:
+/// [`io::ErrorKind::NotFound`], `PermissionDenied`, `InvalidInput`,
+/// `InvalidData` and `Unsupported` are final, every other kind is retried.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> std::io::Result<()> {
+/// use pq_arrow::{AsyncRangeReader, TokioFile};
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+/// let file = TokioFile::open(path).await?;
+/// let len = file.size().await?;
+/// let magic = file.get_range(len - 4..len).await?;
+/// assert_eq!(&magic[..], b"PAR1");
+/// # Ok(())
+/// # }
+/// ```
+pub trait AsyncRangeReader: Send + Sync + fmt::Debug {
+    /// The file's length in bytes.
+    fn size(&self) -> BoxFuture<'_, io::Result<u64>>;
+
+    /// The bytes of `range` (exactly `range.end - range.start` of them).
+    fn get_range(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Bytes>>;
+
+    /// Several ranges, in the order asked. The default asks for each in
+    /// turn; a source that can fetch them together should.
+    fn get_ranges(&self, ranges: Vec<Range<u64>>) -> BoxFuture<'_, io::Result<Vec<Bytes>>> {
+        Box::pin(async move {
+            let mut out = Vec::with_capacity(ranges.len());
+            for r in ranges {
+                out.push(self.get_range(r).await?);
+            }
+            Ok(out)
+        })
+    }
+
+    /// The name errors give the file (a path or URL).
+    fn name(&self) -> String;
+}
+
+impl<T: AsyncRangeReader + ?Sized> AsyncRangeReader for Arc<T> {
+    fn size(&self) -> BoxFuture<'_, io::Result<u64>> {
+        (**self).size()
+    }
+    fn get_range(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Bytes>> {
+        (**self).get_range(range)
+    }
+    fn get_ranges(&self, ranges: Vec<Range<u64>>) -> BoxFuture<'_, io::Result<Vec<Bytes>>> {
+        (**self).get_ranges(ranges)
+    }
+    fn name(&self) -> String {
+        (**self).name()
+    }
+}
+
+/// A local file read with positioned reads on tokio's blocking threads,
+/// so that several ranges are read at once and no read blocks the
+/// runtime.
+#[derive(Debug, Clone)]
+pub struct TokioFile {
+    file: Arc<std::fs::File>,
+    len: u64,
+    name: String,
+}
+
+impl TokioFile {
+    /// Opens `path` (on a blocking thread).
+    pub async fn open(path: impl AsRef<Path>) -> io::Result<Self> {
+        let path = path.as_ref().to_path_buf();
+        let name = path.display().to_string();
+        let (file, len) = tokio::task::spawn_blocking(move || {
+            let file = std::fs::File::open(&path)?;
+            let len = file.metadata()?.len();
+            Ok::<_, io::Error>((file, len))
+        })
+        .await
+        .map_err(io::Error::other)??;
+        Ok(TokioFile {
+            file: Arc::new(file),
+            len,
+            name,
+        })
+    }
+}
+
+impl AsyncRangeReader for TokioFile {
+    fn size(&self) -> BoxFuture<'_, io::Result<u64>> {
+        let len = self.len;
+        Box::pin(async move { Ok(len) })
+    }
+
+    fn get_range(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Bytes>> {
+        let file = self.file.clone();
+        Box::pin(async move {
+            let len = usize::try_from(range.end.saturating_sub(range.start))
+                .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "range too large"))?;
+            tokio::task::spawn_blocking(move || read_at(&file, range.start, len))
+                .await
+                .map_err(io::Error::other)?
+        })
+    }
+
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+}
+
+/// `len` bytes from `offset`, or an `UnexpectedEof` error.
+fn read_at(file: &std::fs::File, offset: u64, len: usize) -> io::Result<Bytes> {
+    let mut buf = Vec::new();
+    buf.try_reserve_exact(len)
+        .map_err(|e| io::Error::new(io::ErrorKind::OutOfMemory, e))?;
+    buf.resize(len, 0);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileExt;
+        file.read_exact_at(&mut buf, offset)?;
+    }
+    #[cfg(windows)]
+    {
+        // `seek_read` reads from an offset without a shared cursor, but
+        // may stop short.
+        use std::os::windows::fs::FileExt;
+        let mut done = 0;
+        while done < len {
+            let n = file.seek_read(&mut buf[done..], offset + done as u64)?;
+            if n == 0 {
+                return Err(io::ErrorKind::UnexpectedEof.into());
+            }
+            done += n;
+        }
+    }
+    Ok(Bytes::from(buf))
+}

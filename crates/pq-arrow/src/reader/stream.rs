@@ -1,0 +1,533 @@
+//! The async reader: [`ParquetRecordBatchStreamBuilder`] reads the footer
+//! from an [`AsyncRangeReader`], and [`ParquetRecordBatchStream`] drives
+//! the same sans-IO core as the sync reader with async fetches.
+//!
+//! The core decides what to read (projection, row groups, offset and
+//! limit, predicate pruning); this module decides how: a page request is
+//! widened to the rest of its column chunk (so a row group costs one
+//! request, not one per page), nearby ranges are merged, requests run on
+//! tokio tasks a bounded number at a time, and the next row group's
+//! chunks are fetched while the current one decodes, within a byte budget.
+
+use std::ops::Range;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
+
+use arrow_array::RecordBatch;
+use arrow_schema::SchemaRef;
+use bytes::Bytes;
+use futures::Stream;
+use pq_format::{FooterDecoder, FooterStep, Limits, ParquetMetaData, SchemaDescriptor};
+use tokio::sync::Semaphore;
+use tokio::task::JoinHandle;
+
+use super::builder::open_metadata;
+use super::core::{BatchDecoder, Decoded};
+use super::fetch::{FetchOptions, FetchStats, fetch};
+use super::options::ReadOptions;
+use super::pieces::coalesce;
+use super::range_reader::AsyncRangeReader;
+use crate::error::{Error, Location, Result};
+use crate::predicate::PruningMetrics;
+
+/// The most a page request is widened by, towards its chunk's end: a
+/// chunk larger than this is fetched in parts of this size, so that one
+/// huge column does not have to fit in memory at once.
+const MAX_WIDENING: u64 = 64 << 20;
+
+/// Opens a Parquet file from an [`AsyncRangeReader`] and chooses how it is
+/// read; [`build`](Self::build) gives a [`ParquetRecordBatchStream`]. The
+/// names and options are those of the sync
+/// [`ParquetReader`](super::ParquetReader) (and of arrow-rs's builder of the
+/// same name), plus [`FetchOptions`] for the requests.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> Result<(), pq_arrow::Error> {
+/// use futures::TryStreamExt;
+/// use pq_arrow::{ParquetRecordBatchStreamBuilder, ProjectionMask, TokioFile};
+///
+/// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+/// let file = TokioFile::open(path).await.map_err(|e| pq_arrow::Error::Io { at: Box::default(), source: e })?;
+/// let builder = ParquetRecordBatchStreamBuilder::new(file).await?;
+/// let first = ProjectionMask::roots(builder.parquet_schema(), [0]);
+/// let stream = builder.with_projection(first).with_batch_size(1024).build()?;
+/// let stats = stream.fetch_stats();
+/// let batches: Vec<_> = stream.try_collect().await?;
+///
+/// let sync = pq_arrow::ParquetReader::open(path)?
+///     .with_projection(ProjectionMask::roots(
+///         pq_arrow::ParquetReader::open(path)?.parquet_schema(),
+///         [0],
+///     ))
+///     .with_batch_size(1024)
+///     .build()?
+///     .collect::<Result<Vec<_>, _>>()?;
+/// assert_eq!(batches, sync);
+/// assert!(stats.requests() >= 2); // the footer, then the data
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Debug)]
+pub struct ParquetRecordBatchStreamBuilder {
+    reader: Arc<dyn AsyncRangeReader>,
+    file_len: u64,
+    metadata: Arc<ParquetMetaData>,
+    schema: SchemaRef,
+    opts: ReadOptions,
+    fetch: FetchOptions,
+    stats: FetchStats,
+}
+
+impl ParquetRecordBatchStreamBuilder {
+    /// Reads the footer of `reader`'s file with the default
+    /// [`FetchOptions`].
+    pub async fn new(reader: impl AsyncRangeReader + 'static) -> Result<Self> {
+        Self::new_with_options(reader, FetchOptions::default()).await
+    }
+
+    /// Reads the footer with these fetch options: the file's size, then a
+    /// speculative read of its end, and one more request only if the
+    /// metadata is larger.
+    pub async fn new_with_options(
+        reader: impl AsyncRangeReader + 'static,
+        fetch_options: FetchOptions,
+    ) -> Result<Self> {
+        Self::open(Arc::new(reader), fetch_options, &Limits::default()).await
+    }
+
+    /// As [`new_with_options`](Self::new_with_options), with limits on the
+    /// footer and page headers.
+    pub async fn new_with_limits(
+        reader: impl AsyncRangeReader + 'static,
+        fetch_options: FetchOptions,
+        limits: &Limits,
+    ) -> Result<Self> {
+        Self::open(Arc::new(reader), fetch_options, limits).await
+    }
+
+    /// Starts from metadata read before (from an earlier reader of the
+    /// same file, or a cache): no footer request. The file's size is still
+    /// asked for unless the reader knows it.
+    pub async fn new_with_metadata(
+        reader: impl AsyncRangeReader + 'static,
+        metadata: Arc<ParquetMetaData>,
+        fetch_options: FetchOptions,
+    ) -> Result<Self> {
+        let reader: Arc<dyn AsyncRangeReader> = Arc::new(reader);
+        let stats = FetchStats::default();
+        let file_len = size_of(&*reader, &fetch_options, &stats).await?;
+        let schema = super::builder::arrow_schema_of(&metadata)?;
+        Ok(ParquetRecordBatchStreamBuilder {
+            reader,
+            file_len,
+            metadata,
+            schema,
+            opts: ReadOptions::new(&Limits::default()),
+            fetch: fetch_options,
+            stats,
+        })
+    }
+
+    /// A builder from a sync reader's parts (see
+    /// [`ParquetReader::into_stream_builder`](super::ParquetReader::into_stream_builder)).
+    pub(super) fn from_parts(
+        reader: Arc<dyn AsyncRangeReader>,
+        file_len: u64,
+        metadata: Arc<ParquetMetaData>,
+        schema: SchemaRef,
+        opts: ReadOptions,
+        fetch: FetchOptions,
+    ) -> Self {
+        ParquetRecordBatchStreamBuilder {
+            reader,
+            file_len,
+            metadata,
+            schema,
+            opts,
+            fetch,
+            stats: FetchStats::default(),
+        }
+    }
+
+    async fn open(
+        reader: Arc<dyn AsyncRangeReader>,
+        fetch_options: FetchOptions,
+        limits: &Limits,
+    ) -> Result<Self> {
+        let stats = FetchStats::default();
+        let file_len = size_of(&*reader, &fetch_options, &stats).await?;
+        let mut footer = FooterDecoder::new(file_len, limits)
+            .with_prefetch(fetch_options.footer_prefetch)
+            .with_head_check(fetch_options.check_head);
+        let md = loop {
+            match footer.try_decode().map_err(Error::from)? {
+                FooterStep::NeedsData(ranges) => {
+                    // The head and tail (when both are asked for) in one
+                    // round trip.
+                    let fetches = ranges.iter().map(|r| {
+                        let at = Location::default().at_offset(r.start);
+                        fetch(&*reader, r.clone(), &fetch_options, &stats, at)
+                    });
+                    let got = futures::future::try_join_all(fetches).await?;
+                    for (r, data) in ranges.into_iter().zip(got) {
+                        footer.push_range(r, data).map_err(Error::from)?;
+                    }
+                }
+                FooterStep::Metadata(md) => break md,
+            }
+        };
+        let (metadata, schema) = open_metadata(*md, limits)?;
+        let mut opts = ReadOptions::new(limits);
+        opts.coalesce_gap = 0;
+        Ok(ParquetRecordBatchStreamBuilder {
+            reader,
+            file_len,
+            metadata,
+            schema,
+            opts,
+            fetch: fetch_options,
+            stats,
+        })
+    }
+
+    /// The file's metadata.
+    pub fn metadata(&self) -> &Arc<ParquetMetaData> {
+        &self.metadata
+    }
+
+    /// The file's Parquet schema, to build a
+    /// [`ProjectionMask`](super::ProjectionMask) against.
+    pub fn parquet_schema(&self) -> &SchemaDescriptor {
+        &self.metadata.schema
+    }
+
+    /// The Arrow schema of the whole file.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// The file's size in bytes.
+    pub fn file_len(&self) -> u64 {
+        self.file_len
+    }
+
+    /// The requests made so far (the footer's), counting on through the
+    /// stream's.
+    pub fn fetch_stats(&self) -> FetchStats {
+        self.stats.clone()
+    }
+
+    read_setters!();
+
+    /// The stream. It needs a tokio runtime to be polled in (its requests
+    /// run as tokio tasks); polled elsewhere it gives an error.
+    pub fn build(self) -> Result<ParquetRecordBatchStream> {
+        let mut opts = self.opts;
+        // The core's requests are merged here, by the fetch options.
+        opts.coalesce_gap = 0;
+        let decoder = opts.decoder(self.metadata, self.file_len)?;
+        let schema = decoder.schema();
+        let metrics = Arc::new(Mutex::new(decoder.pruning_metrics().cloned()));
+        let driver = Driver {
+            reader: self.reader,
+            decoder,
+            limit: Arc::new(Semaphore::new(self.fetch.max_requests)),
+            fetch: self.fetch,
+            stats: self.stats.clone(),
+            held: Vec::new(),
+            metrics: metrics.clone(),
+            failed: false,
+        };
+        let inner = futures::stream::unfold(driver, |mut d| async move {
+            if d.failed {
+                return None;
+            }
+            match d.next_batch().await {
+                Ok(Some(b)) => Some((Ok(b), d)),
+                Ok(None) => None,
+                Err(e) => {
+                    d.failed = true;
+                    Some((Err(e), d))
+                }
+            }
+        });
+        Ok(ParquetRecordBatchStream {
+            schema,
+            stats: self.stats,
+            metrics,
+            inner: Box::pin(inner),
+        })
+    }
+}
+
+/// The file's size, with the fetch options' timeout and retries.
+async fn size_of(
+    reader: &dyn AsyncRangeReader,
+    options: &FetchOptions,
+    stats: &FetchStats,
+) -> Result<u64> {
+    super::fetch::fetch_size(reader, options, stats).await
+}
+
+/// The batches of a Parquet file read through an [`AsyncRangeReader`]: a
+/// `Stream<Item = Result<RecordBatch>>`, the batches those of the sync
+/// reader with the same options. After an error the stream ends.
+pub struct ParquetRecordBatchStream {
+    schema: SchemaRef,
+    stats: FetchStats,
+    metrics: Arc<Mutex<Option<PruningMetrics>>>,
+    inner: Pin<Box<dyn Stream<Item = Result<RecordBatch>> + Send>>,
+}
+
+impl std::fmt::Debug for ParquetRecordBatchStream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParquetRecordBatchStream")
+            .field("schema", &self.schema)
+            .field("stats", &self.stats)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ParquetRecordBatchStream {
+    /// The Arrow schema of the batches.
+    pub fn schema(&self) -> &SchemaRef {
+        &self.schema
+    }
+
+    /// What was fetched so far, the footer's requests included; the
+    /// returned counts keep counting.
+    pub fn fetch_stats(&self) -> FetchStats {
+        self.stats.clone()
+    }
+
+    /// What a predicate pruned and kept so far (`None` without one).
+    pub fn pruning_metrics(&self) -> Option<PruningMetrics> {
+        self.metrics.lock().ok().and_then(|m| m.clone())
+    }
+}
+
+impl Stream for ParquetRecordBatchStream {
+    type Item = Result<RecordBatch>;
+
+    fn poll_next(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.inner.as_mut().poll_next(cx)
+    }
+}
+
+/// A range fetched, or being fetched, for the decoder.
+struct Held {
+    range: Range<u64>,
+    data: HeldData,
+    /// Pushed to the decoder (whose readers then hold it).
+    pushed: bool,
+}
+
+enum HeldData {
+    Pending(JoinHandle<Result<Bytes>>),
+    Ready(Bytes),
+}
+
+/// The loop of the stream: decode, and fetch what the decoder asks for.
+struct Driver {
+    reader: Arc<dyn AsyncRangeReader>,
+    decoder: BatchDecoder,
+    fetch: FetchOptions,
+    stats: FetchStats,
+    /// Requests in flight, at most `max_requests`.
+    limit: Arc<Semaphore>,
+    /// Ranges fetched or being fetched, kept while the row group being
+    /// read or the next one overlaps them.
+    held: Vec<Held>,
+    metrics: Arc<Mutex<Option<PruningMetrics>>>,
+    failed: bool,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        // A dropped stream's requests are not wanted any more.
+        for h in &self.held {
+            if let HeldData::Pending(task) = &h.data {
+                task.abort();
+            }
+        }
+    }
+}
+
+impl Driver {
+    async fn next_batch(&mut self) -> Result<Option<RecordBatch>> {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return Err(Error::Request {
+                message: "the async reader must be polled inside a tokio runtime".into(),
+            });
+        }
+        loop {
+            match self.decoder.next()? {
+                Decoded::Batch(b) => {
+                    if let Ok(mut m) = self.metrics.lock() {
+                        *m = self.decoder.pruning_metrics().cloned();
+                    }
+                    self.prefetch();
+                    return Ok(Some(b));
+                }
+                Decoded::Finished => {
+                    if let Ok(mut m) = self.metrics.lock() {
+                        *m = self.decoder.pruning_metrics().cloned();
+                    }
+                    return Ok(None);
+                }
+                Decoded::Needs(ranges) => self.serve(ranges).await?,
+            }
+        }
+    }
+
+    /// Fetches (or waits for) and pushes the bytes of `ranges`.
+    async fn serve(&mut self, ranges: Vec<Range<u64>>) -> Result<()> {
+        self.evict();
+        let mut wanted = Vec::new();
+        let mut missing = Vec::new();
+        for r in ranges {
+            match self.cover(&r) {
+                Some(ix) => wanted.extend(ix),
+                None => missing.push(self.widen(r)),
+            }
+        }
+        for r in coalesce(missing, self.fetch.coalesce_gap) {
+            wanted.push(self.held.len());
+            self.start(r);
+        }
+        // The next row group's requests go out before these are awaited,
+        // so that they overlap this row group's decoding.
+        self.prefetch();
+        wanted.sort_unstable();
+        wanted.dedup();
+        for i in wanted {
+            let Some(h) = self.held.get_mut(i) else {
+                continue;
+            };
+            if let HeldData::Pending(task) = &mut h.data {
+                let data = match task.await {
+                    Ok(r) => r?,
+                    Err(e) => {
+                        return Err(Error::Fetch {
+                            object: self.reader.name(),
+                            range: h.range.clone(),
+                            attempts: 1,
+                            at: Box::default(),
+                            source: std::io::Error::other(e),
+                        });
+                    }
+                };
+                h.data = HeldData::Ready(data);
+            }
+            if let HeldData::Ready(data) = &h.data {
+                self.decoder.push_range(h.range.start, data.clone());
+                h.pushed = true;
+            }
+        }
+        Ok(())
+    }
+
+    /// The held ranges that together cover `r`, or `None`.
+    fn cover(&self, r: &Range<u64>) -> Option<Vec<usize>> {
+        let mut overlapping: Vec<usize> = (0..self.held.len())
+            .filter(|&i| {
+                self.held
+                    .get(i)
+                    .is_some_and(|h| h.range.start < r.end && h.range.end > r.start)
+            })
+            .collect();
+        overlapping.sort_by_key(|&i| self.held.get(i).map_or(0, |h| h.range.start));
+        let mut at = r.start;
+        let mut used = Vec::new();
+        for i in overlapping {
+            let Some(h) = self.held.get(i) else { continue };
+            if h.range.start <= at && h.range.end > at {
+                at = h.range.end;
+                used.push(i);
+                if at >= r.end {
+                    return Some(used);
+                }
+            }
+        }
+        None
+    }
+
+    /// `r` widened towards the end of its column chunk (see
+    /// [`MAX_WIDENING`]).
+    fn widen(&self, r: Range<u64>) -> Range<u64> {
+        match self.decoder.chunk_end(r.start) {
+            Some(end) if end > r.end => {
+                r.start..end.min(r.end.saturating_add(MAX_WIDENING)).max(r.end)
+            }
+            _ => r,
+        }
+    }
+
+    /// Starts fetching `r` on a task.
+    fn start(&mut self, r: Range<u64>) {
+        let reader = self.reader.clone();
+        let options = self.fetch.clone();
+        let stats = self.stats.clone();
+        let limit = self.limit.clone();
+        let at = self.decoder.location_of(r.start);
+        let range = r.clone();
+        let task = tokio::spawn(async move {
+            // A closed semaphore cannot happen (it is never closed); were
+            // it to, the request goes ahead unlimited.
+            let _permit = limit.acquire_owned().await.ok();
+            fetch(&*reader, range, &options, &stats, at).await
+        });
+        self.held.push(Held {
+            range: r,
+            data: HeldData::Pending(task),
+            pushed: false,
+        });
+    }
+
+    /// Fetches the next row group's chunks when they fit in the budget with
+    /// what is held.
+    fn prefetch(&mut self) {
+        if self.fetch.prefetch_bytes == 0 {
+            return;
+        }
+        let next: Vec<Range<u64>> = self
+            .decoder
+            .next_row_group_ranges()
+            .into_iter()
+            .filter(|r| self.cover(r).is_none())
+            .collect();
+        if next.is_empty() {
+            return;
+        }
+        let wanted: u64 = next.iter().map(|r| r.end - r.start).sum();
+        let unpushed: u64 = self
+            .held
+            .iter()
+            .filter(|h| !h.pushed)
+            .map(|h| h.range.end - h.range.start)
+            .sum();
+        let held = unpushed + self.decoder.buffered_bytes() as u64;
+        if held.saturating_add(wanted) > self.fetch.prefetch_bytes as u64 {
+            return;
+        }
+        for r in coalesce(next, self.fetch.coalesce_gap) {
+            self.start(r);
+        }
+    }
+
+    /// Drops the ranges that serve neither the row group being read nor
+    /// the next one (those the decoder took, its readers still hold).
+    fn evict(&mut self) {
+        let mut keep: Vec<Range<u64>> =
+            self.decoder.chunks.iter().map(|(r, _)| r.clone()).collect();
+        keep.extend(self.decoder.next_row_group_ranges());
+        self.held.retain(|h| {
+            matches!(h.data, HeldData::Pending(_))
+                || keep
+                    .iter()
+                    .any(|k| k.start < h.range.end && k.end > h.range.start)
+        });
+    }
+}

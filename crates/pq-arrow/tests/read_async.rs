@@ -1,0 +1,528 @@
+//! The async reader reads every file as the sync reader does: for the
+//! fixtures and the corpus (`data/` and `bad_data/`), through a tokio file
+//! and through an in-memory object store, with every kind of option, the
+//! batches (or the one-line error) are the sync reader's. It fetches only
+//! what the options choose (every request inside the footer or a chosen
+//! chunk), in few requests, and survives failing sources: transient
+//! errors, short answers and requests that never end are retried within
+//! the timeouts, and a source that keeps failing ends in one error naming
+//! the object and the range.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use arrow_array::RecordBatch;
+use bytes::Bytes;
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use object_store::ObjectStoreExt;
+use object_store::memory::InMemory;
+use object_store::path::Path as ObjectPath;
+use pq_arrow::predicate::Predicate;
+use pq_arrow::{
+    AsyncRangeReader, FetchOptions, ObjectStoreReader, ParquetReader,
+    ParquetRecordBatchStreamBuilder, ProjectionMask, TokioFile,
+};
+
+/// Batches read until the first error, and that error.
+#[derive(Debug, PartialEq)]
+struct Outcome {
+    batches: Vec<RecordBatch>,
+    error: Option<String>,
+}
+
+const BATCH: usize = 333;
+
+fn files() -> Vec<PathBuf> {
+    let mut dirs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data")];
+    if let Some(corpus) = pq_testkit::parquet_testing_dir() {
+        dirs.push(corpus.join("data"));
+        dirs.push(corpus.join("bad_data"));
+    }
+    let mut out = Vec::new();
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = entry.path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.extension().is_some_and(|e| e == "parquet") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The options a test applies to both readers.
+type Options = dyn Fn(ParquetReaderLike) -> ParquetReaderLike;
+
+/// The sync reader's outcome with `options`.
+fn sync(path: &Path, options: &Options) -> Outcome {
+    let mut batches = Vec::new();
+    let reader = ParquetReader::open(path)
+        .map(|r| options(ParquetReaderLike::Sync(r.with_batch_size(BATCH))))
+        .and_then(|r| match r {
+            ParquetReaderLike::Sync(r) => r.build(),
+            ParquetReaderLike::Async(_) => unreachable!(),
+        });
+    let mut reader = match reader {
+        Ok(r) => r,
+        Err(e) => {
+            return Outcome {
+                batches,
+                error: Some(e.to_string()),
+            };
+        }
+    };
+    loop {
+        match reader.next_batch() {
+            Ok(Some(b)) => batches.push(b),
+            Ok(None) => {
+                return Outcome {
+                    batches,
+                    error: None,
+                };
+            }
+            Err(e) => {
+                return Outcome {
+                    batches,
+                    error: Some(e.to_string()),
+                };
+            }
+        }
+    }
+}
+
+/// Either builder, so that one closure sets the same options on both.
+enum ParquetReaderLike {
+    Sync(ParquetReader),
+    Async(ParquetRecordBatchStreamBuilder),
+}
+
+macro_rules! both {
+    ($r:expr, |$b:ident| $body:expr) => {
+        match $r {
+            ParquetReaderLike::Sync($b) => ParquetReaderLike::Sync($body),
+            ParquetReaderLike::Async($b) => ParquetReaderLike::Async($body),
+        }
+    };
+}
+
+/// The async reader's outcome over `reader` with `options`.
+async fn read_async(
+    reader: impl AsyncRangeReader + 'static,
+    fetch: FetchOptions,
+    options: &Options,
+) -> Outcome {
+    let mut batches = Vec::new();
+    let builder = ParquetRecordBatchStreamBuilder::new_with_options(reader, fetch)
+        .await
+        .map(|b| options(ParquetReaderLike::Async(b.with_batch_size(BATCH))))
+        .and_then(|r| match r {
+            ParquetReaderLike::Async(b) => b.build(),
+            ParquetReaderLike::Sync(_) => unreachable!(),
+        });
+    let mut stream = match builder {
+        Ok(s) => s,
+        Err(e) => {
+            return Outcome {
+                batches,
+                error: Some(e.to_string()),
+            };
+        }
+    };
+    while let Some(b) = stream.next().await {
+        match b {
+            Ok(b) => batches.push(b),
+            Err(e) => {
+                return Outcome {
+                    batches,
+                    error: Some(e.to_string()),
+                };
+            }
+        }
+    }
+    Outcome {
+        batches,
+        error: None,
+    }
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
+/// An object store holding `path`'s bytes, and the reader of that object.
+async fn in_memory(path: &Path) -> ObjectStoreReader {
+    let store = Arc::new(InMemory::new());
+    let key = ObjectPath::from("data/file.parquet");
+    store
+        .put(&key, std::fs::read(path).unwrap().into())
+        .await
+        .unwrap();
+    ObjectStoreReader::new(store, key)
+}
+
+/// Every file, every source, with the default options and with ones that
+/// make many small requests (no merging, no prefetch, one request at a
+/// time): the sync reader's batches or error.
+#[test]
+fn every_file_reads_as_the_sync_reader_reads_it() {
+    let rt = runtime();
+    let plain = |r| r;
+    let tiny = FetchOptions::default()
+        .with_coalesce_gap(0)
+        .with_prefetch_bytes(0)
+        .with_max_requests(1)
+        .with_footer_prefetch(8);
+    let mut checked = 0;
+    for path in files() {
+        let expected = sync(&path, &plain);
+        rt.block_on(async {
+            let file = TokioFile::open(&path).await.unwrap();
+            let got = read_async(file, FetchOptions::default(), &plain).await;
+            assert_eq!(got, expected, "{}: tokio file", path.display());
+            let store = in_memory(&path).await;
+            let got = read_async(store.clone(), FetchOptions::default(), &plain).await;
+            assert_eq!(got, expected, "{}: object store", path.display());
+            let got = read_async(store, tiny.clone(), &plain).await;
+            assert_eq!(got, expected, "{}: small requests", path.display());
+        });
+        checked += 1;
+    }
+    assert!(checked >= 20, "only {checked} files");
+}
+
+/// Projection, row groups, offset and limit, threads, dictionaries and a
+/// predicate choose the same rows in both readers.
+#[test]
+fn options_choose_the_same_rows() {
+    let rt = runtime();
+    let cases: Vec<(&str, Box<Options>)> = vec![
+        (
+            "projection",
+            Box::new(|r| {
+                both!(r, |b| {
+                    let mask = ProjectionMask::leaves(b.parquet_schema(), [0, 2]);
+                    b.with_projection(mask)
+                })
+            }),
+        ),
+        (
+            "offset and limit",
+            Box::new(|r| both!(r, |b| b.with_offset(100).with_limit(777))),
+        ),
+        (
+            "last row group",
+            Box::new(|r| {
+                both!(r, |b| {
+                    let n = b.metadata().row_groups.len();
+                    b.with_row_groups([n.saturating_sub(1)])
+                })
+            }),
+        ),
+        ("threads", Box::new(|r| both!(r, |b| b.with_threads(3)))),
+        (
+            "dictionary",
+            Box::new(|r| both!(r, |b| b.with_dictionary(true))),
+        ),
+        (
+            "predicate",
+            Box::new(|r| {
+                both!(r, |b| b.with_predicate(
+                    Predicate::parse("id < 1000 OR id > 4000").unwrap()
+                ))
+            }),
+        ),
+    ];
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
+    let paths = [
+        "many_pages.parquet",
+        "sample.parquet",
+        "all_types_dict_zstd_v2.parquet",
+    ];
+    for name in paths {
+        let path = fixtures.join(name);
+        for (what, options) in &cases {
+            let expected = sync(&path, options.as_ref());
+            let got = rt.block_on(async {
+                read_async(
+                    in_memory(&path).await,
+                    FetchOptions::default(),
+                    options.as_ref(),
+                )
+                .await
+            });
+            assert_eq!(got, expected, "{name}: {what}");
+        }
+    }
+}
+
+/// A reader that logs the ranges asked for.
+#[derive(Debug, Clone)]
+struct Logged<R> {
+    inner: R,
+    log: Arc<Mutex<Vec<Range<u64>>>>,
+}
+
+impl<R: AsyncRangeReader> AsyncRangeReader for Logged<R> {
+    fn size(&self) -> BoxFuture<'_, io::Result<u64>> {
+        self.inner.size()
+    }
+    fn get_range(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Bytes>> {
+        self.log.lock().unwrap().push(range.clone());
+        self.inner.get_range(range)
+    }
+    fn name(&self) -> String {
+        self.inner.name()
+    }
+}
+
+/// The chunk byte ranges of `leaves` in `row_groups`.
+fn chunk_ranges(path: &Path, row_groups: &[usize], leaves: &[usize]) -> Vec<Range<u64>> {
+    let reader = ParquetReader::open(path).unwrap();
+    let md = reader.metadata();
+    let mut out = Vec::new();
+    for &rg in row_groups {
+        for &leaf in leaves {
+            let m = md.row_groups[rg].columns[leaf].meta_data.as_ref().unwrap();
+            let start = m.dictionary_page_offset.unwrap_or(m.data_page_offset) as u64;
+            out.push(start..start + m.total_compressed_size as u64);
+        }
+    }
+    out
+}
+
+/// With merging off, every request lies in the footer or in a chosen
+/// column chunk of a chosen row group, and every chosen chunk is fetched
+/// whole in one request; with the defaults, a row group of several
+/// columns costs a single request.
+#[test]
+fn only_the_chosen_chunks_are_fetched() {
+    let rt = runtime();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/many_pages.parquet");
+    let len = std::fs::metadata(&path).unwrap().len();
+    let n_rg = ParquetReader::open(&path).unwrap().num_row_groups();
+    let rgs: Vec<usize> = if n_rg > 1 { vec![n_rg - 1] } else { vec![0] };
+    let leaves = [1usize];
+    let wanted = chunk_ranges(&path, &rgs, &leaves);
+    let log = Arc::new(Mutex::new(Vec::new()));
+    rt.block_on(async {
+        let reader = Logged {
+            inner: TokioFile::open(&path).await.unwrap(),
+            log: log.clone(),
+        };
+        let fetch = FetchOptions::default().with_coalesce_gap(0);
+        let b = ParquetRecordBatchStreamBuilder::new_with_options(reader, fetch)
+            .await
+            .unwrap();
+        let mask = ProjectionMask::leaves(b.parquet_schema(), leaves);
+        let stream = b
+            .with_projection(mask)
+            .with_row_groups(rgs.clone())
+            .build()
+            .unwrap();
+        let stats = stream.fetch_stats();
+        let batches: Vec<_> = stream.collect().await;
+        assert!(batches.iter().all(|b| b.is_ok()));
+        let log = log.lock().unwrap().clone();
+        let footer = len.saturating_sub(64 << 10)..len;
+        for r in &log {
+            let inside = |w: &Range<u64>| w.start <= r.start && r.end <= w.end;
+            assert!(
+                inside(&footer) || wanted.iter().any(inside),
+                "{r:?} is neither footer nor a chosen chunk {wanted:?}"
+            );
+        }
+        for w in &wanted {
+            assert!(log.contains(w), "chunk {w:?} not fetched whole: {log:?}");
+        }
+        // The size is asked for once, besides the ranges.
+        assert_eq!(stats.requests(), log.len() as u64 + 1);
+    });
+
+    // Every column of the last row group: one request after the footer's.
+    let log = Arc::new(Mutex::new(Vec::new()));
+    rt.block_on(async {
+        let reader = Logged {
+            inner: TokioFile::open(&path).await.unwrap(),
+            log: log.clone(),
+        };
+        let b = ParquetRecordBatchStreamBuilder::new(reader).await.unwrap();
+        let footer_requests = log.lock().unwrap().len();
+        let stream = b.with_row_groups(rgs.clone()).build().unwrap();
+        let batches: Vec<_> = stream.collect().await;
+        assert!(batches.iter().all(|b| b.is_ok()));
+        let data_requests = log.lock().unwrap().len() - footer_requests;
+        assert_eq!(data_requests, 1, "{:?}", log.lock().unwrap());
+    });
+}
+
+/// How a [`Faulty`] source fails.
+#[derive(Debug, Clone, Copy)]
+enum Fault {
+    /// A connection reset.
+    Reset,
+    /// An answer one byte short.
+    Short,
+    /// A request that never ends.
+    Stall,
+    /// The object is gone.
+    NotFound,
+}
+
+/// A file whose every `every`-th request fails with `fault` (every
+/// request, with `every == 1`).
+#[derive(Debug)]
+struct Faulty {
+    file: TokioFile,
+    fault: Fault,
+    every: u64,
+    calls: AtomicU64,
+}
+
+impl AsyncRangeReader for Faulty {
+    fn size(&self) -> BoxFuture<'_, io::Result<u64>> {
+        self.file.size()
+    }
+    fn get_range(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Bytes>> {
+        let n = self.calls.fetch_add(1, Ordering::Relaxed);
+        if !n.is_multiple_of(self.every) {
+            return self.file.get_range(range);
+        }
+        match self.fault {
+            Fault::Reset => Box::pin(async {
+                Err(io::Error::new(
+                    io::ErrorKind::ConnectionReset,
+                    "reset by peer",
+                ))
+            }),
+            Fault::NotFound => {
+                Box::pin(async { Err(io::Error::new(io::ErrorKind::NotFound, "no such object")) })
+            }
+            Fault::Short => Box::pin(async move {
+                let data = self.file.get_range(range).await?;
+                Ok(data.slice(..data.len().saturating_sub(1)))
+            }),
+            Fault::Stall => Box::pin(futures::future::pending()),
+        }
+    }
+    fn name(&self) -> String {
+        "faulty://file".into()
+    }
+}
+
+/// Sources that fail now and then read right after retries; sources that
+/// always fail end in one error naming the object and range, within the
+/// timeouts; a missing object is not retried.
+#[test]
+fn failing_sources_are_retried_or_named() {
+    let rt = runtime();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/many_pages.parquet");
+    let plain = |r| r;
+    let expected = sync(&path, &plain);
+    let fetch = FetchOptions::default()
+        .with_request_timeout(Duration::from_millis(200))
+        .with_retries(3)
+        .with_backoff(Duration::from_millis(1), Duration::from_millis(10))
+        .with_coalesce_gap(0)
+        .with_prefetch_bytes(0);
+    for fault in [Fault::Reset, Fault::Short, Fault::Stall] {
+        rt.block_on(async {
+            let every_other = Faulty {
+                file: TokioFile::open(&path).await.unwrap(),
+                fault,
+                every: 2,
+                calls: AtomicU64::new(0),
+            };
+            let got = read_async(every_other, fetch.clone(), &plain).await;
+            assert_eq!(got, expected, "{fault:?} every other request");
+
+            let always = Faulty {
+                file: TokioFile::open(&path).await.unwrap(),
+                fault,
+                every: 1,
+                calls: AtomicU64::new(0),
+            };
+            let started = Instant::now();
+            let got = read_async(always, fetch.clone(), &plain).await;
+            let err = got.error.expect("an error");
+            assert!(got.batches.is_empty());
+            assert!(
+                err.contains("faulty://file") && err.contains("after 4 attempts"),
+                "{err}"
+            );
+            assert!(!err.contains('\n'), "{err}");
+            assert!(
+                started.elapsed() < Duration::from_secs(5),
+                "{fault:?} took {:?}",
+                started.elapsed()
+            );
+        });
+    }
+    rt.block_on(async {
+        let gone = Faulty {
+            file: TokioFile::open(&path).await.unwrap(),
+            fault: Fault::NotFound,
+            every: 1,
+            calls: AtomicU64::new(0),
+        };
+        let got = read_async(gone, fetch.clone(), &plain).await;
+        let err = got.error.expect("an error");
+        assert!(
+            err.contains("after 1 attempt ") && err.contains("no such object"),
+            "{err}"
+        );
+    });
+}
+
+/// Polled outside a tokio runtime, the stream says so instead of
+/// panicking.
+#[test]
+fn a_stream_outside_tokio_is_an_error() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/sample.parquet");
+    let stream = runtime().block_on(async {
+        ParquetRecordBatchStreamBuilder::new(in_memory(&path).await)
+            .await
+            .unwrap()
+            .build()
+            .unwrap()
+    });
+    let mut stream = stream;
+    let first = futures::executor::block_on(stream.next()).unwrap();
+    assert!(first.unwrap_err().to_string().contains("tokio runtime"));
+}
+
+/// The stream and its futures can move between threads (tokio::spawn).
+#[test]
+fn the_stream_is_send() {
+    fn send<T: Send>(_: &T) {}
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/sample.parquet");
+    runtime().block_on(async {
+        let s = ParquetRecordBatchStreamBuilder::new(in_memory(&path).await)
+            .await
+            .unwrap()
+            .build()
+            .unwrap();
+        send(&s);
+        let rows = tokio::spawn(async move {
+            s.map(|b| b.unwrap().num_rows())
+                .fold(0, |a, n| async move { a + n })
+                .await
+        })
+        .await
+        .unwrap();
+        assert!(rows > 0);
+    });
+}
