@@ -12,6 +12,7 @@ use arrow_schema::{DataType, Field, FieldRef, Schema, SchemaRef};
 use crate::error::CliError;
 use crate::input::{self, Input};
 use crate::read;
+use crate::remote::RemoteFile;
 use crate::sources::Source;
 
 /// How the files are read.
@@ -136,7 +137,9 @@ impl Dataset {
                 None => input::open_parquet(&path)?,
             };
             let memory = match &input {
-                Input::Memory(_) => Some(input.reopen(&path)?),
+                // Read once: standard input cannot be read again, and an
+                // object's size and footer need no second request.
+                Input::Memory(_) | Input::Remote(_) => Some(input.reopen(&path)?),
                 Input::File { .. } => None,
             };
             let reader = read::open_input(&path, input, None)?;
@@ -392,6 +395,11 @@ fn read_file(
         Some(m) => m,
         None => input::open_parquet(&path)?,
     };
+    let file_bytes = input.len();
+    let remote = match &input {
+        Input::Remote(r) => Some(r.clone()),
+        _ => None,
+    };
     let mut reader = read::open_input(&path, input, None)
         .and_then(|r| read::select(&path, r, file.columns.as_deref()))?
         .with_offset(slice.offset)
@@ -406,9 +414,19 @@ fn read_file(
     if let Some(p) = &options.predicate {
         reader = reader.with_predicate(p.clone());
     }
-    let mut batches = reader.build().map_err(|e| CliError::file(&path, e))?;
     let stats = options.read_stats.clone();
-    let file_bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
+    let mut batches = match remote {
+        None => FileBatches::Local(Box::new(
+            reader.build().map_err(|e| CliError::file(&path, e))?,
+        )),
+        Some(remote) => {
+            let stream = reader
+                .into_stream_builder(remote.async_reader(), remote.fetch_options())
+                .build()
+                .map_err(|e| CliError::file(&path, e))?;
+            FileBatches::Remote(Box::new(stream), remote)
+        }
+    };
     let mut done = false;
     Ok(Box::new(std::iter::from_fn(move || {
         if done {
@@ -420,11 +438,12 @@ fn read_file(
             // The file's reading is over: its figures join the table's.
             if let Some(s) = &stats {
                 let mut s = s.borrow_mut();
-                s.requests += batches.requests();
-                s.bytes_read += batches.bytes_read();
+                let (requests, bytes) = batches.fetched();
+                s.requests += requests;
+                s.bytes_read += bytes;
                 s.file_bytes += file_bytes;
                 if let Some(m) = batches.pruning_metrics() {
-                    s.pruning += m;
+                    s.pruning += &m;
                 }
             }
         }
@@ -437,6 +456,48 @@ fn read_file(
             Err(e) => Some(Err(CliError::file(&path, e))),
         }
     })))
+}
+
+/// A file's batches: a local file's from the sync reader, an object's
+/// from the async one, run on the remote runtime.
+enum FileBatches {
+    Local(Box<pq_arrow::ParquetRecordBatchReader>),
+    Remote(Box<pq_arrow::ParquetRecordBatchStream>, RemoteFile),
+}
+
+impl FileBatches {
+    fn next_batch(&mut self) -> Result<Option<RecordBatch>, pq_arrow::Error> {
+        match self {
+            FileBatches::Local(r) => r.next_batch(),
+            FileBatches::Remote(stream, _) => {
+                use futures::StreamExt;
+                crate::remote::block_on(stream.next())
+                    .map_err(|e| pq_arrow::Error::Request {
+                        message: e.to_string(),
+                    })?
+                    .transpose()
+            }
+        }
+    }
+
+    /// Requests made and bytes fetched (for a local file: reads and bytes
+    /// read), the footer's included for an object.
+    fn fetched(&self) -> (u64, u64) {
+        match self {
+            FileBatches::Local(r) => (r.requests(), r.bytes_read()),
+            FileBatches::Remote(stream, remote) => {
+                let (s, f) = (stream.fetch_stats(), remote.stats());
+                (s.requests() + f.requests(), s.bytes() + f.bytes())
+            }
+        }
+    }
+
+    fn pruning_metrics(&self) -> Option<pq_arrow::predicate::PruningMetrics> {
+        match self {
+            FileBatches::Local(r) => r.pruning_metrics().cloned(),
+            FileBatches::Remote(stream, _) => stream.pruning_metrics(),
+        }
+    }
 }
 
 /// A batch of `n` rows in `schema`: the file's columns by name, null

@@ -4,7 +4,8 @@
 //! the readers seek to the footer and then to each column chunk. Anything
 //! else (standard input as `-`, a pipe, a FIFO, a character device such as
 //! `/dev/stdin`) cannot seek, so it is read into memory first, as much as it
-//! delivers, and then read from there.
+//! delivers, and then read from there. A URL (`s3://`, `https://`, ...) is
+//! an object in a store, read by ranges (see [`crate::remote`]).
 
 use std::fs::File;
 use std::io::{Cursor, Read, Seek, SeekFrom};
@@ -14,6 +15,7 @@ use bytes::Bytes;
 use pq_format::{Limits, ParquetMetaData};
 
 use crate::error::CliError;
+use crate::remote::RemoteFile;
 
 /// The name that stands for standard input (and, as an output, standard
 /// output).
@@ -41,6 +43,8 @@ pub enum Input {
     },
     /// The whole of a pipe, FIFO, device or standard input.
     Memory(Cursor<Bytes>),
+    /// An object in an object store, named by its URL.
+    Remote(RemoteFile),
 }
 
 impl Input {
@@ -49,6 +53,7 @@ impl Input {
         match self {
             Input::File { len, .. } => *len,
             Input::Memory(c) => c.get_ref().len() as u64,
+            Input::Remote(r) => r.len(),
         }
     }
 
@@ -60,7 +65,7 @@ impl Input {
     /// The bytes, when the input was read into memory.
     pub fn memory(&self) -> Option<&Bytes> {
         match self {
-            Input::File { .. } => None,
+            Input::File { .. } | Input::Remote(_) => None,
             Input::Memory(c) => Some(c.get_ref()),
         }
     }
@@ -75,6 +80,12 @@ impl Input {
                 pos: 0,
             }),
             Input::Memory(c) => Ok(Input::Memory(Cursor::new(c.get_ref().clone()))),
+            Input::Remote(r) => {
+                let mut r = r.clone();
+                r.seek(SeekFrom::Start(0))
+                    .map_err(|e| CliError::file(path, e))?;
+                Ok(Input::Remote(r))
+            }
         }
     }
 }
@@ -101,6 +112,7 @@ impl Read for Input {
                 Ok(n)
             }
             Input::Memory(c) => c.read(buf),
+            Input::Remote(r) => r.read(buf),
         }
     }
 }
@@ -123,6 +135,7 @@ impl Seek for Input {
                 Ok(*pos)
             }
             Input::Memory(c) => c.seek(to),
+            Input::Remote(r) => r.seek(to),
         }
     }
 }
@@ -133,6 +146,9 @@ impl Seek for Input {
 pub fn open(path: &Path) -> Result<Input, CliError> {
     if is_stdio(path) {
         return open_stdin(path);
+    }
+    if crate::remote::is_url(path) {
+        return RemoteFile::open(path).map(Input::Remote);
     }
     let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
         std::io::ErrorKind::NotFound => CliError::file(path, "no such file"),

@@ -71,6 +71,7 @@ mod meta;
 mod output;
 mod pages;
 mod read;
+mod remote;
 mod scan;
 mod schema;
 mod schema_json;
@@ -88,6 +89,14 @@ use error::CliError;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// The endpoint of an S3-compatible or Azure store, for s3:// and az://
+    /// inputs (also AWS_ENDPOINT_URL); http:// endpoints are allowed.
+    #[arg(long, global = true, value_name = "URL")]
+    endpoint: Option<String>,
+    /// Sends requests to object stores unsigned (public buckets): no
+    /// credentials are looked for.
+    #[arg(long, global = true)]
+    no_sign_request: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -422,6 +431,10 @@ impl EndsArgs {
 
 fn run(cli: Cli) -> Result<(), CliError> {
     let mut out = output::stdout();
+    remote::set_options(remote::RemoteOptions {
+        endpoint: cli.endpoint.clone(),
+        no_sign_request: cli.no_sign_request,
+    });
     match cli.command {
         Command::Completions { shell } => {
             clap_complete::generate(shell, &mut Cli::command(), "pq", &mut out);

@@ -88,6 +88,12 @@ pub fn run(path: &Path, out: &mut impl Write) -> Result<(), CliError> {
         input::Input::Memory(bytes) => {
             ParquetRecordBatchReaderBuilder::try_new(bytes.into_inner()).and_then(|b| b.build())
         }
+        input::Input::Remote(_) => {
+            return Err(CliError::file(
+                path,
+                "verify reads local files (download the object first)",
+            ));
+        }
     }
     .map_err(|e| CliError::file(path, format!("arrow-rs reader: {e}")))?;
 
