@@ -6,16 +6,16 @@
 #![allow(clippy::unwrap_used)]
 
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::ops::Range;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use object_store::http::HttpBuilder;
 use object_store::path::Path;
 use object_store::{BackoffConfig, ClientOptions, ObjectStore, ObjectStoreExt, RetryConfig};
-use pq_testkit::{RangeServer, Rng};
+use pq_testkit::{FaultProxy, RangeServer, Rng};
 
 type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -197,4 +197,203 @@ async fn range_server_serves_object_store() -> Result {
     // The client keeps its connection: several requests, few connections
     // (not observable here), and every byte counted once.
     Ok(())
+}
+
+/// A RangeServer with one object behind a FaultProxy.
+fn proxied(len: usize) -> Result<(RangeServer, FaultProxy, Bytes)> {
+    let server = RangeServer::start()?;
+    let body = data(len, 3);
+    server.put("f", body.clone());
+    let proxy = FaultProxy::start(server.addr())?;
+    Ok((server, proxy, body))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn proxy_adds_latency() -> Result {
+    let (_server, proxy, body) = proxied(10_000)?;
+    let store = http_store(&proxy.url(), 0)?;
+    let path = Path::from("f");
+    // A first request opens the connection, so the timings below are of
+    // requests alone.
+    assert_eq!(store.get_range(&path, 0..10).await?, body.slice(0..10));
+    for ms in [20, 100] {
+        proxy.faults().set_latency(Duration::from_millis(ms));
+        let start = Instant::now();
+        assert_eq!(store.get_range(&path, 10..20).await?, body.slice(10..20));
+        let took = start.elapsed();
+        assert!(
+            took >= Duration::from_millis(ms),
+            "{ms} ms latency: {took:?}"
+        );
+    }
+    proxy.faults().clear();
+    assert_eq!(proxy.stats().requests, 3);
+    assert_eq!(proxy.stats().response_bytes, 30);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn proxy_error_statuses_are_retried() -> Result {
+    let (server, proxy, body) = proxied(10_000)?;
+    let path = Path::from("f");
+    for status in [503, 500] {
+        proxy.faults().fail_next(2, status);
+        let store = http_store(&proxy.url(), 3)?;
+        assert_eq!(
+            store.get_range(&path, 100..200).await?,
+            body.slice(100..200)
+        );
+        assert_eq!(proxy.faults().pending().statuses, 0);
+
+        proxy.faults().fail_next(1, status);
+        let err = http_store(&proxy.url(), 0)?.get_range(&path, 0..10).await;
+        assert!(err.is_err(), "{status} without retries: {err:?}");
+    }
+    // Three tries each with retries, one without, for both statuses; the
+    // upstream saw them all.
+    assert_eq!(proxy.stats().requests, 8);
+    assert_eq!(server.requests().get, 8);
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn proxy_resets_and_truncations_never_give_wrong_bytes() -> Result {
+    let (_server, proxy, body) = proxied(200_000)?;
+    let path = Path::from("f");
+    let range = 1000..151_000u64;
+    let want = body.slice(1000..151_000);
+    for fault in ["reset", "truncate"] {
+        let arm = |n| match fault {
+            "reset" => proxy.faults().reset_next(n),
+            _ => proxy.faults().truncate_next(n),
+        };
+        // Without retries the client must fail.
+        arm(1);
+        let got = http_store(&proxy.url(), 0)?
+            .get_range(&path, range.clone())
+            .await;
+        assert!(
+            got.is_err(),
+            "{fault} without retries gave {} bytes",
+            got.map_or(0, |b| b.len())
+        );
+
+        // With retries it may recover; any bytes it returns are right.
+        for whole in [false, true] {
+            arm(2);
+            let store = http_store(&proxy.url(), 3)?;
+            let got = if whole {
+                match store.get(&path).await {
+                    Ok(result) => result.bytes().await,
+                    Err(e) => Err(e),
+                }
+            } else {
+                store.get_range(&path, range.clone()).await
+            };
+            match got {
+                Ok(bytes) if whole => assert_eq!(bytes, body, "{fault}: whole object"),
+                Ok(bytes) => assert_eq!(bytes, want, "{fault}: range"),
+                Err(e) => eprintln!("{fault} (whole {whole}) with retries: an error: {e}"),
+            }
+            proxy.faults().clear();
+        }
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn proxy_silence_ends_in_a_client_timeout() -> Result {
+    let (_server, proxy, body) = proxied(1000)?;
+    let path = Path::from("f");
+    let store: Arc<dyn ObjectStore> = Arc::new(
+        HttpBuilder::new()
+            .with_url(proxy.url())
+            .with_client_options(
+                ClientOptions::new()
+                    .with_allow_http(true)
+                    .with_timeout(Duration::from_secs(1)),
+            )
+            .with_retry(retries(0))
+            .build()?,
+    );
+    proxy.faults().silence_all();
+    let start = Instant::now();
+    let got = store.get_range(&path, 0..10).await;
+    let took = start.elapsed();
+    assert!(got.is_err(), "{got:?}");
+    assert!(took >= Duration::from_millis(900), "{took:?}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+
+    proxy.faults().clear();
+    proxy.faults().silence_next(1);
+    assert!(store.get_range(&path, 0..10).await.is_err());
+    assert_eq!(store.get_range(&path, 0..10).await?, body.slice(0..10));
+    assert_eq!(
+        proxy.stats().requests,
+        1,
+        "silenced requests are not forwarded"
+    );
+    Ok(())
+}
+
+/// An upstream that answers each connection's one request with `response`.
+fn canned_upstream(response: &'static [u8]) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        // Bounded: the test makes two requests.
+        for stream in listener.incoming().take(2) {
+            let mut stream = stream.unwrap();
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && stream.read_exact(&mut byte).is_ok() {
+                head.push(byte[0]);
+            }
+            let _ = stream.write_all(response);
+        }
+    });
+    addr
+}
+
+#[test]
+fn proxy_dechunks_and_frames_responses() {
+    for response in [
+        &b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nX-Kept: yes\r\n\r\n5\r\nhello\r\n7;ext=1\r\n, world\r\n0\r\nTrailer: t\r\n\r\n"[..],
+        &b"HTTP/1.1 200 OK\r\nX-Kept: yes\r\nConnection: close\r\n\r\nhello, world"[..],
+    ] {
+        let upstream = canned_upstream(response);
+        let proxy = FaultProxy::start(upstream).unwrap();
+        let mut c = connect(proxy.addr());
+        // Twice on one connection: the proxy keeps the client's alive.
+        for _ in 0..2 {
+            let (head, body) = exchange(&mut c, "GET /x HTTP/1.1\r\nHost: x\r\n\r\n");
+            assert!(head.contains("Content-Length: 12"), "{head}");
+            assert!(head.contains("X-Kept: yes"), "{head}");
+            assert!(!head.to_ascii_lowercase().contains("chunked"), "{head}");
+            assert_eq!(body, b"hello, world");
+        }
+        assert_eq!(proxy.stats().requests, 2);
+        assert_eq!(proxy.stats().response_bytes, 24);
+    }
+}
+
+#[test]
+fn servers_stop_on_drop() {
+    let server = RangeServer::start().unwrap();
+    let proxy = FaultProxy::start(server.addr()).unwrap();
+    proxy.faults().silence_all();
+    // A connection held silent must not keep the proxy from stopping.
+    let mut held = connect(proxy.addr());
+    held.write_all(b"GET /x HTTP/1.1\r\nHost: x\r\n\r\n")
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(50));
+    let (server_addr, proxy_addr) = (server.addr(), proxy.addr());
+    let start = Instant::now();
+    drop(proxy);
+    drop(server);
+    assert!(start.elapsed() < Duration::from_secs(2));
+    let mut buf = [0u8; 1];
+    assert!(matches!(held.read(&mut buf), Ok(0) | Err(_)));
+    assert!(TcpStream::connect(server_addr).is_err());
+    assert!(TcpStream::connect(proxy_addr).is_err());
 }

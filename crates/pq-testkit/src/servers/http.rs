@@ -36,6 +36,16 @@ pub(crate) struct Request {
     pub headers: Vec<Header>,
 }
 
+/// A parsed response head.
+pub(crate) struct Response {
+    /// The status code.
+    pub status: u16,
+    /// The reason phrase as sent.
+    pub reason: String,
+    /// The headers in the order sent.
+    pub headers: Vec<Header>,
+}
+
 /// The value of the first header called `name` (case-insensitive), as text.
 pub(crate) fn header<'a>(headers: &'a [Header], name: &str) -> Option<&'a str> {
     headers
@@ -158,6 +168,28 @@ impl<S: AsyncRead + Unpin> Reader<S> {
         }))
     }
 
+    /// Reads the next response head (the stream must not end before it).
+    pub async fn response(&mut self) -> io::Result<Response> {
+        let Some(head) = self.head(MESSAGE_TIMEOUT).await? else {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "the upstream closed or stayed silent without a response",
+            ));
+        };
+        let mut slots = [httparse::EMPTY_HEADER; MAX_HEADERS];
+        let mut parsed = httparse::Response::new(&mut slots);
+        match parsed.parse(&head) {
+            Ok(httparse::Status::Complete(_)) => {}
+            Ok(httparse::Status::Partial) => return Err(invalid("a partial response head".into())),
+            Err(e) => return Err(invalid(format!("a bad response head: {e}"))),
+        }
+        Ok(Response {
+            status: parsed.code.unwrap_or_default(),
+            reason: parsed.reason.unwrap_or_default().to_owned(),
+            headers: owned(parsed.headers),
+        })
+    }
+
     /// Reads exactly `len` body bytes.
     pub async fn exact(&mut self, len: u64) -> io::Result<Vec<u8>> {
         let len = usize::try_from(len)
@@ -187,6 +219,23 @@ impl<S: AsyncRead + Unpin> Reader<S> {
             body.extend(self.exact(size).await?);
             if !self.line().await?.is_empty() {
                 return Err(invalid("a chunk longer than its size".into()));
+            }
+        }
+    }
+
+    /// Reads to the end of the stream (a body delimited by the close).
+    pub async fn until_close(&mut self) -> io::Result<Vec<u8>> {
+        loop {
+            match tokio::time::timeout(MESSAGE_TIMEOUT, self.fill()).await {
+                Ok(Ok(true)) => {}
+                Ok(Ok(false)) => return Ok(std::mem::take(&mut self.buf)),
+                Ok(Err(e)) => return Err(e),
+                Err(_) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!("no progress on a body for {MESSAGE_TIMEOUT:?}"),
+                    ));
+                }
             }
         }
     }

@@ -6,8 +6,11 @@
 //! - [`RangeServer`]: a plain HTTP/1.1 server of in-memory objects that
 //!   answers `Range` requests as `object_store::http::HttpStore` expects,
 //!   and counts what it was asked for.
+//! - [`FaultProxy`]: a proxy in front of a server that adds latency,
+//!   error statuses, connection resets, truncated bodies and silence, as a
+//!   test asks while it runs.
 //!
-//! The Rust servers each run on a thread of their own with their own
+//! The two servers each run on a thread of their own with their own
 //! tokio runtime, so they serve sync tests and async tests alike (a test's
 //! runtime never has to drive them), and they stop when dropped. Nothing in
 //! them waits without a bound: idle connections are closed, a half-sent
@@ -18,8 +21,10 @@ use std::net::SocketAddr;
 use std::thread::JoinHandle;
 
 mod http;
+mod proxy;
 mod range;
 
+pub use proxy::{FaultProxy, Faults, PendingFaults, ProxyStats};
 pub use range::{RangeServer, RangeStats, RequestCounts};
 
 /// A server's thread and runtime; dropping it stops the server.

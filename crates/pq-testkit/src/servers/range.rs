@@ -110,7 +110,7 @@ impl RangeServer {
         format!("http://{}", self.background.addr)
     }
 
-    /// The address the server listens on.
+    /// The address the server listens on (for a [`super::FaultProxy`]).
     pub fn addr(&self) -> SocketAddr {
         self.background.addr
     }
