@@ -7,8 +7,8 @@
 //! skip is a failure instead: CI can never pass by skipping.
 //!
 //! It also holds the tests' pseudo-random generator, [`Rng`], and loopback
-//! servers for testing remote (object-store) reading: [`RangeServer`] and
-//! [`FaultProxy`] (see [`servers`]).
+//! servers for testing remote (object-store) reading: [`RangeServer`],
+//! [`FaultProxy`] and [`MotoServer`] (see [`servers`]).
 //!
 //! This crate knows nothing of Parquet. The servers need tokio, an HTTP
 //! parser (httparse) and an HTTP date formatter (httpdate); `Cargo.toml`
@@ -22,7 +22,8 @@ pub mod servers;
 
 pub use rng::Rng;
 pub use servers::{
-    FaultProxy, Faults, PendingFaults, ProxyStats, RangeServer, RangeStats, RequestCounts,
+    FaultProxy, Faults, MotoError, MotoServer, PendingFaults, ProxyStats, RangeServer, RangeStats,
+    RequestCounts,
 };
 
 /// The environment variable naming the file that skips are appended to, one

@@ -1,5 +1,5 @@
-//! The loopback servers, driven by the real client (object_store's HTTP
-//! store) and, where the protocol itself is checked, by raw HTTP.
+//! The loopback servers, driven by the real client (object_store's HTTP and
+//! S3 stores) and, where the protocol itself is checked, by raw HTTP.
 
 // clippy.toml allows unwrap inside #[test] functions only; the raw-HTTP
 // helpers here are test code too, and a failure there should fail the test.
@@ -12,10 +12,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use object_store::aws::AmazonS3Builder;
 use object_store::http::HttpBuilder;
 use object_store::path::Path;
-use object_store::{BackoffConfig, ClientOptions, ObjectStore, ObjectStoreExt, RetryConfig};
-use pq_testkit::{FaultProxy, RangeServer, Rng};
+use object_store::{
+    BackoffConfig, ClientOptions, ObjectStore, ObjectStoreExt, PutPayload, RetryConfig,
+};
+use pq_testkit::{FaultProxy, MotoServer, RangeServer, Rng};
 
 type Result<T = ()> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -396,4 +399,71 @@ fn servers_stop_on_drop() {
     assert!(matches!(held.read(&mut buf), Ok(0) | Err(_)));
     assert!(TcpStream::connect(server_addr).is_err());
     assert!(TcpStream::connect(proxy_addr).is_err());
+}
+
+/// An S3 store for `bucket` at `endpoint` (moto, or a proxy in front).
+fn s3_store(endpoint: &str, bucket: &str, max_retries: usize) -> Result<Arc<dyn ObjectStore>> {
+    Ok(Arc::new(
+        AmazonS3Builder::new()
+            .with_endpoint(endpoint)
+            .with_allow_http(true)
+            .with_bucket_name(bucket)
+            .with_region(MotoServer::REGION)
+            .with_access_key_id(MotoServer::ACCESS_KEY_ID)
+            .with_secret_access_key(MotoServer::SECRET_ACCESS_KEY)
+            .with_virtual_hosted_style_request(false)
+            .with_retry(retries(max_retries))
+            .build()?,
+    ))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn moto_serves_s3() -> Result {
+    let Some(moto) = MotoServer::start_or_skip()? else {
+        return Ok(());
+    };
+    moto.create_bucket("pq-test")?;
+    let body = data(300_000, 4);
+    moto.put_object("pq-test", "t/part 0.parquet", &body)?;
+    let path = Path::from("t/part 0.parquet");
+
+    let store = s3_store(&moto.endpoint(), "pq-test", 0)?;
+    assert_eq!(store.head(&path).await?.size, 300_000);
+    assert_eq!(store.get_range(&path, 5..105).await?, body.slice(5..105));
+    assert!(matches!(
+        store.head(&Path::from("nothing")).await,
+        Err(object_store::Error::NotFound { .. })
+    ));
+
+    // The same through the proxy, which also carries a signed upload.
+    let proxy = FaultProxy::start(moto.addr())?;
+    let via = s3_store(&proxy.url(), "pq-test", 3)?;
+    assert_eq!(via.head(&path).await?.size, 300_000);
+    assert_eq!(
+        via.get_range(&path, 1000..201_000).await?,
+        body.slice(1000..201_000)
+    );
+    let small = data(5000, 5);
+    via.put(&Path::from("t/up"), PutPayload::from(small.clone()))
+        .await?;
+    assert_eq!(store.get(&Path::from("t/up")).await?.bytes().await?, small);
+
+    proxy.faults().fail_next(1, 503);
+    assert_eq!(via.get_range(&path, 0..10).await?, body.slice(0..10));
+    proxy.faults().truncate_next(1);
+    match via.get_range(&path, 0..100_000).await {
+        Ok(bytes) => assert_eq!(bytes, body.slice(0..100_000)),
+        Err(e) => eprintln!("truncated with retries: an error: {e}"),
+    }
+    proxy.faults().reset_next(1);
+    let got = s3_store(&proxy.url(), "pq-test", 0)?
+        .get_range(&path, 0..100_000)
+        .await;
+    assert!(got.is_err(), "a reset without retries must fail");
+    assert!(proxy.stats().requests >= 7, "{:?}", proxy.stats());
+
+    let env = moto.client_env();
+    assert!(env.contains(&("AWS_REGION", "us-east-1".into())));
+    assert!(env.contains(&("AWS_ENDPOINT", moto.endpoint())));
+    Ok(())
 }

@@ -6,11 +6,13 @@
 //! - [`RangeServer`]: a plain HTTP/1.1 server of in-memory objects that
 //!   answers `Range` requests as `object_store::http::HttpStore` expects,
 //!   and counts what it was asked for.
-//! - [`FaultProxy`]: a proxy in front of a server that adds latency,
+//! - [`FaultProxy`]: a proxy in front of either server that adds latency,
 //!   error statuses, connection resets, truncated bodies and silence, as a
 //!   test asks while it runs.
+//! - [`MotoServer`]: moto's S3 server (`moto_server`, a Python package that
+//!   `cargo xtask ci` installs) as a child process, for the S3 client.
 //!
-//! The two servers each run on a thread of their own with their own
+//! The two Rust servers each run on a thread of their own with their own
 //! tokio runtime, so they serve sync tests and async tests alike (a test's
 //! runtime never has to drive them), and they stop when dropped. Nothing in
 //! them waits without a bound: idle connections are closed, a half-sent
@@ -21,9 +23,11 @@ use std::net::SocketAddr;
 use std::thread::JoinHandle;
 
 mod http;
+mod moto;
 mod proxy;
 mod range;
 
+pub use moto::{MotoError, MotoServer};
 pub use proxy::{FaultProxy, Faults, PendingFaults, ProxyStats};
 pub use range::{RangeServer, RangeStats, RequestCounts};
 

@@ -15,13 +15,13 @@ use super::http::{self, Header, IDLE_TIMEOUT, MESSAGE_TIMEOUT, Reader};
 use super::{Background, accept_loop};
 
 /// An HTTP/1.1 proxy on `127.0.0.1` in front of an upstream server (a
-/// [`super::RangeServer`], or any HTTP/1.1 server).
+/// [`super::RangeServer`] or a [`super::MotoServer`]).
 ///
 /// Each request is forwarded on a fresh upstream connection; the response
 /// is read whole (by `Content-Length`, by chunks, which it de-chunks, or to
 /// the upstream's close) and sent to the client with a `Content-Length`,
 /// after the faults in [`Faults`] are applied. Client connections are kept
-/// alive. Headers pass unchanged but for framing ones, so the `Host` a
+/// alive. Headers pass unchanged but for framing ones, so the `Host` the
 /// client signed (S3) still matches.
 ///
 /// It runs on its own thread and runtime, and stops when dropped.
