@@ -50,6 +50,7 @@ struct State {
     objects: Mutex<HashMap<String, Object>>,
     /// Bumped on each put, so that a replaced object has a new ETag.
     version: AtomicU64,
+    connections: AtomicU64,
     gets: AtomicU64,
     heads: AtomicU64,
     others: AtomicU64,
@@ -82,6 +83,9 @@ pub struct RangeStats {
     pub requests: RequestCounts,
     /// Bytes of response bodies sent (object bytes; heads not counted).
     pub body_bytes: u64,
+    /// Connections accepted: fewer than requests when clients keep them
+    /// alive.
+    pub connections: u64,
     /// The `GET`s that were served an object, in order: the name, and the
     /// byte range sent (resolved against the object's length), or `None`
     /// when no `Range` was asked for and the whole object was sent.
@@ -140,6 +144,7 @@ impl RangeServer {
         RangeStats {
             requests: self.requests(),
             body_bytes: self.body_bytes(),
+            connections: self.state.connections.load(Ordering::Relaxed),
             ranges: self.ranges(),
         }
     }
@@ -165,6 +170,7 @@ impl RangeServer {
 
     /// Sets every counter to zero and empties the range log.
     pub fn reset_stats(&self) {
+        self.state.connections.store(0, Ordering::Relaxed);
         self.state.gets.store(0, Ordering::Relaxed);
         self.state.heads.store(0, Ordering::Relaxed);
         self.state.others.store(0, Ordering::Relaxed);
@@ -176,6 +182,7 @@ impl RangeServer {
 /// Serves one connection until the client closes it, asks to, goes idle,
 /// or sends something unreadable.
 async fn serve(stream: TcpStream, state: Arc<State>) {
+    state.connections.fetch_add(1, Ordering::Relaxed);
     let mut conn = Reader::new(stream);
     loop {
         let request = match conn.request(IDLE_TIMEOUT).await {
