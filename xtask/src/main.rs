@@ -3,7 +3,8 @@
 //! - `gen [--check]`: regenerate the Thrift code in pq-format and the test
 //!   fixtures in `data/`; with `--check`, fail if anything committed is stale.
 //! - `ci`: every check CI runs, after installing what they need (rustup
-//!   target and components, a project-local Python venv with pyarrow).
+//!   target and components, a project-local Python venv with pyarrow and
+//!   moto's S3 server).
 //! - `bench-data [--force] [--rows N]`: the benchmark matrix (the same
 //!   tables written by arrow-rs, pyarrow, DuckDB and Polars) in
 //!   `target/bench-data/` (not committed).

@@ -75,8 +75,10 @@ pub fn bench_venv(root: &Path) -> crate::Result<PathBuf> {
 /// Creates or updates `target/NAME` from `xtask/REQUIREMENTS` and returns
 /// its `bin` directory.
 ///
-/// The requirements are installed again only when the file changes: a copy
-/// of what was installed is kept in the venv.
+/// The requirements are installed again only when the file changes (a
+/// package added or a pin moved): a copy of the file last installed is kept
+/// in the venv and compared whole, and written only after pip succeeds, so
+/// a failed install is tried again next time.
 fn venv(root: &Path, name: &str, requirements: &str) -> crate::Result<PathBuf> {
     let venv = root.join("target").join(name);
     let bin = venv.join("bin");

@@ -6,16 +6,25 @@
 //! run ends with a summary of every skipped test and why. With `CI` set a
 //! skip is a failure instead: CI can never pass by skipping.
 //!
-//! It also holds the tests' pseudo-random generator, [`Rng`].
+//! It also holds the tests' pseudo-random generator, [`Rng`], and loopback
+//! servers for testing remote (object-store) reading: [`RangeServer`],
+//! [`FaultProxy`] and [`MotoServer`] (see [`servers`]).
 //!
-//! This crate knows nothing of Parquet; it depends only on `std`.
+//! This crate knows nothing of Parquet. The servers need tokio, an HTTP
+//! parser (httparse) and an HTTP date formatter (httpdate); `Cargo.toml`
+//! says why those and not a server framework.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 mod rng;
+pub mod servers;
 
 pub use rng::Rng;
+pub use servers::{
+    FaultProxy, Faults, MotoError, MotoServer, PendingFaults, ProxyStats, RangeServer, RangeStats,
+    RequestCounts,
+};
 
 /// The environment variable naming the file that skips are appended to, one
 /// line each: `package/binary::test<TAB>reason`.
