@@ -184,11 +184,14 @@ fn s3_store(endpoint: &str, bucket: &str) -> Arc<dyn ObjectStore> {
     )
 }
 
+/// Each range a store answered, and the bytes of the answer.
+type RequestLog = Arc<Mutex<Vec<(Range<u64>, u64)>>>;
+
 /// A reader that counts the requests and bytes its store answered.
 #[derive(Debug, Clone)]
 struct Counting {
     inner: ObjectStoreReader,
-    log: Arc<Mutex<Vec<(Range<u64>, u64)>>>,
+    log: RequestLog,
 }
 
 impl AsyncRangeReader for Counting {
