@@ -257,6 +257,47 @@ pub async fn fetch_size(
         })
 }
 
+/// The file's size and its last `n` bytes (see
+/// [`AsyncRangeReader::get_suffix`]), with the options' timeout and
+/// retries.
+pub(super) async fn fetch_suffix(
+    reader: &dyn AsyncRangeReader,
+    n: u64,
+    options: &FetchOptions,
+    stats: &FetchStats,
+) -> Result<(u64, Bytes)> {
+    let got = attempts(
+        options,
+        stats,
+        || reader.get_suffix(n),
+        |(len, tail): &(u64, Bytes)| {
+            (tail.len() as u64 != n.min(*len)).then(|| {
+                io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!("the answer held {} bytes, not {}", tail.len(), n.min(*len)),
+                )
+            })
+        },
+    )
+    .await;
+    match got {
+        Ok((len, tail)) => {
+            stats
+                .inner
+                .bytes
+                .fetch_add(tail.len() as u64, Ordering::Relaxed);
+            Ok((len, tail))
+        }
+        Err((source, attempts)) => Err(Error::Fetch {
+            object: reader.name(),
+            range: 0..0,
+            attempts,
+            at: Box::default(),
+            source,
+        }),
+    }
+}
+
 /// Calls `call` until an answer passes `check`, an error is final, or the
 /// retries are spent; the last error and the attempts made.
 async fn attempts<'a, T>(

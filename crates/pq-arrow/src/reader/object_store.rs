@@ -15,7 +15,7 @@ use std::sync::Arc;
 use bytes::Bytes;
 use futures::future::BoxFuture;
 use object_store::path::Path;
-use object_store::{ObjectMeta, ObjectStore, ObjectStoreExt};
+use object_store::{GetOptions, GetRange, ObjectMeta, ObjectStore, ObjectStoreExt};
 
 use super::range_reader::AsyncRangeReader;
 
@@ -128,6 +128,39 @@ impl AsyncRangeReader for ObjectStoreReader {
                 .get_ranges(&self.path, &ranges)
                 .await
                 .map_err(io_error)
+        })
+    }
+
+    fn get_suffix(&self, n: u64) -> BoxFuture<'_, io::Result<(u64, Bytes)>> {
+        Box::pin(async move {
+            if let Some(len) = self.size {
+                let tail = self.get_range(len.saturating_sub(n)..len).await?;
+                return Ok((len, tail));
+            }
+            // One request gives the size (in `Content-Range`) and the tail.
+            let options = GetOptions {
+                range: Some(GetRange::Suffix(n)),
+                ..GetOptions::default()
+            };
+            let got = self
+                .store
+                .get_opts(&self.path, options)
+                .await
+                .map_err(io_error)?;
+            let (len, range) = (got.meta.size, got.range.clone());
+            let tail = got.bytes().await.map_err(io_error)?;
+            if range.end != len || tail.len() as u64 != range.end.saturating_sub(range.start) {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!(
+                        "asked for the last {n} bytes of {len}, the answer held {} bytes for {}..{}",
+                        tail.len(),
+                        range.start,
+                        range.end
+                    ),
+                ));
+            }
+            Ok((len, tail))
         })
     }
 

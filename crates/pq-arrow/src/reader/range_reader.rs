@@ -54,6 +54,18 @@ pub trait AsyncRangeReader: Send + Sync + fmt::Debug {
         })
     }
 
+    /// The file's size and its last `n` bytes (all of it when it is
+    /// shorter). The default asks for the size, then the range; a source
+    /// that can answer both at once (an HTTP suffix range) should, since
+    /// the footer is then read in one request.
+    fn get_suffix(&self, n: u64) -> BoxFuture<'_, io::Result<(u64, Bytes)>> {
+        Box::pin(async move {
+            let len = self.size().await?;
+            let tail = self.get_range(len.saturating_sub(n)..len).await?;
+            Ok((len, tail))
+        })
+    }
+
     /// The name errors give the file (a path or URL).
     fn name(&self) -> String;
 }
@@ -67,6 +79,9 @@ impl<T: AsyncRangeReader + ?Sized> AsyncRangeReader for Arc<T> {
     }
     fn get_ranges(&self, ranges: Vec<Range<u64>>) -> BoxFuture<'_, io::Result<Vec<Bytes>>> {
         (**self).get_ranges(ranges)
+    }
+    fn get_suffix(&self, n: u64) -> BoxFuture<'_, io::Result<(u64, Bytes)>> {
+        (**self).get_suffix(n)
     }
     fn name(&self) -> String {
         (**self).name()

@@ -24,7 +24,7 @@ use tokio::task::JoinHandle;
 
 use super::builder::open_metadata;
 use super::core::{BatchDecoder, Decoded};
-use super::fetch::{FetchOptions, FetchStats, fetch};
+use super::fetch::{FetchOptions, FetchStats, fetch, fetch_suffix};
 use super::options::ReadOptions;
 use super::pieces::coalesce;
 use super::range_reader::AsyncRangeReader;
@@ -157,10 +157,22 @@ impl ParquetRecordBatchStreamBuilder {
         limits: &Limits,
     ) -> Result<Self> {
         let stats = FetchStats::default();
-        let file_len = size_of(&*reader, &fetch_options, &stats).await?;
+        // The size and the footer's speculative read in one request where
+        // the source can.
+        let (file_len, tail) = fetch_suffix(
+            &*reader,
+            fetch_options.footer_prefetch,
+            &fetch_options,
+            &stats,
+        )
+        .await?;
         let mut footer = FooterDecoder::new(file_len, limits)
             .with_prefetch(fetch_options.footer_prefetch)
             .with_head_check(fetch_options.check_head);
+        let tail_start = file_len.saturating_sub(tail.len() as u64);
+        footer
+            .push_range(tail_start..file_len, tail)
+            .map_err(Error::from)?;
         let md = loop {
             match footer.try_decode().map_err(Error::from)? {
                 FooterStep::NeedsData(ranges) => {
