@@ -119,15 +119,18 @@ pub enum Error {
         #[source]
         source: Box<arrow_schema::ArrowError>,
     },
-    /// Fetching a byte range of a remote or async source failed, after the
-    /// retries its options allow: names the object, the range and, when
-    /// the decoder asked for it, the column chunk it belongs to.
-    #[error("fetching bytes {}..{} of {object} failed after {attempts} attempt{}{}: {source}", range.start, range.end, if *attempts == 1 { "" } else { "s" }, AtSuffix(at))]
+    /// Fetching from a remote or async source failed, after the retries
+    /// its options allow: names the object, what was asked (a byte range,
+    /// the size, the last bytes) and, when the decoder asked for it, the
+    /// column chunk it belongs to.
+    #[error("fetching {what} of {object} failed after {attempts} attempt{}{}: {source}", if *attempts == 1 { "" } else { "s" }, AtSuffix(at))]
     Fetch {
         /// The object (its URL or path).
         object: String,
-        /// The byte range asked for.
-        range: std::ops::Range<u64>,
+        /// What was asked: `bytes 4..1000`, `the size`, `the last 65536 bytes`.
+        what: String,
+        /// The byte range asked for, when it was one.
+        range: Option<std::ops::Range<u64>>,
         /// Requests made for it.
         attempts: u32,
         /// What the range was for.

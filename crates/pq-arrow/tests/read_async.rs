@@ -481,7 +481,7 @@ fn failing_sources_are_retried_or_named() {
         let got = read_async(gone, fetch.clone(), &plain).await;
         let err = got.error.expect("an error");
         assert!(
-            err.contains("after 1 attempt ") && err.contains("no such object"),
+            err.contains("after 1 attempt:") && err.contains("no such object"),
             "{err}"
         );
     });

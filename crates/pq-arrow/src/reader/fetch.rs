@@ -231,7 +231,8 @@ pub(super) async fn fetch(
         }
         Err((source, attempts)) => Err(Error::Fetch {
             object: reader.name(),
-            range,
+            what: format!("bytes {}..{}", range.start, range.end),
+            range: Some(range),
             attempts,
             at: Box::new(at),
             source,
@@ -250,7 +251,8 @@ pub async fn fetch_size(
         .await
         .map_err(|(source, attempts)| Error::Fetch {
             object: reader.name(),
-            range: 0..0,
+            what: "the size".into(),
+            range: None,
             attempts,
             at: Box::default(),
             source,
@@ -290,7 +292,8 @@ pub(super) async fn fetch_suffix(
         }
         Err((source, attempts)) => Err(Error::Fetch {
             object: reader.name(),
-            range: 0..0,
+            what: format!("the last {n} bytes"),
+            range: None,
             attempts,
             at: Box::default(),
             source,

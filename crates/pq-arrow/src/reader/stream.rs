@@ -424,7 +424,8 @@ impl Driver {
                     Err(e) => {
                         return Err(Error::Fetch {
                             object: self.reader.name(),
-                            range: h.range.clone(),
+                            what: format!("bytes {}..{}", h.range.start, h.range.end),
+                            range: Some(h.range.clone()),
                             attempts: 1,
                             at: Box::default(),
                             source: std::io::Error::other(e),
