@@ -85,7 +85,7 @@ use error::CliError;
 
 /// Look inside Parquet files, read them and convert them.
 #[derive(Debug, Parser)]
-#[command(name = "pq", version, about, max_term_width = 100)]
+#[command(name = "pq", version, about, max_term_width = 100, after_help = URL_HELP)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -97,6 +97,38 @@ struct Cli {
     /// credentials are looked for.
     #[arg(long, global = true)]
     no_sign_request: bool,
+    /// The longest one request to an object store may take, in seconds
+    /// (default 30); a request that takes longer is retried.
+    #[arg(long, global = true, value_name = "SECONDS", value_parser = parse_seconds)]
+    timeout: Option<std::time::Duration>,
+    /// Retries of a request to an object store that failed in a way that
+    /// may pass: a timeout, a reset, a server error (default 3).
+    #[arg(long, global = true, value_name = "N")]
+    retries: Option<u32>,
+}
+
+/// What `pq --help` says of URL inputs.
+const URL_HELP: &str = "\
+Inputs may be URLs of objects: s3://bucket/key, gs://bucket/key, az://container/key (or
+abfs[s]://), http://host/path and https://host/path. Each URL names one object: globs and
+directories (prefixes) of URLs are not read. Data is fetched by byte ranges, each request timed
+out (--timeout) and retried (--retries); `pq scan` reports the requests made.
+
+Credentials and settings come from the environment, as the object_store crate reads them:
+  S3:    AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN, AWS_REGION,
+         AWS_ENDPOINT_URL (or AWS_ENDPOINT, or --endpoint; an http:// endpoint is allowed),
+         AWS_ALLOW_HTTP=true
+  GCS:   GOOGLE_APPLICATION_CREDENTIALS or GOOGLE_SERVICE_ACCOUNT (a key file)
+  Azure: AZURE_STORAGE_ACCOUNT_NAME, AZURE_STORAGE_ACCOUNT_KEY
+--no-sign-request reads public buckets without credentials.";
+
+/// `--timeout`'s seconds (a fraction allowed) as a duration.
+fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .and_then(|s| std::time::Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("'{text}' is not a number of seconds above 0"))
 }
 
 #[derive(Debug, Subcommand)]
@@ -434,6 +466,8 @@ fn run(cli: Cli) -> Result<(), CliError> {
     remote::set_options(remote::RemoteOptions {
         endpoint: cli.endpoint.clone(),
         no_sign_request: cli.no_sign_request,
+        timeout: cli.timeout,
+        retries: cli.retries,
     });
     match cli.command {
         Command::Completions { shell } => {

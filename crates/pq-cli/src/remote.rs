@@ -15,13 +15,13 @@
 
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, PoisonError};
 use std::time::Duration;
 
 use bytes::Bytes;
 use object_store::ObjectStore;
 use object_store::path::Path as ObjectPath;
-use object_store::{ClientOptions, RetryConfig};
+use object_store::{ClientConfigKey, ClientOptions, RetryConfig};
 use pq_arrow::{FetchOptions, FetchStats, ObjectStoreReader};
 
 use crate::error::CliError;
@@ -33,7 +33,45 @@ pub struct RemoteOptions {
     pub endpoint: Option<String>,
     /// `--no-sign-request`: anonymous requests (public buckets).
     pub no_sign_request: bool,
+    /// `--timeout`: the longest one request may take (default 30 s).
+    pub timeout: Option<Duration>,
+    /// `--retries`: attempts after the first of a request that failed in
+    /// a way that may pass (default 3).
+    pub retries: Option<u32>,
 }
+
+impl RemoteOptions {
+    /// The options of pq's fetches: the defaults, with the flags' timeout
+    /// and retries.
+    fn fetch_options(&self) -> FetchOptions {
+        let mut fetch = FetchOptions::default();
+        if let Some(t) = self.timeout {
+            fetch = fetch.with_request_timeout(t);
+        }
+        if let Some(r) = self.retries {
+            fetch = fetch.with_retries(r);
+        }
+        fetch
+    }
+
+    /// The store client's timeouts: the request timeout, and for the
+    /// connection the shorter of it and 10 s, as `humantime` text.
+    fn client_timeouts(&self) -> (String, String) {
+        let timeout = self.timeout.unwrap_or(DEFAULT_TIMEOUT);
+        let connect = timeout.min(CONNECT_TIMEOUT);
+        (
+            format!("{}ms", timeout.as_millis().max(1)),
+            format!("{}ms", connect.as_millis().max(1)),
+        )
+    }
+}
+
+/// The store client's timeout of one request when `--timeout` is not
+/// given (pq's fetches time out at the same 30 s).
+const DEFAULT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The longest a connection may take to open.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
 static OPTIONS: OnceLock<RemoteOptions> = OnceLock::new();
 
@@ -44,21 +82,56 @@ pub fn set_options(options: RemoteOptions) {
 }
 
 /// The URL schemes pq reads.
-const SCHEMES: &[&str] = &[
+pub const SCHEMES: &[&str] = &[
     "s3", "s3a", "gs", "az", "abfs", "abfss", "azure", "http", "https",
 ];
 
-/// Whether `path` is a URL of an object store (rather than a local path).
-pub fn is_url(path: &Path) -> bool {
-    path.to_str()
-        .and_then(|s| s.split_once("://"))
-        .is_some_and(|(scheme, _)| SCHEMES.contains(&scheme.to_ascii_lowercase().as_str()))
+/// The scheme of `text` when it starts like a URL (`scheme://`, the scheme
+/// two or more letters, digits, `+`, `-` or `.`, so that `C://` is not one).
+fn scheme_of(text: &str) -> Option<&str> {
+    let (scheme, _) = text.split_once("://")?;
+    let mut chars = scheme.chars();
+    let first = chars.next()?;
+    (scheme.len() >= 2
+        && first.is_ascii_alphabetic()
+        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.')))
+    .then_some(scheme)
 }
+
+/// Whether `path` is a URL rather than a local path: a scheme pq reads,
+/// or any other scheme when no such local path exists (opening it then
+/// says which schemes pq reads).
+pub fn is_url(path: &Path) -> bool {
+    let Some(scheme) = path.to_str().and_then(scheme_of) else {
+        return false;
+    };
+    SCHEMES.contains(&scheme.to_ascii_lowercase().as_str()) || !path.exists()
+}
+
+/// Whether `url` names a glob or a directory (a prefix) rather than one
+/// object: an error saying so, as pq reads URLs one object at a time.
+pub fn check_single_object(url: &Path) -> Result<(), CliError> {
+    let text = url.to_string_lossy();
+    let rest = text.split_once("://").map_or(&*text, |(_, r)| r);
+    if rest.contains('*') {
+        return Err(CliError::Usage(format!(
+            "{text}: globs of URLs are not expanded; name each object"
+        )));
+    }
+    if rest.ends_with('/') {
+        return Err(CliError::Usage(format!(
+            "{text}: directories (prefixes) of URLs are not read; name each object"
+        )));
+    }
+    Ok(())
+}
+
+/// The runtime of remote requests, once started.
+static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
 
 /// The runtime remote requests run on: two worker threads, made on first
 /// use (local files never start it).
 fn runtime() -> Result<&'static tokio::runtime::Runtime, CliError> {
-    static RUNTIME: OnceLock<Result<tokio::runtime::Runtime, String>> = OnceLock::new();
     RUNTIME
         .get_or_init(|| {
             tokio::runtime::Builder::new_multi_thread()
@@ -77,45 +150,83 @@ pub fn block_on<F: std::future::Future>(f: F) -> Result<F::Output, CliError> {
 }
 
 /// The store and object path of `url`.
-fn store_for(url: &str) -> Result<(Arc<dyn ObjectStore>, ObjectPath), String> {
+fn store_for(
+    url: &str,
+    options: &RemoteOptions,
+) -> Result<(Arc<dyn ObjectStore>, ObjectPath), String> {
     let parsed = url::Url::parse(url).map_err(|e| format!("not a valid URL: {e}"))?;
-    let options = OPTIONS.get().cloned().unwrap_or_default();
-    let client = ClientOptions::new()
-        .with_timeout(Duration::from_secs(30))
-        .with_connect_timeout(Duration::from_secs(10));
+    if parsed.query().is_some() || parsed.fragment().is_some() {
+        return Err("URLs with a query (?...) or a fragment (#...) are not read".into());
+    }
+    let scheme = parsed.scheme().to_ascii_lowercase();
+    if !SCHEMES.contains(&scheme.as_str()) {
+        return Err(format!(
+            "pq does not read {scheme}:// URLs (only s3://, gs://, az://, abfs[s]://, \
+             http:// and https://)"
+        ));
+    }
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return Err(format!(
+            "not a valid URL: no {}",
+            match scheme.as_str() {
+                "s3" | "s3a" | "gs" => "bucket",
+                "az" | "abfs" | "abfss" | "azure" => "container",
+                _ => "host",
+            }
+        ));
+    }
+    if parsed.path().trim_start_matches('/').is_empty() {
+        return Err("not a valid URL: no object named after the bucket or host".into());
+    }
+    // The client's timeouts are set key by key: setting whole
+    // `ClientOptions` would drop what the environment set (AWS_ALLOW_HTTP).
+    let (timeout, connect) = options.client_timeouts();
     // pq's fetches retry; the store's own retries would multiply them.
     let retry = RetryConfig {
         max_retries: 0,
         ..RetryConfig::default()
     };
     let path = ObjectPath::from_url_path(parsed.path()).map_err(|e| e.to_string())?;
-    let scheme = parsed.scheme().to_ascii_lowercase();
     let built: Result<Arc<dyn ObjectStore>, object_store::Error> = match scheme.as_str() {
         "s3" | "s3a" => {
-            let mut b = object_store::aws::AmazonS3Builder::from_env()
+            use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey as K};
+            let mut b = AmazonS3Builder::from_env()
                 .with_url(url)
-                .with_client_options(client)
+                .with_config(K::Client(ClientConfigKey::Timeout), timeout)
+                .with_config(K::Client(ClientConfigKey::ConnectTimeout), connect)
                 .with_retry(retry)
                 .with_skip_signature(options.no_sign_request);
             if let Some(e) = &options.endpoint {
-                b = b
-                    .with_endpoint(e)
-                    .with_allow_http(e.starts_with("http://"))
-                    .with_virtual_hosted_style_request(false);
+                b = b.with_endpoint(e).with_virtual_hosted_style_request(false);
+            }
+            // An http:// endpoint (a local S3-compatible server), from the
+            // flag or AWS_ENDPOINT[_URL], is allowed without AWS_ALLOW_HTTP.
+            let http = |k: K| {
+                b.get_config_value(&k)
+                    .is_some_and(|e| e.starts_with("http://"))
+            };
+            if http(K::Endpoint) || http(K::S3Endpoint) {
+                b = b.with_allow_http(true);
             }
             b.build().map(|s| Arc::new(s) as _)
         }
-        "gs" => object_store::gcp::GoogleCloudStorageBuilder::from_env()
-            .with_url(url)
-            .with_client_options(client)
-            .with_retry(retry)
-            .with_skip_signature(options.no_sign_request)
-            .build()
-            .map(|s| Arc::new(s) as _),
-        "az" | "abfs" | "abfss" | "azure" => {
-            let mut b = object_store::azure::MicrosoftAzureBuilder::from_env()
+        "gs" => {
+            use object_store::gcp::{GoogleCloudStorageBuilder, GoogleConfigKey as K};
+            GoogleCloudStorageBuilder::from_env()
                 .with_url(url)
-                .with_client_options(client)
+                .with_config(K::Client(ClientConfigKey::Timeout), timeout)
+                .with_config(K::Client(ClientConfigKey::ConnectTimeout), connect)
+                .with_retry(retry)
+                .with_skip_signature(options.no_sign_request)
+                .build()
+                .map(|s| Arc::new(s) as _)
+        }
+        "az" | "abfs" | "abfss" | "azure" => {
+            use object_store::azure::{AzureConfigKey as K, MicrosoftAzureBuilder};
+            let mut b = MicrosoftAzureBuilder::from_env()
+                .with_url(url)
+                .with_config(K::Client(ClientConfigKey::Timeout), timeout)
+                .with_config(K::Client(ClientConfigKey::ConnectTimeout), connect)
                 .with_retry(retry)
                 .with_skip_signature(options.no_sign_request);
             if let Some(e) = &options.endpoint {
@@ -125,16 +236,20 @@ fn store_for(url: &str) -> Result<(Arc<dyn ObjectStore>, ObjectPath), String> {
             }
             b.build().map(|s| Arc::new(s) as _)
         }
-        "http" | "https" => {
+        _ => {
             let origin = parsed.origin().ascii_serialization();
             object_store::http::HttpBuilder::new()
                 .with_url(origin)
-                .with_client_options(client.with_allow_http(true))
+                .with_client_options(
+                    ClientOptions::new()
+                        .with_allow_http(true)
+                        .with_config(ClientConfigKey::Timeout, timeout)
+                        .with_config(ClientConfigKey::ConnectTimeout, connect),
+                )
                 .with_retry(retry)
                 .build()
                 .map(|s| Arc::new(s) as _)
         }
-        other => return Err(format!("pq does not read {other}:// URLs")),
     };
     // The path inside an S3 bucket or Azure container is the URL's path;
     // the bucket is its host, which the builder took from the URL.
@@ -146,22 +261,31 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Bytes read ahead per request of a blocking read: enough for a footer
-/// or a run of page headers in one request.
+/// Bytes read ahead per request of a blocking read: enough for a run of
+/// page headers in one request.
 const READ_AHEAD: u64 = 1 << 20;
+
+/// Bytes of the object's end read at once for its footer: the footer in
+/// one request when its metadata fits (the async reader's first request
+/// is as large), without fetching the data before it.
+const FOOTER_READ: u64 = pq_format::DEFAULT_FOOTER_PREFETCH;
+
+/// The bytes of the magic a Parquet file starts with.
+const MAGIC_LEN: u64 = 4;
 
 /// Windows of the object kept for blocking reads.
 const WINDOWS: usize = 8;
 
 /// An object opened for reading: its size is known, and blocking reads go
-/// through a few read-ahead windows.
+/// through a few read-ahead windows, which the handle's clones share (a
+/// footer read once serves them all).
 #[derive(Debug, Clone)]
 pub struct RemoteFile {
     reader: Arc<ObjectStoreReader>,
     len: u64,
     pos: u64,
     /// `(offset, bytes)`, most recently used last.
-    windows: Vec<(u64, Bytes)>,
+    windows: Arc<Mutex<Vec<(u64, Bytes)>>>,
     fetch: FetchOptions,
     stats: FetchStats,
 }
@@ -170,9 +294,10 @@ impl RemoteFile {
     /// Opens the object at `url`: its size is asked for (one `HEAD`).
     pub fn open(url: &Path) -> Result<Self, CliError> {
         let text = url.to_string_lossy().into_owned();
-        let (store, path) = store_for(&text).map_err(|e| CliError::file(url, e))?;
+        let options = OPTIONS.get().cloned().unwrap_or_default();
+        let (store, path) = store_for(&text, &options).map_err(|e| CliError::file(url, e))?;
         let reader = Arc::new(ObjectStoreReader::new(store, path).with_name(text));
-        let fetch = FetchOptions::default();
+        let fetch = options.fetch_options();
         let stats = FetchStats::default();
         let len = {
             let reader = reader.clone();
@@ -184,7 +309,7 @@ impl RemoteFile {
             reader: Arc::new(ObjectStoreReader::clone(&reader).with_size(len)),
             len,
             pos: 0,
-            windows: Vec::new(),
+            windows: Arc::default(),
             fetch,
             stats,
         })
@@ -205,30 +330,41 @@ impl RemoteFile {
         self.fetch.clone()
     }
 
-    /// What this handle's blocking reads fetched.
+    /// What the blocking reads of this handle and its clones fetched (the
+    /// size asked for included).
     pub fn stats(&self) -> &FetchStats {
         &self.stats
     }
 
+    /// The windows, locked (a poisoned lock still holds whole windows).
+    fn windows(&self) -> MutexGuard<'_, Vec<(u64, Bytes)>> {
+        self.windows.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
     /// The window holding `pos`, fetched if no window does.
     fn window(&mut self, pos: u64) -> std::io::Result<(u64, Bytes)> {
-        if let Some(i) = self
-            .windows
-            .iter()
-            .position(|(o, d)| *o <= pos && pos < o + d.len() as u64)
         {
-            let w = self.windows.remove(i);
-            self.windows.push(w.clone());
-            return Ok(w);
+            let mut windows = self.windows();
+            if let Some(i) = windows
+                .iter()
+                .position(|(o, d)| *o <= pos && pos < o + d.len() as u64)
+            {
+                let w = windows.remove(i);
+                windows.push(w.clone());
+                return Ok(w);
+            }
         }
-        // Near the end, the window ends at the end: a footer is read in
-        // one request.
-        let start = if self.len - pos <= READ_AHEAD {
-            self.len.saturating_sub(READ_AHEAD)
+        // In the object's last bytes, the window is its end: the footer in
+        // one request. At its start (the leading magic, checked before the
+        // footer is read) it is as small, so a small object is not fetched
+        // whole for four bytes. Elsewhere it reads ahead from `pos`.
+        let (start, end) = if self.len - pos <= FOOTER_READ {
+            (self.len.saturating_sub(FOOTER_READ), self.len)
+        } else if pos < MAGIC_LEN {
+            (0, FOOTER_READ.min(self.len))
         } else {
-            pos
+            (pos, pos.saturating_add(READ_AHEAD).min(self.len))
         };
-        let end = start.saturating_add(READ_AHEAD).min(self.len);
         let reader = self.reader.clone();
         let (fetch, stats) = (self.fetch.clone(), self.stats.clone());
         let data =
@@ -237,10 +373,11 @@ impl RemoteFile {
             )
             .map_err(|e| std::io::Error::other(e.to_string()))?
             .map_err(std::io::Error::other)?;
-        if self.windows.len() >= WINDOWS {
-            self.windows.remove(0);
+        let mut windows = self.windows();
+        if windows.len() >= WINDOWS {
+            windows.remove(0);
         }
-        self.windows.push((start, data.clone()));
+        windows.push((start, data.clone()));
         Ok((start, data))
     }
 }
@@ -284,5 +421,57 @@ impl Seek for RemoteFile {
             )
         })?;
         Ok(self.pos)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_and_local_paths() {
+        assert!(is_url(Path::new("s3://bucket/key.parquet")));
+        assert!(is_url(Path::new("HTTPS://host/f.parquet")));
+        assert!(is_url(Path::new("ftp://host/f.parquet")));
+        assert!(!is_url(Path::new("C://data/f.parquet")));
+        assert!(!is_url(Path::new("data/f.parquet")));
+        assert!(!is_url(Path::new("-")));
+        assert!(check_single_object(Path::new("s3://b/t/*.parquet")).is_err());
+        assert!(check_single_object(Path::new("s3://b/t/")).is_err());
+        assert!(check_single_object(Path::new("s3://b/t/a.parquet")).is_ok());
+    }
+
+    #[test]
+    fn bad_urls_are_one_line() {
+        let o = RemoteOptions::default();
+        let e = |u: &str| store_for(u, &o).err().unwrap_or_default();
+        assert!(e("ftp://host/f.parquet").contains("does not read ftp://"));
+        assert!(e("s3:///key").contains("no bucket"));
+        assert!(e("http://host/f.parquet?x=1").contains("query"));
+        assert!(e("s3://bucket").contains("no object"));
+    }
+
+    #[test]
+    fn flags_set_timeout_and_retries() {
+        let o = RemoteOptions {
+            timeout: Some(Duration::from_millis(1500)),
+            retries: Some(1),
+            ..RemoteOptions::default()
+        };
+        assert_eq!(o.fetch_options().retries(), 1);
+        assert_eq!(o.client_timeouts(), ("1500ms".into(), "1500ms".into()));
+        assert_eq!(
+            RemoteOptions::default().client_timeouts(),
+            ("30000ms".into(), "10000ms".into())
+        );
+    }
+
+    #[test]
+    fn local_inputs_start_no_runtime() {
+        let sample = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+        let input = crate::input::open(Path::new(sample));
+        assert!(matches!(input, Ok(crate::input::Input::File { .. })));
+        let _ = crate::input::metadata(Path::new(sample));
+        assert!(RUNTIME.get().is_none());
     }
 }

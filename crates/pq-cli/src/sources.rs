@@ -49,6 +49,12 @@ pub fn expand(args: &[PathBuf]) -> Result<Vec<Source>, CliError> {
             out.push(plain(arg));
             continue;
         }
+        // An object in a store: one object, never listed.
+        if crate::remote::is_url(arg) {
+            crate::remote::check_single_object(arg)?;
+            out.push(plain(arg));
+            continue;
+        }
         match std::fs::metadata(arg) {
             Ok(m) if m.is_dir() => {
                 let before = out.len();
