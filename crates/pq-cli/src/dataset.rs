@@ -37,14 +37,32 @@ pub struct Options {
 /// What the reads of a table did.
 #[derive(Debug, Default)]
 pub struct ReadStats {
-    /// Reads of the files (the footers' not counted).
+    /// Reads of the local files (the footers' not counted).
     pub requests: u64,
-    /// Bytes read of the files for the batches.
+    /// Bytes read of the local files for the batches.
     pub bytes_read: u64,
-    /// The files' sizes.
+    /// The local files' sizes.
     pub file_bytes: u64,
+    /// Local files read.
+    pub files: u64,
+    /// What was fetched of objects in stores, every request counted (the
+    /// size asked for and the footer included).
+    pub remote: RemoteReads,
     /// What the predicate pruned and kept, over every file.
     pub pruning: pq_arrow::predicate::PruningMetrics,
+}
+
+/// What was fetched of objects in stores.
+#[derive(Debug, Default)]
+pub struct RemoteReads {
+    /// Requests made, retries included.
+    pub requests: u64,
+    /// Bytes received.
+    pub bytes: u64,
+    /// The objects' sizes.
+    pub object_bytes: u64,
+    /// Objects read.
+    pub objects: u64,
 }
 
 /// One file of the table, as its footer describes it.
@@ -439,9 +457,17 @@ fn read_file(
             if let Some(s) = &stats {
                 let mut s = s.borrow_mut();
                 let (requests, bytes) = batches.fetched();
-                s.requests += requests;
-                s.bytes_read += bytes;
-                s.file_bytes += file_bytes;
+                if batches.is_remote() {
+                    s.remote.requests += requests;
+                    s.remote.bytes += bytes;
+                    s.remote.object_bytes += file_bytes;
+                    s.remote.objects += 1;
+                } else {
+                    s.requests += requests;
+                    s.bytes_read += bytes;
+                    s.file_bytes += file_bytes;
+                    s.files += 1;
+                }
                 if let Some(m) = batches.pruning_metrics() {
                     s.pruning += &m;
                 }
@@ -490,6 +516,10 @@ impl FileBatches {
                 (s.requests() + f.requests(), s.bytes() + f.bytes())
             }
         }
+    }
+
+    fn is_remote(&self) -> bool {
+        matches!(self, FileBatches::Remote(..))
     }
 
     fn pruning_metrics(&self) -> Option<pq_arrow::predicate::PruningMetrics> {

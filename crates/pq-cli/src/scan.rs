@@ -46,11 +46,21 @@ pub fn run(
         per_second(rows as f64)
     )?;
     let s = stats.borrow();
-    writeln!(
-        out,
-        "bytes read: {} of {} in {} reads (footers not counted)",
-        s.bytes_read, s.file_bytes, s.requests
-    )?;
+    let remote = &s.remote;
+    if s.files > 0 || remote.objects == 0 {
+        writeln!(
+            out,
+            "bytes read: {} of {} in {} reads (footers not counted)",
+            s.bytes_read, s.file_bytes, s.requests
+        )?;
+    }
+    if remote.objects > 0 {
+        writeln!(
+            out,
+            "fetched: {} of {} bytes in {} requests (size and footer included)",
+            remote.bytes, remote.object_bytes, remote.requests
+        )?;
+    }
     if filtered {
         let p = &s.pruning;
         let by_statistics = p.row_groups_pruned
