@@ -378,6 +378,13 @@ pub fn run(paths: &[PathBuf], to: Option<Kind>, args: &ConvertArgs) -> Result<()
         ));
     };
     let output = output.as_path();
+    if crate::remote::is_url(output) {
+        return Err(CliError::output(
+            output,
+            "pq writes local files only, not objects in stores (write a file, then upload it)",
+        )
+        .usage());
+    }
     let Some(out_kind) = to.or_else(|| kind(output)) else {
         return Err(CliError::output(
             output,

@@ -183,7 +183,11 @@ fn missing_objects_and_bad_urls_are_one_line() {
     let prefix = format!("{}/t/", server.url());
     let e = fails(&["count", &prefix], &[], 2);
     assert!(e.contains("directories"), "{e}");
-    // Not an object: the server said nothing of Parquet.
+    // pq writes no objects.
+    let local = data("sample.parquet");
+    let e = fails(&["convert", s(&local), "s3://bucket/out.parquet"], &[], 2);
+    assert!(e.contains("local files only"), "{e}");
+    // Not a Parquet object.
     server.put("t/text.parquet", b"not parquet at all".to_vec());
     let text = format!("{}/t/text.parquet", server.url());
     let e = fails(&["cat", &text], &[], 1);
@@ -269,8 +273,8 @@ fn faults_are_retried() {
 
     faults.clear();
     server.reset_stats();
-    // The size asked for has no body: the first GET (the footer) is reset,
-    // then the data's.
+    // The size asked for has no body: the first two GETs (the leading
+    // magic's bytes and the footer's) are reset mid-body.
     faults.reset_next(2);
     assert_eq!(ok(&["cat", &url, "--format", "jsonl"], &[]), expected);
     assert_eq!(faults.pending().resets, 0);
@@ -434,5 +438,6 @@ fn s3_inputs_read_as_local_files() {
         ],
         &env,
     ));
+    eprintln!("s3 scan (bytes, of, requests): whole file {whole:?}, one column {one:?}");
     assert!(one.0 < whole.0 / 2, "{one:?} {whole:?}");
 }
