@@ -355,13 +355,13 @@ impl RemoteFile {
             }
         }
         // In the object's last bytes, the window is its end: the footer in
-        // one request. At its start (the leading magic, checked before the
-        // footer is read) it is as small, so a small object is not fetched
-        // whole for four bytes. Elsewhere it reads ahead from `pos`.
+        // one request. At its start it is the leading magic alone (checked
+        // before the footer is read), so that an object is not fetched for
+        // four bytes. Elsewhere it reads ahead from `pos`.
         let (start, end) = if self.len - pos <= FOOTER_READ {
             (self.len.saturating_sub(FOOTER_READ), self.len)
         } else if pos < MAGIC_LEN {
-            (0, FOOTER_READ.min(self.len))
+            (0, MAGIC_LEN)
         } else {
             (pos, pos.saturating_add(READ_AHEAD).min(self.len))
         };
