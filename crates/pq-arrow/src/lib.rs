@@ -92,5 +92,5 @@ pub use reader::ObjectStoreReader;
 #[cfg(feature = "async")]
 pub use reader::{
     AsyncRangeReader, FetchOptions, FetchStats, ParquetRecordBatchStream,
-    ParquetRecordBatchStreamBuilder, TokioFile, fetch_range, fetch_size,
+    ParquetRecordBatchStreamBuilder, TokioFile, fetch_range, fetch_size, fetch_suffix,
 };

@@ -299,17 +299,21 @@ impl RemoteFile {
         let reader = Arc::new(ObjectStoreReader::new(store, path).with_name(text));
         let fetch = options.fetch_options();
         let stats = FetchStats::default();
-        let len = {
+        // The size and the footer's window in one request (a suffix range).
+        let (len, tail) = {
             let reader = reader.clone();
             let (fetch, stats) = (fetch.clone(), stats.clone());
-            block_on(async move { pq_arrow::fetch_size(&*reader, &fetch, &stats).await })?
+            block_on(
+                async move { pq_arrow::fetch_suffix(&*reader, FOOTER_READ, &fetch, &stats).await },
+            )?
         }
         .map_err(|e| CliError::file(url, not_found(e)))?;
+        let tail_start = len.saturating_sub(tail.len() as u64);
         Ok(RemoteFile {
             reader: Arc::new(ObjectStoreReader::clone(&reader).with_size(len)),
             len,
             pos: 0,
-            windows: Arc::default(),
+            windows: Arc::new(Mutex::new(vec![(tail_start, tail)])),
             fetch,
             stats,
         })

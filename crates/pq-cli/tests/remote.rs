@@ -301,11 +301,15 @@ fn silence_ends_within_the_timeout() {
     let e = fails(&["--timeout", "1", "--retries", "1", "cat", &url], &[], 1);
     let took = start.elapsed();
     assert!(took < Duration::from_secs(8), "took {took:?}: {e}");
-    assert!(e.contains(&url) && e.contains("size"), "{e}");
+    // The first request: the size and the footer's window together.
+    assert!(
+        e.contains(&url) && e.contains("the last 65536 bytes"),
+        "{e}"
+    );
 
     // Silence after the footer: the data's request names its range. The
-    // server has answered the first bytes and the footer when it counts two
-    // GETs; the proxy holds each answer 300 ms more, time enough to silence
+    // server has answered the footer's window (with the size) and the
+    // leading magic when it counts two GETs; the proxy holds each answer 300 ms more, time enough to silence
     // it before the data is asked for.
     proxy.faults().clear();
     proxy.faults().set_latency(Duration::from_millis(300));

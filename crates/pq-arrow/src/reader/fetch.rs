@@ -259,10 +259,10 @@ pub async fn fetch_size(
         })
 }
 
-/// The file's size and its last `n` bytes (see
-/// [`AsyncRangeReader::get_suffix`]), with the options' timeout and
-/// retries.
-pub(super) async fn fetch_suffix(
+/// The size of `reader`'s file and its last `n` bytes (see
+/// [`AsyncRangeReader::get_suffix`]: one request where the source can),
+/// with `options`' timeout, retries and length check, counted in `stats`.
+pub async fn fetch_suffix(
     reader: &dyn AsyncRangeReader,
     n: u64,
     options: &FetchOptions,

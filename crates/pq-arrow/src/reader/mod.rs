@@ -56,7 +56,7 @@ pub use selection::{RowSelection, RowSelector};
 pub use source::ReadSeek;
 #[cfg(feature = "async")]
 pub use {
-    fetch::{FetchOptions, FetchStats, fetch_range, fetch_size},
+    fetch::{FetchOptions, FetchStats, fetch_range, fetch_size, fetch_suffix},
     range_reader::{AsyncRangeReader, TokioFile},
     stream::{ParquetRecordBatchStream, ParquetRecordBatchStreamBuilder},
 };

@@ -36,6 +36,10 @@ use crate::predicate::PruningMetrics;
 /// huge column does not have to fit in memory at once.
 const MAX_WIDENING: u64 = 64 << 20;
 
+/// Below this many bytes fetched for the decoder, the next row group's
+/// fetch starts at once rather than after them (see `Driver::serve`).
+const PREFETCH_WITH_BYTES: u64 = 8 << 20;
+
 /// Opens a Parquet file from an [`AsyncRangeReader`] and chooses how it is
 /// read; [`build`](Self::build) gives a [`ParquetRecordBatchStream`]. The
 /// names and options are those of the sync
@@ -405,13 +409,19 @@ impl Driver {
                 None => missing.push(self.widen(r)),
             }
         }
+        let mut asked = 0;
         for r in coalesce(missing, self.fetch.coalesce_gap) {
+            asked += r.end - r.start;
             wanted.push(self.held.len());
             self.start(r);
         }
-        // The next row group's requests go out before these are awaited,
-        // so that they overlap this row group's decoding.
-        self.prefetch();
+        // A small fetch is bound by the round trip: the next row group's
+        // requests go out with it. A large one is bound by bandwidth: they
+        // wait until it is in (below), so as not to delay this row group.
+        let early = asked < PREFETCH_WITH_BYTES;
+        if early {
+            self.prefetch();
+        }
         wanted.sort_unstable();
         wanted.dedup();
         for i in wanted {
@@ -438,6 +448,9 @@ impl Driver {
                 self.decoder.push_range(h.range.start, data.clone());
                 h.pushed = true;
             }
+        }
+        if !early {
+            self.prefetch();
         }
         Ok(())
     }
