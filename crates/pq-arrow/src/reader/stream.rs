@@ -384,6 +384,10 @@ impl Driver {
                     if let Ok(mut m) = self.metrics.lock() {
                         *m = self.decoder.pruning_metrics().cloned();
                     }
+                    // Pieces of a finished row group go as soon as the next
+                    // one is read, not at the next request. (Not inside
+                    // `serve`, which holds indexes into `held`.)
+                    self.evict();
                     self.prefetch();
                     return Ok(Some(b));
                 }
