@@ -238,6 +238,19 @@ fn options_choose_the_same_rows() {
             Box::new(|r| both!(r, |b| b.with_dictionary(true))),
         ),
         (
+            "row selection",
+            Box::new(|r| {
+                both!(r, |b| b.with_row_selection(pq_arrow::RowSelection::from(
+                    vec![
+                        pq_arrow::RowSelector::skip(150),
+                        pq_arrow::RowSelector::select(40),
+                        pq_arrow::RowSelector::skip(1000),
+                        pq_arrow::RowSelector::select(7),
+                    ]
+                )))
+            }),
+        ),
+        (
             "predicate",
             Box::new(|r| {
                 both!(r, |b| b.with_predicate(

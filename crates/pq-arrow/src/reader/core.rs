@@ -87,6 +87,9 @@ pub(crate) struct BatchDecoder {
     pub(super) pruned: bool,
     /// Bytes pushed for pruning, kept until it is done.
     pub(super) prune_bytes: Pieces,
+    /// The row group and first row of the last batch read (for the
+    /// filter's row selection).
+    pub(super) last_batch_at: (usize, usize),
 }
 
 /// The row group being read: one reader per projected leaf column, read
@@ -138,8 +141,9 @@ impl BatchDecoder {
             }
             match self.next_row_batch()? {
                 Decoded::Batch(b) => {
+                    let (rg, first_row) = self.last_batch_at;
                     if let Some(f) = self.filter.as_mut() {
-                        f.push(b)?;
+                        f.push(b, rg, first_row)?;
                     }
                 }
                 Decoded::Finished => {
@@ -239,6 +243,7 @@ impl BatchDecoder {
 
     /// The end of the column chunk of the current row group that holds
     /// `offset`: how far a fetch for a page there may usefully read ahead.
+    #[cfg(feature = "async")]
     pub(crate) fn chunk_end(&self, offset: u64) -> Option<u64> {
         self.chunks
             .iter()
@@ -252,6 +257,7 @@ impl BatchDecoder {
     /// one, or when its page index narrowed it): what an async reader may
     /// fetch while the current one decodes. Damaged chunk metadata gives no
     /// range; the decoder reports it when it opens the row group.
+    #[cfg(feature = "async")]
     pub(crate) fn next_row_group_ranges(&self) -> Vec<Range<u64>> {
         let Some(&rg) = self.row_groups.get(self.next_rg) else {
             return Vec::new();
@@ -600,6 +606,7 @@ impl BatchDecoder {
                         let rg = state.index;
                         let first_row = state.rows_before;
                         state.rows_before += n;
+                        self.last_batch_at = (rg, first_row);
                         let batch = self.assemble(&leaves, n, rg, first_row);
                         // The levels are not part of the batch: back to
                         // the pool.

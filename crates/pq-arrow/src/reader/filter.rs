@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use arrow_array::RecordBatch;
+use arrow_array::{BooleanArray, RecordBatch};
 use arrow_schema::SchemaRef;
 use pq_format::ParquetMetaData;
 
@@ -154,10 +154,14 @@ impl PruningOptions {
     }
 }
 
-/// The filter of a reader with a predicate.
+/// The filter of a reader with a predicate, a row selection, or both.
 #[derive(Debug)]
 pub(super) struct RowFilter {
-    predicate: BoundPredicate,
+    /// The predicate, when there is one (a row selection alone has none).
+    predicate: Option<BoundPredicate>,
+    /// The caller's row selection, split by row group (row groups it
+    /// selects nothing of are not read at all).
+    chosen_rows: Vec<(usize, RowSelection)>,
     /// The batches' schema, without columns read only for the predicate.
     schema: SchemaRef,
     /// Whether the read batches hold columns the output does not.
@@ -184,7 +188,8 @@ pub(super) enum Pruned {
 
 impl RowFilter {
     pub(super) fn new(
-        predicate: BoundPredicate,
+        predicate: Option<BoundPredicate>,
+        chosen_rows: Vec<(usize, RowSelection)>,
         schema: SchemaRef,
         narrow: bool,
         batch_size: usize,
@@ -193,6 +198,7 @@ impl RowFilter {
     ) -> Self {
         RowFilter {
             predicate,
+            chosen_rows,
             schema,
             narrow,
             batch_size: batch_size.max(1),
@@ -236,6 +242,11 @@ impl RowFilter {
             ..PruningMetrics::default()
         };
         self.selections.clear();
+        let Some(predicate) = &self.predicate else {
+            // A row selection alone: its row groups, narrowed to its rows.
+            self.selections = self.chosen_rows.clone();
+            return Pruned::Kept(chosen.to_vec());
+        };
         let missing = std::cell::RefCell::new(Vec::new());
         let mut get = |start: u64, end: u64| -> Result<Bytes> {
             match fetch(start, end)? {
@@ -251,8 +262,8 @@ impl RowFilter {
         let fetch = &mut get;
         let missed = |before: usize| missing.borrow().len() > before;
         let mut kept = Vec::with_capacity(chosen.len());
-        let predicate = &self.predicate;
         let metrics = &mut self.metrics;
+        let chosen_rows = &self.chosen_rows;
         for &rg in chosen {
             let Some(group) = md.row_groups.get(rg) else {
                 // Reported by the reader when it gets there.
@@ -306,12 +317,21 @@ impl RowFilter {
                 kept.push(rg);
                 continue;
             }
+            // The caller's selection narrows the page index's, or stands
+            // alone.
+            let rows = usize::try_from(group.num_rows).unwrap_or(0);
+            let by_pages = selection
+                .as_ref()
+                .map_or(0, |p| rows.saturating_sub(p.row_count()));
+            let selection = match (selection, chosen_rows.iter().find(|(r, _)| *r == rg)) {
+                (Some(s), Some((_, c))) => Some(s.intersection(c)),
+                (None, Some((_, c))) => Some(c.clone()),
+                (s, None) => s,
+            };
             let keep = keep && selection.as_ref().is_none_or(RowSelection::selects_any);
             if keep {
+                metrics.rows_ruled_out_by_page_index += by_pages as u64;
                 if let Some(s) = selection {
-                    let rows = usize::try_from(group.num_rows).unwrap_or(0);
-                    metrics.rows_ruled_out_by_page_index +=
-                        rows.saturating_sub(s.row_count()) as u64;
                     self.selections.push((rg, s));
                 }
                 kept.push(rg);
@@ -345,15 +365,32 @@ impl RowFilter {
         self.remaining == Some(0) && self.pending_rows == 0
     }
 
-    /// Takes in a read batch.
-    pub(super) fn push(&mut self, batch: RecordBatch) -> Result<()> {
+    /// Takes in a read batch: the rows of row group `rg` from its row
+    /// `first_row`.
+    pub(super) fn push(&mut self, batch: RecordBatch, rg: usize, first_row: usize) -> Result<()> {
         if self.remaining == Some(0) {
             return Ok(());
         }
-        self.metrics.rows_tested += batch.num_rows() as u64;
-        let keep = eval::evaluate(&self.predicate, &batch)?;
+        let chosen = self
+            .chosen_rows
+            .iter()
+            .find(|(r, _)| *r == rg)
+            .map(|(_, s)| rows_mask(s, first_row, batch.num_rows()));
+        let keep = match &self.predicate {
+            Some(p) => {
+                self.metrics.rows_tested += batch.num_rows() as u64;
+                let keep = eval::evaluate(p, &batch)?;
+                self.metrics.rows_matched += keep.true_count() as u64;
+                match chosen {
+                    // Kleene AND: a null of the predicate stays unkept.
+                    Some(c) => arrow_arith::boolean::and(&keep, &c)
+                        .map_err(|e| crate::error::arrow_err(&crate::Location::default(), e))?,
+                    None => keep,
+                }
+            }
+            None => chosen.unwrap_or_else(|| BooleanArray::from(vec![true; batch.num_rows()])),
+        };
         let kept = keep.true_count();
-        self.metrics.rows_matched += kept as u64;
         if kept == 0 {
             return Ok(());
         }
@@ -416,6 +453,20 @@ impl RowFilter {
         };
         Ok(out)
     }
+}
+
+/// Whether each of the `n` rows from `first` is selected by `selection`.
+fn rows_mask(selection: &RowSelection, first: usize, n: usize) -> BooleanArray {
+    let mut bits = arrow_buffer::BooleanBufferBuilder::new(n);
+    bits.append_n(n, false);
+    let end = first + n;
+    for r in selection.ranges() {
+        let (from, to) = (r.start.max(first), r.end.min(end));
+        for i in from..to {
+            bits.set_bit(i - first, true);
+        }
+    }
+    BooleanArray::new(bits.finish(), None)
 }
 
 /// The Bloom filter of `leaf` in row group `group`, if it has one that
@@ -583,8 +634,17 @@ mod tests {
         ] {
             let p = Predicate::parse(text).unwrap();
             let bound = bind(&p, &md.schema, reader.schema()).unwrap();
-            let filter =
-                || RowFilter::new(bound.clone(), reader.schema().clone(), false, 10, 0, None);
+            let filter = || {
+                RowFilter::new(
+                    Some(bound.clone()),
+                    Vec::new(),
+                    reader.schema().clone(),
+                    false,
+                    10,
+                    0,
+                    None,
+                )
+            };
             // At once, as a reader from a file does.
             let mut sync = filter();
             let all = |s: u64, e: u64| Ok(Some(bytes.slice(s as usize..e as usize)));

@@ -14,6 +14,7 @@ use super::core::BatchDecoder;
 use super::filter::{PruningOptions, RowFilter};
 use super::pieces::{DEFAULT_COALESCE_GAP, Pieces};
 use super::projection::ProjectionMask;
+use super::selection::RowSelection;
 use super::workers::Workers;
 #[cfg(doc)]
 use super::{ParquetPushDecoderBuilder, ParquetReader};
@@ -217,6 +218,38 @@ macro_rules! read_setters {
             self
         }
 
+        /// Reads only the rows `selection` selects, counted over the chosen
+        /// row groups in their order (as arrow-rs's `with_row_selection`):
+        /// row groups it selects nothing of are not read, the others only
+        /// from their first to their last selected row (pages before and
+        /// after passed over from their headers), and the batches hold
+        /// exactly the selected rows, in batches of the batch size. Rows
+        /// past the selection's end are not read; a selection longer than
+        /// the chosen row groups is an error of [`build`](Self::build).
+        /// With a predicate, the rows both keep; the offset and limit count
+        /// the rows kept.
+        ///
+        /// ```
+        /// # fn main() -> Result<(), pq_arrow::Error> {
+        /// use pq_arrow::{RowSelection, RowSelector};
+        /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/many_pages.parquet");
+        /// let selection = RowSelection::from(vec![RowSelector::skip(100), RowSelector::select(5)]);
+        /// let batches = pq_arrow::ParquetReader::open(path)?
+        ///     .with_row_selection(selection)
+        ///     .build()?
+        ///     .collect::<Result<Vec<_>, _>>()?;
+        /// let all = pq_arrow::read_parquet(path)?;
+        /// let all = arrow_select::concat::concat_batches(&all[0].schema(), &all)?;
+        /// assert_eq!(batches.len(), 1);
+        /// assert_eq!(batches[0], all.slice(100, 5));
+        /// # Ok(())
+        /// # }
+        /// ```
+        pub fn with_row_selection(mut self, selection: super::RowSelection) -> Self {
+            self.opts.row_selection = Some(selection);
+            self
+        }
+
         /// Chooses what a predicate prunes by (default: every source; see
         /// [`PruningOptions`](crate::predicate::PruningOptions)).
         pub fn with_pruning(mut self, pruning: crate::predicate::PruningOptions) -> Self {
@@ -243,6 +276,7 @@ pub(super) struct ReadOptions {
     pub(super) coalesce_gap: u64,
     pub(super) predicate: Option<Predicate>,
     pub(super) pruning: PruningOptions,
+    pub(super) row_selection: Option<RowSelection>,
 }
 
 impl ReadOptions {
@@ -262,6 +296,7 @@ impl ReadOptions {
             coalesce_gap: DEFAULT_COALESCE_GAP,
             predicate: None,
             pruning: PruningOptions::default(),
+            row_selection: None,
         }
     }
 
@@ -281,8 +316,43 @@ impl ReadOptions {
             self.skip_arrow_metadata,
             self.dictionary,
         )?;
+        // The chosen row groups, and the caller's row selection split over
+        // them (row groups it selects nothing of left out).
+        let n_rg = metadata.row_groups.len();
+        let mut row_groups = match self.row_groups {
+            Some(rgs) => {
+                if let Some(bad) = rgs.iter().find(|&&r| r >= n_rg) {
+                    return Err(Error::Request {
+                        message: format!("row group {bad} does not exist: the file has {n_rg}"),
+                    });
+                }
+                rgs
+            }
+            None => (0..n_rg).collect(),
+        };
+        let chosen_rows = match &self.row_selection {
+            None => Vec::new(),
+            Some(selection) => {
+                let split = split_selection(selection, &row_groups, &metadata)?;
+                row_groups.retain(|rg| split.iter().any(|(r, _)| r == rg));
+                split
+            }
+        };
         // With a predicate, its columns are read too; the filter drops them.
         let (converted, filter) = match &self.predicate {
+            None if self.row_selection.is_some() => {
+                let output = converted.schema.clone();
+                let filter = RowFilter::new(
+                    None,
+                    chosen_rows,
+                    output,
+                    false,
+                    self.batch_size,
+                    self.offset,
+                    self.limit,
+                );
+                (converted, Some(Box::new(filter)))
+            }
             None => (converted, None),
             Some(predicate) => {
                 let whole = convert(
@@ -309,7 +379,8 @@ impl ReadOptions {
                     converted
                 };
                 let filter = RowFilter::new(
-                    bound,
+                    Some(bound),
+                    chosen_rows,
                     output,
                     narrow,
                     self.batch_size,
@@ -323,18 +394,6 @@ impl ReadOptions {
         let (offset, limit) = match filter {
             Some(_) => (0, None),
             None => (self.offset, self.limit),
-        };
-        let n_rg = metadata.row_groups.len();
-        let row_groups = match self.row_groups {
-            Some(rgs) => {
-                if let Some(bad) = rgs.iter().find(|&&r| r >= n_rg) {
-                    return Err(Error::Request {
-                        message: format!("row group {bad} does not exist: the file has {n_rg}"),
-                    });
-                }
-                rgs
-            }
-            None => (0..n_rg).collect(),
         };
         let mut leaf_types = HashMap::new();
         if let Some(root) = &converted.root {
@@ -367,8 +426,59 @@ impl ReadOptions {
             pruning: self.pruning,
             pruned: false,
             prune_bytes: Pieces::default(),
+            last_batch_at: (0, 0),
         })
     }
+}
+
+/// `selection`, over the rows of `row_groups` in their order, as one
+/// selection per row group of the rows it selects there (row groups it
+/// selects nothing of are left out). A selection longer than those rows
+/// is an error; rows past its end are not selected.
+fn split_selection(
+    selection: &RowSelection,
+    row_groups: &[usize],
+    metadata: &ParquetMetaData,
+) -> Result<Vec<(usize, RowSelection)>> {
+    let ranges = selection.ranges();
+    let mut out = Vec::new();
+    let mut start = 0usize;
+    let mut next = 0;
+    for &rg in row_groups {
+        let rows = metadata
+            .row_groups
+            .get(rg)
+            .map_or(0, |g| usize::try_from(g.num_rows).unwrap_or(0));
+        let end = start.saturating_add(rows);
+        let mut local = Vec::new();
+        while let Some(r) = ranges.get(next) {
+            if r.start >= end {
+                break;
+            }
+            let (from, to) = (r.start.max(start), r.end.min(end));
+            if from < to {
+                local.push(from - start..to - start);
+            }
+            if r.end <= end {
+                next += 1;
+            } else {
+                break;
+            }
+        }
+        if !local.is_empty() {
+            out.push((rg, RowSelection::from_consecutive_ranges(local, rows)));
+        }
+        start = end;
+    }
+    if selection.row_count() + selection.skipped_row_count() > start {
+        return Err(Error::Request {
+            message: format!(
+                "the row selection covers {} rows but the chosen row groups hold {start}",
+                selection.row_count() + selection.skipped_row_count()
+            ),
+        });
+    }
+    Ok(out)
 }
 
 fn default_page_options() -> PageOptions {
