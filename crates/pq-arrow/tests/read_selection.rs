@@ -60,10 +60,9 @@ fn read(
     for b in batches.iter().rev().skip(1) {
         assert_eq!(b.num_rows(), 128, "every batch but the last is full");
     }
-    Ok(match batches.first() {
-        None => None,
-        Some(first) => Some(concat_batches(&first.schema(), &batches).unwrap()),
-    })
+    Ok(batches
+        .first()
+        .map(|first| concat_batches(&first.schema(), &batches).unwrap()))
 }
 
 /// A random selection of random runs, over `rows` rows or fewer.
