@@ -24,7 +24,7 @@ use tokio::task::JoinHandle;
 
 use super::builder::open_metadata;
 use super::core::{BatchDecoder, Decoded};
-use super::fetch::{FetchOptions, FetchStats, fetch, fetch_suffix};
+use super::fetch::{FetchOptions, FetchStats, fetch, fetch_size, fetch_suffix};
 use super::options::ReadOptions;
 use super::pieces::coalesce;
 use super::range_reader::AsyncRangeReader;
@@ -121,7 +121,7 @@ impl ParquetRecordBatchStreamBuilder {
     ) -> Result<Self> {
         let reader: Arc<dyn AsyncRangeReader> = Arc::new(reader);
         let stats = FetchStats::default();
-        let file_len = size_of(&*reader, &fetch_options, &stats).await?;
+        let file_len = fetch_size(&*reader, &fetch_options, &stats).await?;
         let schema = super::builder::arrow_schema_of(&metadata)?;
         Ok(ParquetRecordBatchStreamBuilder {
             reader,
@@ -195,14 +195,12 @@ impl ParquetRecordBatchStreamBuilder {
             }
         };
         let (metadata, schema) = open_metadata(*md, limits)?;
-        let mut opts = ReadOptions::new(limits);
-        opts.coalesce_gap = 0;
         Ok(ParquetRecordBatchStreamBuilder {
             reader,
             file_len,
             metadata,
             schema,
-            opts,
+            opts: ReadOptions::new(limits),
             fetch: fetch_options,
             stats,
         })
@@ -276,15 +274,6 @@ impl ParquetRecordBatchStreamBuilder {
             inner: Box::pin(inner),
         })
     }
-}
-
-/// The file's size, with the fetch options' timeout and retries.
-async fn size_of(
-    reader: &dyn AsyncRangeReader,
-    options: &FetchOptions,
-    stats: &FetchStats,
-) -> Result<u64> {
-    super::fetch::fetch_size(reader, options, stats).await
 }
 
 /// The batches of a Parquet file read through an [`AsyncRangeReader`]: a
