@@ -33,7 +33,7 @@ pub fn decode_arrow_schema(encoded: &str) -> Result<Schema> {
     let schema = message
         .header_as_schema()
         .ok_or_else(|| hint_err("the IPC message is not a schema", ""))?;
-    arrow_ipc::convert::try_fb_to_schema(schema).map_err(|e| hint_err("invalid schema", e))
+    super::ipc_schema::schema_from_ipc(schema).map_err(|e| hint_err("invalid schema", e))
 }
 
 /// The error of a hint that does not decode: `what`, then the first line

@@ -6,6 +6,7 @@
 
 mod arrow_hint;
 pub(crate) mod complex;
+mod ipc_schema;
 pub(crate) mod primitive;
 
 use std::collections::HashMap;

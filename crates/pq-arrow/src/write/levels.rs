@@ -130,8 +130,10 @@ fn visit(
         DataType::FixedSizeList(f, _) => {
             let l = array.as_fixed_size_list();
             let ctx = repeat(apply_nulls(ctx), def, present, rep_depth, |i| {
-                let start = l.value_offset_at(i);
-                (start, start + l.value_length() as usize)
+                // Element i's values start at i × the list length (arrow's
+                // own offset of the child is already in `l.values()`).
+                let len = l.value_length() as usize;
+                (i * len, i * len + len)
             });
             visit(f, l.values(), ctx, present + 1, rep_depth + 1, out)
         }
