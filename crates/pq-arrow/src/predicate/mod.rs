@@ -42,6 +42,7 @@ use std::fmt;
 pub use crate::reader::{PruningMetrics, PruningOptions};
 pub use literal::Literal;
 pub use pq_format::ColumnPath;
+pub use stats::{ColumnChunkStatistics, column_chunk_statistics};
 
 /// A comparison operator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -113,6 +113,73 @@ impl Ctx<'_, '_> {
     }
 }
 
+/// What a column chunk's statistics say of a top-level or struct leaf (not
+/// a repeated one), in the Arrow type its values are read as, under the
+/// same rules pruning uses (see the module documentation): bounds only
+/// where they can be trusted, null counts only where they fit the rows.
+///
+/// ```
+/// # fn main() -> Result<(), pq_arrow::Error> {
+/// use std::sync::Arc;
+/// use arrow_array::{Array, ArrayRef, Int32Array, RecordBatch};
+/// use arrow_schema::DataType;
+/// let batch = RecordBatch::try_from_iter([(
+///     "x",
+///     Arc::new(Int32Array::from(vec![Some(7), None, Some(-2)])) as ArrayRef,
+/// )])
+/// .unwrap();
+/// let path = std::env::temp_dir().join("pq_column_chunk_statistics_doc.parquet");
+/// pq_arrow::write_parquet(&path, &[batch], Default::default())?;
+/// let reader = pq_arrow::ParquetReader::open(&path)?;
+/// let stats = pq_arrow::predicate::column_chunk_statistics(reader.metadata(), 0, 0, &DataType::Int32)
+///     .expect("the writer writes statistics");
+/// assert_eq!((stats.rows, stats.nulls), (3, Some(1)));
+/// let (lo, hi) = stats.bounds.expect("bounds");
+/// assert_eq!(lo.as_ref(), &Int32Array::from(vec![-2]) as &dyn Array);
+/// assert_eq!(hi.as_ref(), &Int32Array::from(vec![7]) as &dyn Array);
+/// # std::fs::remove_file(&path).ok();
+/// # Ok(())
+/// # }
+/// ```
+pub fn column_chunk_statistics(
+    md: &pq_format::ParquetMetaData,
+    row_group: usize,
+    leaf: usize,
+    data_type: &DataType,
+) -> Option<ColumnChunkStatistics> {
+    let descriptor = md.schema.column(leaf)?;
+    let rg = md.row_groups.get(row_group)?;
+    let column = BoundColumn {
+        leaf,
+        path: descriptor.path.clone(),
+        value_type: data_type.clone(),
+    };
+    let s = chunk_stats(&column, md, descriptor, rg)?;
+    Some(ColumnChunkStatistics {
+        rows: s.rows,
+        nulls: s.nulls,
+        bounds: s.bounds,
+        exact: s.exact,
+    })
+}
+
+/// A column chunk's statistics in Arrow terms: see
+/// [`column_chunk_statistics`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ColumnChunkStatistics {
+    /// Rows in the row group.
+    pub rows: u64,
+    /// Null values, when the footer says and the count is possible.
+    pub nulls: Option<u64>,
+    /// A lower and an upper bound of the non-null values (one-element
+    /// arrays of the column's type), when present and trustworthy.
+    pub bounds: Option<(ArrayRef, ArrayRef)>,
+    /// The bounds are the chunk's exact minimum and maximum (not
+    /// truncated).
+    pub exact: bool,
+}
+
 fn chunk_stats(
     column: &BoundColumn,
     md: &FileMetaData,
