@@ -7,6 +7,7 @@
 //! skip is a failure instead: CI can never pass by skipping.
 //!
 //! It also holds the tests' pseudo-random generator, [`Rng`], and loopback
+//! [`timing`] for benchmarks that compare two implementations, and
 //! servers for testing remote (object-store) reading: [`RangeServer`],
 //! [`FaultProxy`] and [`MotoServer`] (see [`servers`]).
 //!
@@ -19,6 +20,7 @@ use std::path::PathBuf;
 
 mod rng;
 pub mod servers;
+pub mod timing;
 
 pub use rng::Rng;
 pub use servers::{
