@@ -328,8 +328,9 @@ fn key_selection(md: &ParquetMetaData, (lo, hi): (i64, i64)) -> (Vec<usize>, Row
         }
         groups.push(i);
         let rows = rg.num_rows() as usize;
-        let index = md.page_index_for_row_group(i);
-        let (Some(ci), Some(oi)) = (index.column_index(0), index.offset_index(0)) else {
+        let ci = md.column_index().and_then(|ci| ci.get(i)?.first());
+        let oi = md.offset_index().and_then(|oi| oi.get(i)?.first());
+        let (Some(ci), Some(oi)) = (ci, oi) else {
             selectors.push(RowSelector::select(rows));
             continue;
         };

@@ -1,7 +1,7 @@
 //! Remote reads: pq's async reader (`ObjectStoreReader` over object_store
 //! 0.13's `HttpStore`) against arrow-rs's `ParquetRecordBatchStreamBuilder`
-//! over `ParquetObjectReader` (object_store 0.14's `HttpStore`, the version
-//! the `parquet` crate takes), both with their defaults, reading the same
+//! over `ParquetObjectReader` (the same store: the workspace's arrow-rs
+//! takes object_store 0.13 too), both with their defaults, reading the same
 //! object from pq-testkit's HTTP `RangeServer` through its `FaultProxy`,
 //! which adds a latency to every request (20 ms, then none).
 //!
@@ -157,13 +157,12 @@ async fn pq_remote(store: Arc<dyn object_store::ObjectStore>, read: &Read) -> us
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
-// `ParquetObjectReader` is deprecated in parquet 60 in favour of one's own
-// `AsyncFileReader`, but it is still what the docs and most users start
-// from, and the arrow-rs reader's default over object_store.
+// `ParquetObjectReader` is what the docs and most users start from: the
+// arrow-rs reader's default over object_store.
 #[allow(deprecated)]
-async fn arrow_rs_remote(store: Arc<dyn object_store_014::ObjectStore>, read: &Read) -> usize {
+async fn arrow_rs_remote(store: Arc<dyn object_store::ObjectStore>, read: &Read) -> usize {
     use parquet::arrow::async_reader::{ParquetObjectReader, ParquetRecordBatchStreamBuilder};
-    let reader = ParquetObjectReader::new(store, object_store_014::path::Path::from(OBJECT));
+    let reader = ParquetObjectReader::new(store, object_store::path::Path::from(OBJECT));
     let mut b = ParquetRecordBatchStreamBuilder::new(reader)
         .await
         .unwrap_or_else(|e| panic!("{e}"));
@@ -215,21 +214,13 @@ fn main() {
         .enable_all()
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
-    // Through the proxy (added latency) and straight to the server (none).
-    let ours = |url: String| -> Arc<dyn object_store::ObjectStore> {
+    // Through the proxy (added latency) and straight to the server (none);
+    // both readers take the same object_store version.
+    let store = |url: String| -> Arc<dyn object_store::ObjectStore> {
         Arc::new(
             object_store::http::HttpBuilder::new()
                 .with_url(url)
                 .with_client_options(object_store::ClientOptions::new().with_allow_http(true))
-                .build()
-                .unwrap_or_else(|e| panic!("{e}")),
-        )
-    };
-    let theirs = |url: String| -> Arc<dyn object_store_014::ObjectStore> {
-        Arc::new(
-            object_store_014::http::HttpBuilder::new()
-                .with_url(url)
-                .with_client_options(object_store_014::ClientOptions::new().with_allow_http(true))
                 .build()
                 .unwrap_or_else(|e| panic!("{e}")),
         )
@@ -274,7 +265,7 @@ fn main() {
         } else {
             server.url()
         };
-        let (ours, theirs) = (ours(url.clone()), theirs(url));
+        let (ours, theirs) = (store(url.clone()), store(url));
         let counts = || {
             if latency_ms > 0 {
                 let s = proxy.stats();

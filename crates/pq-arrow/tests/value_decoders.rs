@@ -90,7 +90,9 @@ proptest! {
                     "seed {seed}: {dt} {encoding} dictionary {dict} v2 {v2} rows {rows} \
                      batch {batch_size}"
                 );
-                assert_same(&batch, &read_arrow_rs(&bytes), &format!("{what} (arrow-rs)"));
+                if let Some(theirs) = read_arrow_rs_unless_alp(&bytes) {
+                    assert_same(&batch, &theirs, &format!("{what} (arrow-rs)"));
+                }
                 assert_same(&batch, &read_ours(bytes, batch_size), &what);
             }
         }

@@ -19,6 +19,7 @@ use arrow_array::*;
 use arrow_schema::{DataType, Field, Fields, Schema, TimeUnit};
 use bytes::Bytes;
 use parquet::file::metadata::{PageIndexPolicy, ParquetMetaDataReader};
+use parquet::file::page_index::column_index::ColumnIndexMetaData;
 use pq_arrow::write::{Codec, DataPageVersion, Encoding, ParquetWriter, WriterOptions};
 use write_common::*;
 
@@ -189,15 +190,16 @@ fn check_with_arrow_rs(path: &Path, expected: &RecordBatch) {
         .parse_and_finish(&bytes)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     for rg in 0..md.num_row_groups() {
-        let index = md.page_index_for_row_group(rg);
         for c in 0..md.row_group(rg).num_columns() {
+            let oi = md.offset_index().and_then(|x| x.get(rg)?.get(c));
+            let ci = md.column_index().and_then(|x| x.get(rg)?.get(c));
             assert!(
-                index.offset_index(c).is_some(),
+                oi.is_some_and(|oi| !oi.page_locations().is_empty()),
                 "{}: offset index",
                 path.display()
             );
             assert!(
-                index.column_index(c).is_some(),
+                ci.is_some_and(|ci| !matches!(ci, ColumnIndexMetaData::NONE)),
                 "{}: column index",
                 path.display()
             );

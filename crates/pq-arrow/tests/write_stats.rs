@@ -104,7 +104,10 @@ fn page_bounds_are_those_of_the_page_values() {
                 .parse_and_finish(&Bytes::from(bytes))
                 .unwrap();
             let rg = md.row_group(0);
-            let pi = md.page_index_for_row_group(0);
+            let (ci, oi) = (
+                &md.column_index().unwrap()[0],
+                &md.offset_index().unwrap()[0],
+            );
             for c in 0..b.num_columns() {
                 let what = format!("{version:?} dict={dictionary} column {c}");
                 let col = b.column(c).as_ref();
@@ -112,9 +115,9 @@ fn page_bounds_are_those_of_the_page_values() {
                 let (lo, hi) = bounds(col, 0..rows).unwrap();
                 assert_eq!(stats.min_bytes_opt().unwrap(), &lo[..], "{what}");
                 assert_eq!(stats.max_bytes_opt().unwrap(), &hi[..], "{what}");
-                let locs = pi.offset_index(c).unwrap().page_locations();
+                let locs = oi[c].page_locations();
                 assert!(locs.len() > 4, "{what}: {} pages", locs.len());
-                let index = match pi.column_index(c).unwrap() {
+                let index = match &ci[c] {
                     ColumnIndexMetaData::BYTE_ARRAY(x)
                     | ColumnIndexMetaData::FIXED_LEN_BYTE_ARRAY(x) => x,
                     other => panic!("{what}: {other:?}"),
