@@ -1,0 +1,137 @@
+//! SQL over Parquet: pq's format against DataFusion's built-in Parquet
+//! format (arrow-rs's reader), same session settings, same run.
+//!
+//! The table is lineitem-like (16 columns, `PQ_SQL_ROWS` rows, default
+//! 4 Mi) written by arrow-rs with its defaults but SNAPPY, in 1 Mi-row row
+//! groups, into `target/bench-data/datafusion/`. The queries: TPC-H Q1 and
+//! Q6, and a 1 % selective filter returning every column, each with 1 and
+//! 2 target partitions. Results are checked equal before timing. Criterion
+//! times each side, then alternating rounds give the ratio pq / DataFusion
+//! (`PQ_BENCH_ROUNDS=N` fixes their number).
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
+use pq_datafusion::{PqReadOptions, SessionContextExt};
+use pq_testkit::timing::{median, ratio, rounds};
+use tokio::runtime::Runtime;
+
+const QUERIES: [(&str, &str); 3] = [
+    (
+        "Q1",
+        "SELECT l_returnflag, l_linestatus, sum(l_quantity) AS sum_qty, \
+         sum(l_extendedprice) AS sum_base_price, \
+         sum(l_extendedprice * (1 - l_discount)) AS sum_disc_price, \
+         sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS sum_charge, \
+         avg(l_quantity) AS avg_qty, avg(l_extendedprice) AS avg_price, \
+         avg(l_discount) AS avg_disc, count(*) AS count_order \
+         FROM lineitem WHERE l_shipdate <= DATE '1998-12-01' - INTERVAL '90' DAY \
+         GROUP BY l_returnflag, l_linestatus ORDER BY l_returnflag, l_linestatus",
+    ),
+    (
+        "Q6",
+        "SELECT sum(l_extendedprice * l_discount) AS revenue FROM lineitem \
+         WHERE l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01' \
+         AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24",
+    ),
+    (
+        "1% filter, all columns",
+        "SELECT * FROM lineitem WHERE l_partkey < 2000",
+    ),
+];
+
+fn table() -> PathBuf {
+    let rows: usize = std::env::var("PQ_SQL_ROWS")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(4 << 20);
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/bench-data/datafusion");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.join(format!("lineitem-{rows}.parquet"));
+    common::write_lineitem(&path, rows, 1 << 20);
+    path
+}
+
+/// A context with the table registered through pq (`pq`) or DataFusion's
+/// Parquet format.
+fn context(rt: &Runtime, path: &str, partitions: usize, pq: bool) -> SessionContext {
+    let ctx =
+        SessionContext::new_with_config(SessionConfig::new().with_target_partitions(partitions));
+    rt.block_on(async {
+        if pq {
+            ctx.register_pq("lineitem", path, PqReadOptions::default())
+                .await
+        } else {
+            ctx.register_parquet("lineitem", path, ParquetReadOptions::default())
+                .await
+        }
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    ctx
+}
+
+/// Runs `sql`; the number of result rows, and their text for the check.
+fn run(rt: &Runtime, ctx: &SessionContext, sql: &str) -> (usize, Vec<String>) {
+    rt.block_on(async {
+        let batches = ctx.sql(sql).await?.collect().await?;
+        let rows = batches.iter().map(|b| b.num_rows()).sum();
+        Ok::<_, datafusion::error::DataFusionError>((
+            rows,
+            common::render(&batches, sql.contains("ORDER BY")),
+        ))
+    })
+    .unwrap_or_else(|e| panic!("{sql}: {e}"))
+}
+
+fn main() {
+    let path = table();
+    let path = path.display().to_string();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut c = criterion::Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5))
+        .sample_size(10)
+        .configure_from_args();
+    let mut table_rows = Vec::new();
+    for partitions in [1, 2] {
+        let ours = context(&rt, &path, partitions, true);
+        let theirs = context(&rt, &path, partitions, false);
+        for (name, sql) in QUERIES {
+            let (a, b) = (run(&rt, &ours, sql), run(&rt, &theirs, sql));
+            assert_eq!(a.1, b.1, "{name}: the results differ");
+            let mut g = c.benchmark_group(format!("{name}, {partitions} partition(s)"));
+            g.bench_function("pq", |bench| bench.iter(|| run(&rt, &ours, sql).0));
+            g.bench_function("datafusion-parquet", |bench| {
+                bench.iter(|| run(&rt, &theirs, sql).0)
+            });
+            g.finish();
+            let t = rounds(
+                &mut [&mut || run(&rt, &ours, sql).0, &mut || {
+                    run(&rt, &theirs, sql).0
+                }],
+                Duration::from_secs(10),
+            );
+            let (r, iqr) = ratio(&t[0], &t[1]);
+            table_rows.push(format!(
+                "| {name} | {partitions} | {:.1} | {:.1} | {r:.2} ({iqr}) | {} |",
+                median(&t[0]) * 1e3,
+                median(&t[1]) * 1e3,
+                t[0].len()
+            ));
+        }
+    }
+    c.final_summary();
+    println!("\n| query | partitions | pq ms | DataFusion Parquet ms | ratio (IQR) | rounds |");
+    println!("|---|---|---|---|---|---|");
+    for row in table_rows {
+        println!("{row}");
+    }
+}

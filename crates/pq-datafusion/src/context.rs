@@ -1,0 +1,110 @@
+//! `SessionContext` methods for pq tables: `register_pq`, `read_pq`, and
+//! the `STORED AS PQ` format.
+
+use std::sync::Arc;
+
+use arrow_schema::{DataType, SchemaRef};
+use async_trait::async_trait;
+use datafusion::dataframe::DataFrame;
+use datafusion::datasource::listing::{
+    ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+};
+use datafusion::datasource::provider::DefaultTableFactory;
+use datafusion::error::Result;
+use datafusion::prelude::SessionContext;
+
+use crate::format::{PqFormat, PqFormatFactory, PqOptions};
+
+/// How [`SessionContextExt::register_pq`] finds and reads a table's files.
+#[derive(Debug, Clone)]
+pub struct PqReadOptions {
+    /// How pq reads them.
+    pub format: PqOptions,
+    /// The files a directory, prefix or glob stands for must end with this
+    /// (default `.parquet`); a location naming one file is read whatever
+    /// its name.
+    pub file_extension: String,
+    /// Hive-style partition columns (`year=2024/…`), in path order.
+    pub table_partition_cols: Vec<(String, DataType)>,
+    /// The table's schema, instead of merging the files' schemas.
+    pub schema: Option<SchemaRef>,
+}
+
+impl Default for PqReadOptions {
+    fn default() -> Self {
+        PqReadOptions {
+            format: PqOptions::default(),
+            file_extension: ".parquet".to_owned(),
+            table_partition_cols: Vec::new(),
+            schema: None,
+        }
+    }
+}
+
+/// pq tables on a DataFusion [`SessionContext`].
+#[async_trait]
+pub trait SessionContextExt {
+    /// Registers the Parquet files at `location` (a file, a directory, a
+    /// glob such as `data/*.parquet`, or a URL of a store registered with
+    /// the context's runtime) as table `name`, read by pq.
+    async fn register_pq(&self, name: &str, location: &str, options: PqReadOptions) -> Result<()>;
+
+    /// A `DataFrame` over the Parquet files at `location`, read by pq.
+    async fn read_pq(&self, location: &str, options: PqReadOptions) -> Result<DataFrame>;
+
+    /// Lets SQL name pq as a format: `CREATE EXTERNAL TABLE t STORED AS PQ
+    /// LOCATION '…'` (with `OPTIONS ('pushdown' 'false', …)`, see
+    /// [`PqOptions`]).
+    fn register_pq_format(&self, options: PqOptions) -> Result<()>;
+}
+
+#[async_trait]
+impl SessionContextExt for SessionContext {
+    async fn register_pq(&self, name: &str, location: &str, options: PqReadOptions) -> Result<()> {
+        let table = pq_table(self, location, options).await?;
+        self.register_table(name, Arc::new(table))?;
+        Ok(())
+    }
+
+    async fn read_pq(&self, location: &str, options: PqReadOptions) -> Result<DataFrame> {
+        let table = pq_table(self, location, options).await?;
+        self.read_table(Arc::new(table))
+    }
+
+    fn register_pq_format(&self, options: PqOptions) -> Result<()> {
+        let state = self.state_ref();
+        let mut state = state.write();
+        // `STORED AS X` finds a table factory by X, which lists the files
+        // with the format registered under X.
+        state
+            .table_factories_mut()
+            .insert("PQ".to_owned(), Arc::new(DefaultTableFactory::new()));
+        state.register_file_format(Arc::new(PqFormatFactory::new(options)), true)
+    }
+}
+
+async fn pq_table(
+    ctx: &SessionContext,
+    location: &str,
+    options: PqReadOptions,
+) -> Result<ListingTable> {
+    let url = ListingTableUrl::parse(location)?;
+    let extension = if url.is_collection() || location.contains(['*', '?', '[']) {
+        options.file_extension.clone()
+    } else {
+        String::new()
+    };
+    let listing = ListingOptions::new(Arc::new(PqFormat::new(options.format)))
+        .with_file_extension(extension)
+        .with_table_partition_cols(options.table_partition_cols);
+    let state = ctx.state();
+    let schema = match options.schema {
+        Some(schema) => schema,
+        None => listing.infer_schema(&state, &url).await?,
+    };
+    let config = ListingTableConfig::new(url)
+        .with_listing_options(listing)
+        .with_schema(schema);
+    Ok(ListingTable::try_new(config)?
+        .with_cache(ctx.runtime_env().cache_manager.get_file_statistic_cache()))
+}

@@ -1,0 +1,58 @@
+//! pq as a [DataFusion](https://docs.rs/datafusion) file format: SQL over
+//! Parquet files read by pq's async reader.
+//!
+//! This layer translates between DataFusion's file-format traits and
+//! pq-arrow's reader: [`PqFormat`] (a `FileFormat`: schema inference and
+//! merging, statistics from the footers, the scan plan), [`PqSource`] (a
+//! `FileSource`: projection, filters, batch size, splitting files by row
+//! group) and the file opener behind it, which reads through
+//! [`pq_arrow::ParquetRecordBatchStreamBuilder`] over the object store
+//! DataFusion hands it. It knows nothing of Parquet's bytes: decoding,
+//! pruning and IO decisions stay in pq-arrow, and what DataFusion does
+//! (planning, joins, aggregates) stays in DataFusion.
+//!
+//! - Filters: DataFusion's physical expressions are translated into pq
+//!   predicates where they can be (comparisons of a column with a literal
+//!   of its own type, `IN`, `IS [NOT] NULL`, `LIKE`, `AND`/`OR`/`NOT`);
+//!   pq prunes row groups and pages with them and returns only the rows
+//!   they keep. Every filter is reported to DataFusion as inexact, so its
+//!   `FilterExec` still checks each row: pq's predicate can only make the
+//!   scan cheaper, never change the answer.
+//! - Statistics: row counts, null counts and min/max from the footers, as
+//!   pq's pruning reads them (bounds only where they can be trusted,
+//!   exact only where they are not truncated).
+//! - Errors: a file pq refuses fails the query with pq's one-line message
+//!   (file, column, row group, page) inside DataFusion's error.
+//!
+//! ```
+//! # async fn run() -> datafusion::error::Result<()> {
+//! use datafusion::prelude::SessionContext;
+//! use pq_datafusion::{PqReadOptions, SessionContextExt};
+//!
+//! let ctx = SessionContext::new();
+//! let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/all_types_plain_v1.parquet");
+//! ctx.register_pq("t", data, PqReadOptions::default()).await?;
+//! let batches = ctx.sql("SELECT count(*) FROM t").await?.collect().await?;
+//! assert_eq!(batches[0].num_rows(), 1);
+//! # Ok(())
+//! # }
+//! # tokio::runtime::Runtime::new().unwrap().block_on(run()).unwrap();
+//! ```
+//!
+//! Dependencies: `datafusion` (the engine, without its own Parquet
+//! support), `object_store` (the stores DataFusion hands a file opener; the
+//! same 0.13 that pq-arrow's `ObjectStoreReader` takes), `async-trait` (the
+//! form of DataFusion's async traits) and `futures` (its streams).
+
+mod context;
+mod filter;
+mod footers;
+mod format;
+mod opener;
+mod source;
+mod statistics;
+
+pub use context::{PqReadOptions, SessionContextExt};
+pub use filter::to_predicate;
+pub use format::{PqFormat, PqFormatFactory, PqOptions};
+pub use source::PqSource;

@@ -1,0 +1,196 @@
+//! Opening one file (or one byte range of it) of a scan: pq's async
+//! reader over the object store, its batches shaped to the table's schema.
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions, new_null_array};
+use arrow_schema::SchemaRef;
+use datafusion::datasource::listing::PartitionedFile;
+use datafusion::datasource::physical_plan::{FileOpenFuture, FileOpener};
+use datafusion::error::{DataFusionError, Result};
+use datafusion::physical_expr::PhysicalExpr;
+use futures::{StreamExt, TryStreamExt};
+use object_store::ObjectStore;
+use pq_arrow::predicate::PruningOptions;
+use pq_arrow::{ObjectStoreReader, ParquetRecordBatchStreamBuilder, ProjectionMask};
+use pq_format::ParquetMetaData;
+
+use crate::filter::to_predicate;
+use crate::footers::{FooterCache, external};
+use crate::format::PqOptions;
+
+/// Opens the files of one partition of a scan.
+pub(crate) struct PqOpener {
+    pub(crate) store: Arc<dyn ObjectStore>,
+    pub(crate) footers: FooterCache,
+    pub(crate) options: PqOptions,
+    /// The table's schema without partition columns.
+    pub(crate) table_file_schema: SchemaRef,
+    /// The columns of `table_file_schema` to return, in order.
+    pub(crate) columns: Vec<usize>,
+    pub(crate) filter: Option<Arc<dyn PhysicalExpr>>,
+    pub(crate) batch_size: usize,
+    pub(crate) limit: Option<usize>,
+}
+
+impl FileOpener for PqOpener {
+    fn open(&self, file: PartitionedFile) -> Result<FileOpenFuture> {
+        let store = Arc::clone(&self.store);
+        let footers = self.footers.clone();
+        let options = self.options.clone();
+        let out_schema = Arc::new(self.table_file_schema.project(&self.columns)?);
+        let table_file_schema = Arc::clone(&self.table_file_schema);
+        let filter = self.filter.clone();
+        let (batch_size, limit) = (self.batch_size, self.limit);
+        Ok(Box::pin(async move {
+            let meta = &file.object_meta;
+            let footer = footers.get(&store, meta, &options.fetch).await?;
+            let md = &footer.metadata;
+            let row_groups = match &file.range {
+                Some(r) => row_groups_starting_in(md, r.start..r.end),
+                None => (0..md.row_groups.len()).collect(),
+            };
+            // The file's top-level columns the table's columns are read
+            // from, by name (files of one table may order or lack them).
+            let file_schema = &footer.schema;
+            let roots: Vec<usize> = out_schema
+                .fields()
+                .iter()
+                .filter_map(|f| file_schema.index_of(f.name()).ok())
+                .collect();
+            let predicate = filter
+                .as_ref()
+                .filter(|_| options.pushdown)
+                .and_then(|f| to_predicate(f, &table_file_schema, file_schema));
+            if roots.is_empty() && predicate.is_none() {
+                // Nothing to decode (`count(*)`, or only columns the file
+                // lacks): the footer's row counts are the answer.
+                return Ok(row_count_batches(
+                    md,
+                    &row_groups,
+                    &out_schema,
+                    batch_size,
+                    limit,
+                ));
+            }
+            let mut sorted = roots.clone();
+            sorted.sort_unstable();
+            sorted.dedup();
+            let reader = ObjectStoreReader::from_meta(Arc::clone(&store), meta);
+            let mut builder = ParquetRecordBatchStreamBuilder::new_with_metadata(
+                reader,
+                Arc::clone(md),
+                options.fetch.clone(),
+            )
+            .await
+            .map_err(external)?;
+            let mask = ProjectionMask::roots(builder.parquet_schema(), sorted);
+            builder = builder
+                .with_projection(mask)
+                .with_row_groups(row_groups)
+                .with_batch_size(batch_size)
+                .with_threads(1);
+            if let Some(p) = predicate {
+                builder = builder.with_predicate(p);
+                if !options.pruning {
+                    builder = builder.with_pruning(
+                        PruningOptions::default()
+                            .with_statistics(false)
+                            .with_bloom_filters(false)
+                            .with_dictionaries(false)
+                            .with_page_index(false),
+                    );
+                }
+            }
+            if let Some(limit) = limit {
+                builder = builder.with_limit(limit);
+            }
+            let stream = builder.build().map_err(external)?;
+            Ok(stream
+                .map_err(external)
+                .and_then(move |batch| futures::future::ready(to_table_shape(&batch, &out_schema)))
+                .boxed())
+        }))
+    }
+}
+
+/// The row groups whose data starts in `range`: byte ranges that split a
+/// file between partitions give each row group to exactly one of them.
+fn row_groups_starting_in(md: &ParquetMetaData, range: Range<i64>) -> Vec<usize> {
+    md.row_groups
+        .iter()
+        .enumerate()
+        .filter(|(_, rg)| {
+            let start = rg
+                .columns
+                .first()
+                .and_then(|c| c.meta_data.as_ref())
+                .map(|m| match m.dictionary_page_offset {
+                    Some(d) if d > 0 && d < m.data_page_offset => d,
+                    _ => m.data_page_offset,
+                })
+                .or(rg.file_offset)
+                .unwrap_or_default();
+            range.contains(&start)
+        })
+        .map(|(i, _)| i)
+        .collect()
+}
+
+/// Batches without columns, holding the chosen row groups' rows.
+fn row_count_batches(
+    md: &ParquetMetaData,
+    row_groups: &[usize],
+    schema: &SchemaRef,
+    batch_size: usize,
+    limit: Option<usize>,
+) -> futures::stream::BoxStream<'static, Result<RecordBatch>> {
+    let mut rows: usize = row_groups
+        .iter()
+        .filter_map(|&i| md.row_groups.get(i))
+        .map(|rg| usize::try_from(rg.num_rows).unwrap_or_default())
+        .sum();
+    if let Some(limit) = limit {
+        rows = rows.min(limit);
+    }
+    let schema = Arc::clone(schema);
+    let step = batch_size.max(1);
+    let sizes = (0..rows.div_ceil(step)).map(move |i| step.min(rows - i * step));
+    futures::stream::iter(sizes.map(move |n| {
+        let columns = schema
+            .fields()
+            .iter()
+            .map(|f| new_null_array(f.data_type(), n))
+            .collect();
+        RecordBatch::try_new_with_options(
+            Arc::clone(&schema),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(n)),
+        )
+        .map_err(DataFusionError::from)
+    }))
+    .boxed()
+}
+
+/// `batch` (read with the file's types) as the table's columns `schema`:
+/// each found by name, cast where the table's type differs, all nulls
+/// where the file lacks it.
+fn to_table_shape(batch: &RecordBatch, schema: &SchemaRef) -> Result<RecordBatch> {
+    let rows = batch.num_rows();
+    let columns = schema
+        .fields()
+        .iter()
+        .map(|f| match batch.column_by_name(f.name()) {
+            Some(c) if c.data_type() == f.data_type() => Ok(Arc::clone(c)),
+            Some(c) => arrow_cast::cast(c, f.data_type()).map_err(DataFusionError::from),
+            None => Ok(new_null_array(f.data_type(), rows)),
+        })
+        .collect::<Result<Vec<ArrayRef>>>()?;
+    let shaped = RecordBatch::try_new_with_options(
+        Arc::clone(schema),
+        columns,
+        &RecordBatchOptions::new().with_row_count(Some(rows)),
+    )?;
+    Ok(shaped)
+}

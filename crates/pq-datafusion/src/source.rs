@@ -1,0 +1,156 @@
+//! [`PqSource`], the `FileSource` of a pq scan: what to read (projection,
+//! filters, batch size) for each partition's files.
+
+use std::fmt::{self, Formatter};
+use std::sync::Arc;
+
+use datafusion::common::config::ConfigOptions;
+use datafusion::common::tree_node::TreeNodeRecursion;
+use datafusion::datasource::physical_plan::{FileOpener, FileScanConfig, FileSource};
+use datafusion::datasource::projection::{ProjectionOpener, SplitProjection};
+use datafusion::datasource::table_schema::TableSchema;
+use datafusion::error::Result;
+use datafusion::physical_expr::projection::ProjectionExprs;
+use datafusion::physical_expr::{PhysicalExpr, conjunction};
+use datafusion::physical_plan::filter_pushdown::{FilterPushdownPropagation, PushedDown};
+use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
+use datafusion::physical_plan::{DisplayFormatType, apply_expression_roots};
+use object_store::ObjectStore;
+
+use crate::footers::FooterCache;
+use crate::format::PqOptions;
+use crate::opener::PqOpener;
+
+/// A scan of Parquet files by pq, as DataFusion plans it: made by
+/// [`PqFormat`](crate::PqFormat), given a projection and filters by
+/// DataFusion's optimizer.
+#[derive(Clone)]
+pub struct PqSource {
+    table_schema: TableSchema,
+    options: PqOptions,
+    footers: FooterCache,
+    projection: SplitProjection,
+    filter: Option<Arc<dyn PhysicalExpr>>,
+    batch_size: Option<usize>,
+    metrics: ExecutionPlanMetricsSet,
+}
+
+impl PqSource {
+    pub(crate) fn new(table_schema: TableSchema, options: PqOptions, footers: FooterCache) -> Self {
+        PqSource {
+            projection: SplitProjection::unprojected(&table_schema),
+            table_schema,
+            options,
+            footers,
+            filter: None,
+            batch_size: None,
+            metrics: ExecutionPlanMetricsSet::new(),
+        }
+    }
+}
+
+impl FileSource for PqSource {
+    fn create_file_opener(
+        &self,
+        object_store: Arc<dyn ObjectStore>,
+        base_config: &FileScanConfig,
+        _partition: usize,
+    ) -> Result<Arc<dyn FileOpener>> {
+        let file_schema = Arc::clone(self.table_schema.file_schema());
+        let opener = Arc::new(PqOpener {
+            store: object_store,
+            footers: self.footers.clone(),
+            options: self.options.clone(),
+            table_file_schema: Arc::clone(&file_schema),
+            columns: self.projection.file_indices.clone(),
+            filter: self.filter.clone(),
+            batch_size: self.batch_size.unwrap_or(8192),
+            limit: base_config.limit,
+        });
+        ProjectionOpener::try_new(self.projection.clone(), opener, &file_schema)
+    }
+
+    fn table_schema(&self) -> &TableSchema {
+        &self.table_schema
+    }
+
+    fn with_batch_size(&self, batch_size: usize) -> Arc<dyn FileSource> {
+        Arc::new(PqSource {
+            batch_size: Some(batch_size),
+            ..self.clone()
+        })
+    }
+
+    fn filter(&self) -> Option<Arc<dyn PhysicalExpr>> {
+        self.filter.clone()
+    }
+
+    fn projection(&self) -> Option<&ProjectionExprs> {
+        Some(&self.projection.source)
+    }
+
+    fn metrics(&self) -> &ExecutionPlanMetricsSet {
+        &self.metrics
+    }
+
+    fn file_type(&self) -> &str {
+        "pq"
+    }
+
+    fn fmt_extra(&self, t: DisplayFormatType, f: &mut Formatter) -> fmt::Result {
+        if let (DisplayFormatType::Default | DisplayFormatType::Verbose, Some(filter)) =
+            (t, &self.filter)
+        {
+            write!(f, ", predicate={filter}")?;
+        }
+        Ok(())
+    }
+
+    /// Every filter is kept for pq (pruning and row filtering, where it
+    /// translates) and reported as not pushed down, so that DataFusion
+    /// still evaluates it: pq's part is an optimisation, never the answer.
+    fn try_pushdown_filters(
+        &self,
+        filters: Vec<Arc<dyn PhysicalExpr>>,
+        _config: &ConfigOptions,
+    ) -> Result<FilterPushdownPropagation<Arc<dyn FileSource>>> {
+        let verdicts = vec![PushedDown::No; filters.len()];
+        if !self.options.pushdown || filters.is_empty() {
+            return Ok(FilterPushdownPropagation::with_parent_pushdown_result(
+                verdicts,
+            ));
+        }
+        let all = self.filter.iter().cloned().chain(filters);
+        let source = PqSource {
+            filter: Some(conjunction(all)),
+            ..self.clone()
+        };
+        Ok(
+            FilterPushdownPropagation::with_parent_pushdown_result(verdicts)
+                .with_updated_node(Arc::new(source) as Arc<dyn FileSource>),
+        )
+    }
+
+    fn try_pushdown_projection(
+        &self,
+        projection: &ProjectionExprs,
+    ) -> Result<Option<Arc<dyn FileSource>>> {
+        let merged = self.projection.source.try_merge(projection)?;
+        Ok(Some(Arc::new(PqSource {
+            projection: SplitProjection::new(self.table_schema.file_schema(), &merged),
+            ..self.clone()
+        })))
+    }
+
+    fn apply_expressions(
+        &self,
+        f: &mut dyn FnMut(&Arc<dyn PhysicalExpr>) -> Result<TreeNodeRecursion>,
+    ) -> Result<TreeNodeRecursion> {
+        if let Some(filter) = &self.filter
+            && f(filter)? == TreeNodeRecursion::Stop
+        {
+            return Ok(TreeNodeRecursion::Stop);
+        }
+        apply_expression_roots(self.projection.source.iter(), f)
+    }
+}

@@ -1,0 +1,388 @@
+//! The query suite: the same SQL over the same files through pq's format
+//! and through DataFusion's built-in Parquet format (arrow-rs's reader),
+//! with 1 and 2 target partitions and with files split by byte range
+//! across partitions; the rows must be identical (in order where the query
+//! has an ORDER BY). Then every corpus file, whole and counted, and the
+//! corpus's corrupt files, which must fail with pq's one-line message and
+//! never panic.
+//!
+//! One test binary on purpose: DataFusion is large, and each binary that
+//! links it costs CI minutes.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{render, write_lineitem};
+use datafusion::error::Result;
+use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
+use pq_datafusion::{PqReadOptions, SessionContextExt};
+
+/// How a context is set up for a round of queries.
+#[derive(Debug, Clone, Copy)]
+struct Setup {
+    partitions: usize,
+    /// Split files into byte ranges across partitions (a tiny minimum
+    /// size for repartitioning).
+    split_files: bool,
+}
+
+const SETUPS: [Setup; 3] = [
+    Setup {
+        partitions: 1,
+        split_files: false,
+    },
+    Setup {
+        partitions: 2,
+        split_files: false,
+    },
+    Setup {
+        partitions: 2,
+        split_files: true,
+    },
+];
+
+fn context(setup: Setup) -> SessionContext {
+    let mut config = SessionConfig::new().with_target_partitions(setup.partitions);
+    if setup.split_files {
+        config = config
+            .with_repartition_file_scans(true)
+            .with_repartition_file_min_size(1024);
+    }
+    SessionContext::new_with_config(config)
+}
+
+/// The two contexts with `tables` registered in each.
+async fn contexts(
+    setup: Setup,
+    tables: &[(&str, String)],
+) -> Result<(SessionContext, SessionContext)> {
+    let (ours, theirs) = (context(setup), context(setup));
+    for (name, location) in tables {
+        ours.register_pq(name, location, PqReadOptions::default())
+            .await?;
+        theirs
+            .register_parquet(*name, location, ParquetReadOptions::default())
+            .await?;
+    }
+    Ok((ours, theirs))
+}
+
+async fn rows(ctx: &SessionContext, sql: &str) -> Result<Vec<String>> {
+    let batches = ctx.sql(sql).await?.collect().await?;
+    Ok(render(&batches, sql.contains("ORDER BY")))
+}
+
+fn data_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-data/pq-datafusion");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    dir
+}
+
+/// lineitem (200 000 rows in 4 row groups) and a small orders-like table
+/// made from it, both written by arrow-rs.
+fn tables() -> Vec<(&'static str, String)> {
+    let dir = data_dir();
+    let lineitem = dir.join("lineitem-200k.parquet");
+    write_lineitem(&lineitem, 200_000, 50_000);
+    let orders = dir.join("lineitem-head.parquet");
+    write_lineitem(&orders, 4_000, 1_000);
+    vec![
+        ("lineitem", lineitem.display().to_string()),
+        ("head", orders.display().to_string()),
+    ]
+}
+
+const QUERIES: &[&str] = &[
+    // TPC-H Q1.
+    "SELECT l_returnflag, l_linestatus, sum(l_quantity) AS sum_qty, \
+     sum(l_extendedprice) AS sum_base_price, \
+     sum(l_extendedprice * (1 - l_discount)) AS sum_disc_price, \
+     sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS sum_charge, \
+     avg(l_quantity) AS avg_qty, avg(l_extendedprice) AS avg_price, \
+     avg(l_discount) AS avg_disc, count(*) AS count_order \
+     FROM lineitem WHERE l_shipdate <= DATE '1998-12-01' - INTERVAL '90' DAY \
+     GROUP BY l_returnflag, l_linestatus ORDER BY l_returnflag, l_linestatus",
+    // TPC-H Q6.
+    "SELECT sum(l_extendedprice * l_discount) AS revenue FROM lineitem \
+     WHERE l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01' \
+     AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24",
+    // A 1 % selective filter, all columns.
+    "SELECT * FROM lineitem WHERE l_partkey < 2000",
+    // Filters of each kind pq translates, and ones it does not.
+    "SELECT l_orderkey, l_linenumber FROM lineitem WHERE l_shipmode = 'AIR' AND l_quantity < 5",
+    "SELECT l_orderkey, l_linenumber FROM lineitem WHERE l_shipmode IN ('MAIL', 'SHIP') AND l_suppkey = 17",
+    "SELECT l_orderkey, l_linenumber FROM lineitem WHERE l_shipmode NOT IN ('MAIL', 'SHIP', 'AIR', 'FOB', 'RAIL') AND l_partkey > 199000",
+    "SELECT count(*) FROM lineitem WHERE l_comment IS NULL",
+    "SELECT count(*) FROM lineitem WHERE l_comment IS NOT NULL AND l_comment LIKE 'furiously%'",
+    "SELECT count(*) FROM lineitem WHERE l_comment NOT LIKE '%quickly%'",
+    "SELECT count(*) FROM lineitem WHERE l_comment ILIKE 'FURIOUSLY%'",
+    "SELECT l_orderkey FROM lineitem WHERE NOT (l_quantity >= 2) OR l_shipdate = DATE '1995-03-15'",
+    "SELECT l_orderkey FROM lineitem WHERE l_partkey + l_suppkey = 100000 OR l_orderkey = 7",
+    "SELECT l_orderkey FROM lineitem WHERE CAST(l_linenumber AS BIGINT) * 1000 = l_orderkey",
+    "SELECT l_orderkey FROM lineitem WHERE l_receiptdate < l_commitdate AND l_shipdate BETWEEN DATE '1996-01-01' AND DATE '1996-01-03'",
+    "SELECT count(*) FROM lineitem WHERE l_orderkey > 1000000",
+    // Aggregates the planner may answer from statistics.
+    "SELECT count(*) FROM lineitem",
+    "SELECT min(l_orderkey), max(l_orderkey), min(l_shipdate), max(l_shipdate), min(l_shipmode), max(l_shipmode) FROM lineitem",
+    "SELECT count(l_comment), count(DISTINCT l_shipmode) FROM lineitem",
+    "SELECT l_shipmode, count(*), sum(l_quantity), min(l_receiptdate) FROM lineitem GROUP BY l_shipmode",
+    // LIMIT, with and without an order.
+    "SELECT l_orderkey, l_comment FROM lineitem ORDER BY l_extendedprice DESC, l_orderkey, l_linenumber LIMIT 10",
+    "SELECT count(*) FROM (SELECT * FROM lineitem LIMIT 12345)",
+    "SELECT count(*) FROM (SELECT l_orderkey FROM lineitem WHERE l_shipmode = 'RAIL' LIMIT 100)",
+    // Joins.
+    "SELECT h.l_shipmode, count(*) FROM lineitem l JOIN head h ON l.l_orderkey = h.l_orderkey \
+     AND l.l_linenumber = h.l_linenumber GROUP BY h.l_shipmode",
+    "SELECT l.l_orderkey, h.l_partkey FROM lineitem l JOIN head h ON l.l_partkey = h.l_partkey WHERE h.l_quantity > 45",
+    "SELECT count(*) FROM lineitem l LEFT JOIN head h ON l.l_orderkey = h.l_orderkey AND h.l_linenumber = 1 WHERE h.l_orderkey IS NULL",
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn queries_agree_with_datafusions_parquet() -> Result<()> {
+    let tables = tables();
+    for setup in SETUPS {
+        let (ours, theirs) = contexts(setup, &tables).await?;
+        for sql in QUERIES {
+            let (a, b) = (rows(&ours, sql).await?, rows(&theirs, sql).await?);
+            assert_eq!(a.len(), b.len(), "{setup:?}: {sql}: row counts");
+            assert!(
+                a == b,
+                "{setup:?}: {sql}: rows differ, first: {:?} vs {:?}",
+                first_diff(&a, &b),
+                ""
+            );
+        }
+    }
+    Ok(())
+}
+
+fn first_diff(a: &[String], b: &[String]) -> Option<(String, String)> {
+    a.iter()
+        .zip(b)
+        .find(|(x, y)| x != y)
+        .map(|(x, y)| (x.clone(), y.clone()))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn filters_reach_pq_and_prune() -> Result<()> {
+    let tables = tables();
+    let (ours, _) = contexts(SETUPS[0], &tables).await?;
+    let plan = ours
+        .sql("EXPLAIN SELECT l_orderkey FROM lineitem WHERE l_orderkey < 100")
+        .await?
+        .collect()
+        .await?;
+    let text = render(&plan, true).join("\n");
+    assert!(text.contains("file_type=pq"), "{text}");
+    assert!(text.contains("predicate=l_orderkey"), "{text}");
+    // Inexact: DataFusion keeps its own filter above the scan.
+    assert!(text.contains("FilterExec"), "{text}");
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_external_table_stored_as_pq() -> Result<()> {
+    let tables = tables();
+    let ctx = SessionContext::new();
+    ctx.register_pq_format(Default::default())?;
+    let location = &tables[0].1;
+    ctx.sql(&format!(
+        "CREATE EXTERNAL TABLE li STORED AS PQ LOCATION '{location}' OPTIONS ('pushdown' 'false')"
+    ))
+    .await?;
+    let got = rows(
+        &ctx,
+        "SELECT count(*), sum(l_quantity) FROM li WHERE l_shipmode = 'AIR'",
+    )
+    .await?;
+    let reference = SessionContext::new();
+    reference
+        .register_parquet("li", location, ParquetReadOptions::default())
+        .await?;
+    let want = rows(
+        &reference,
+        "SELECT count(*), sum(l_quantity) FROM li WHERE l_shipmode = 'AIR'",
+    )
+    .await?;
+    assert_eq!(got, want);
+    // A directory of files, and an option pq does not know.
+    let dir = data_dir();
+    ctx.sql(&format!(
+        "CREATE EXTERNAL TABLE both_files STORED AS PQ LOCATION '{}/'",
+        dir.display()
+    ))
+    .await?;
+    let n = rows(&ctx, "SELECT count(*) FROM both_files").await?;
+    assert_eq!(n, vec!["204000".to_owned()]);
+    let err = ctx
+        .sql(&format!(
+            "CREATE EXTERNAL TABLE bad STORED AS PQ LOCATION '{location}' OPTIONS ('pushdwn' 'false')"
+        ))
+        .await
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(err.contains("unknown pq option 'pushdwn'"), "{err}");
+    Ok(())
+}
+
+/// Corpus files that are not Parquet data files, or that one of the two
+/// readers refuses by design.
+fn corpus_files() -> Option<Vec<PathBuf>> {
+    let Some(dir) = pq_testkit::corpus_data_dir() else {
+        pq_testkit::skip("PARQUET_TESTING_DIR is not set: no corpus to query");
+        return None;
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
+        .collect();
+    files.sort();
+    Some(files)
+}
+
+/// Corpus files whose values the two readers give differently, and why
+/// (their row counts are still compared).
+const DIFFERENT_BY_DESIGN: &[(&str, &str)] = &[
+    (
+        "int96_from_spark.parquet",
+        "INT96 timestamps outside the range of 64-bit nanoseconds wrap, and arrow-rs and pq \
+         (which reads them as pyarrow does) wrap them differently",
+    ),
+    (
+        "repeated_no_annotation.parquet",
+        "DataFusion's Parquet format returns no rows for SELECT * of this legacy repeated \
+         group; pq returns the 6 rows pyarrow reads",
+    ),
+];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_corpus_file_reads_as_datafusions_parquet_reads_it() -> Result<()> {
+    let Some(files) = corpus_files() else {
+        return Ok(());
+    };
+    let (mut same, mut not_compared, mut both_refuse, mut only_pq_reads) = (0, 0, 0, Vec::new());
+    for file in &files {
+        let location = file.display().to_string();
+        let ours = SessionContext::new();
+        let theirs = SessionContext::new();
+        let a = async {
+            ours.register_pq("t", &location, PqReadOptions::default())
+                .await?;
+            Ok::<_, datafusion::error::DataFusionError>((
+                rows(&ours, "SELECT * FROM t").await?,
+                rows(&ours, "SELECT count(*) FROM t").await?,
+            ))
+        }
+        .await;
+        let b = async {
+            theirs
+                .register_parquet("t", &location, ParquetReadOptions::default())
+                .await?;
+            Ok::<_, datafusion::error::DataFusionError>((
+                rows(&theirs, "SELECT * FROM t").await?,
+                rows(&theirs, "SELECT count(*) FROM t").await?,
+            ))
+        }
+        .await;
+        match (a, b) {
+            (Ok(a), Ok(b)) => {
+                assert_eq!(a.1, b.1, "{location}: count(*)");
+                if let Some((_, why)) = DIFFERENT_BY_DESIGN
+                    .iter()
+                    .find(|(f, _)| location.ends_with(f))
+                {
+                    eprintln!("{location}: values not compared: {why}");
+                    not_compared += 1;
+                    continue;
+                }
+                if a.0 != b.0 {
+                    panic!(
+                        "{location}: rows differ ({} vs {}), first: {:?}",
+                        a.0.len(),
+                        b.0.len(),
+                        first_diff(&a.0, &b.0)
+                    );
+                }
+                same += 1;
+            }
+            (Err(a), Err(_)) => {
+                assert_one_line_no_panic(&location, &a.to_string());
+                both_refuse += 1;
+            }
+            (Ok(_), Err(e)) => only_pq_reads.push(format!("{location}: {e}")),
+            (Err(e), Ok(_)) => {
+                panic!("{location}: DataFusion's Parquet reads it, pq's format fails: {e}")
+            }
+        }
+    }
+    eprintln!(
+        "{} corpus files: {same} identical, {not_compared} counted only, {both_refuse} refused by both, {} read by pq only:\n{}",
+        files.len(),
+        only_pq_reads.len(),
+        only_pq_reads.join("\n")
+    );
+    assert!(same >= files.len() / 2, "too few files compared");
+    Ok(())
+}
+
+fn assert_one_line_no_panic(location: &str, message: &str) {
+    assert!(!message.contains("panic"), "{location}: {message}");
+    assert_eq!(message.lines().count(), 1, "{location}: {message}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn corrupt_files_fail_with_pqs_message() -> Result<()> {
+    let Some(dir) = pq_testkit::parquet_testing_dir().map(|d| d.join("bad_data")) else {
+        pq_testkit::skip("PARQUET_TESTING_DIR is not set: no corrupt files");
+        return Ok(());
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
+        .collect();
+    files.sort();
+    assert!(!files.is_empty());
+    let mut refused = 0;
+    for file in files {
+        let location = file.display().to_string();
+        // What pq's reader says alone: an error, or the rows it reads.
+        let pq_alone = match pq_arrow::ParquetReader::open(&file).and_then(|r| r.build()) {
+            Err(e) => Err(e.to_string()),
+            Ok(batches) => batches
+                .map(|b| b.map(|b| b.num_rows()))
+                .sum::<Result<usize, _>>()
+                .map_err(|e| e.to_string()),
+        };
+        let ctx = SessionContext::new();
+        let result = async {
+            ctx.register_pq("t", &location, PqReadOptions::default())
+                .await?;
+            rows(&ctx, "SELECT * FROM t").await
+        }
+        .await;
+        match (pq_alone, result) {
+            (Ok(n), Ok(rows)) => assert_eq!(n, rows.len(), "{location}: rows"),
+            (Ok(n), Err(e)) => panic!("{location}: pq reads {n} rows alone, under DataFusion: {e}"),
+            (Err(alone), Ok(rows)) => {
+                panic!(
+                    "{location}: a corrupt file gave {} rows ({alone})",
+                    rows.len()
+                )
+            }
+            (Err(alone), Err(e)) => {
+                let e = e.to_string();
+                assert_one_line_no_panic(&location, &e);
+                // The message pq gives alone, inside DataFusion's.
+                let core = alone.rsplit(": ").next().unwrap_or_default();
+                assert!(e.contains(core), "{location}: {e} does not carry {alone}");
+                refused += 1;
+            }
+        }
+    }
+    assert!(refused > 0, "no corrupt file refused");
+    Ok(())
+}
