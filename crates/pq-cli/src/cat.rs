@@ -96,35 +96,89 @@ pub fn run(args: &CatArgs<'_>, out: &mut impl Write) -> Result<(), CliError> {
             };
             Box::new(table.batches(plan))
         };
-    match args.format {
-        Format::Jsonl => {
-            let mut writer = json_writer(out);
-            for batch in batches {
-                let batch = displayable(path, batch?)?;
+    let ends = if args.all_rows { usize::MAX } else { ENDS };
+    let mut printer = BatchPrinter::with_ends(&schema, args.format, ends, args.max_width, out)?;
+    for batch in batches {
+        printer.push(path, batch?)?;
+    }
+    printer.finish(path)
+}
+
+/// Prints batches in a format as `cat` does, one batch at a time: JSON
+/// lines and CSV as they come, a table (its first and last rows) at the
+/// end.
+pub struct BatchPrinter<'w, W: Write> {
+    to: Printer<'w, W>,
+}
+
+enum Printer<'w, W: Write> {
+    Jsonl(arrow_json::LineDelimitedWriter<&'w mut W>),
+    Csv(&'w mut W),
+    Table {
+        table: Table,
+        width: Option<usize>,
+        out: &'w mut W,
+    },
+}
+
+impl<'w, W: Write> BatchPrinter<'w, W> {
+    /// A printer of batches of `schema`; a table shows its first and last
+    /// rows.
+    pub fn new(
+        schema: &Schema,
+        format: Format,
+        max_width: Option<usize>,
+        out: &'w mut W,
+    ) -> Result<Self, CliError> {
+        Self::with_ends(schema, format, ENDS, max_width, out)
+    }
+
+    fn with_ends(
+        schema: &Schema,
+        format: Format,
+        ends: usize,
+        max_width: Option<usize>,
+        out: &'w mut W,
+    ) -> Result<Self, CliError> {
+        let to = match format {
+            Format::Jsonl => Printer::Jsonl(json_writer(out)),
+            Format::Csv => {
+                write_csv_header(schema, out)?;
+                Printer::Csv(out)
+            }
+            Format::Table => {
+                let width = table_width(max_width);
+                Printer::Table {
+                    table: Table::new(schema, ends, width.map(|_| MAX_CELL)),
+                    width,
+                    out,
+                }
+            }
+        };
+        Ok(BatchPrinter { to })
+    }
+
+    /// Prints (or, for a table, takes) `batch`; errors name `path`.
+    pub fn push(&mut self, path: &Path, batch: RecordBatch) -> Result<(), CliError> {
+        let batch = displayable(path, batch)?;
+        match &mut self.to {
+            Printer::Jsonl(writer) => {
                 let batch = jsonable::batch(&batch).map_err(|e| CliError::file(path, e))?;
-                writer.write(&batch).map_err(|e| read::arrow_err(path, e))?;
+                writer.write(&batch).map_err(|e| read::arrow_err(path, e))
             }
-            writer.finish().map_err(|e| read::arrow_err(path, e))?;
-        }
-        Format::Csv => {
-            write_csv_header(&schema, out)?;
-            for batch in batches {
-                let batch = displayable(path, batch?)?;
-                write_csv(path, &batch, out)?;
-            }
-        }
-        Format::Table => {
-            let ends = if args.all_rows { usize::MAX } else { ENDS };
-            let width = table_width(args.max_width);
-            let mut table = Table::new(&schema, ends, width.map(|_| MAX_CELL));
-            for batch in batches {
-                let batch = displayable(path, batch?)?;
-                table.push(path, &batch)?;
-            }
-            table.print(width.unwrap_or(usize::MAX), out)?;
+            Printer::Csv(out) => write_csv(path, &batch, *out),
+            Printer::Table { table, .. } => table.push(path, &batch),
         }
     }
-    Ok(())
+
+    /// Ends the output (prints a table).
+    pub fn finish(self, path: &Path) -> Result<(), CliError> {
+        match self.to {
+            Printer::Jsonl(mut writer) => writer.finish().map_err(|e| read::arrow_err(path, e)),
+            Printer::Csv(_) => Ok(()),
+            Printer::Table { table, width, out } => table.print(width.unwrap_or(usize::MAX), out),
+        }
+    }
 }
 
 /// `rows` of the batches of matching rows: their offset and limit, read

@@ -77,6 +77,7 @@ mod schema;
 mod schema_json;
 mod signals;
 mod sources;
+mod sql;
 mod stats;
 mod values;
 mod verify;
@@ -289,6 +290,29 @@ enum Command {
         /// then says what each pruning source ruled out.
         #[arg(long = "where", value_name = "EXPR")]
         filter: Option<String>,
+    },
+    /// A SQL query over Parquet files, planned and run by DataFusion with
+    /// pq reading the files. Tables are named with --table, or written in
+    /// the query as a quoted location after FROM or JOIN: a file, a quoted
+    /// glob, a directory (its .parquet files) or an object URL.
+    ///
+    /// Example: pq sql "SELECT l_shipmode, count(*) FROM 'data/*.parquet' GROUP BY 1"
+    Sql {
+        /// The query (DataFusion's SQL).
+        query: String,
+        /// A table for the query: NAME=LOCATION (repeatable).
+        #[arg(long = "table", value_name = "NAME=LOCATION")]
+        tables: Vec<String>,
+        /// Output format.
+        #[arg(long, value_enum, default_value = "table")]
+        format: cat::Format,
+        /// Fit a table to this many terminal columns (0: no limit).
+        #[arg(long, value_name = "N")]
+        max_width: Option<usize>,
+        /// Threads the query runs on (DataFusion's target partitions);
+        /// default: every core.
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
     },
     /// Reads the file with pq and with the arrow-rs parquet reader and
     /// compares every value: "identical", or the first difference (exit 1).
@@ -522,6 +546,23 @@ fn run(cli: Cli) -> Result<(), CliError> {
             args.run(rows, &mut out)?
         }
         Command::Tail { args } => args.run(cat::Rows::Last(args.rows), &mut out)?,
+        Command::Sql {
+            query,
+            tables,
+            format,
+            max_width,
+            threads,
+        } => sql::run(
+            &sql::SqlArgs {
+                query: &query,
+                tables: &tables,
+                format,
+                max_width,
+                threads: threads
+                    .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+            },
+            &mut out,
+        )?,
         Command::Count { files, per_file } => {
             count::run(&sources::expand(&files)?, per_file, &mut out)?
         }

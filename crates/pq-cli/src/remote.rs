@@ -149,6 +149,25 @@ pub fn block_on<F: std::future::Future>(f: F) -> Result<F::Output, CliError> {
     Ok(runtime()?.block_on(f))
 }
 
+/// The fetch options of the command line (`--timeout`, `--retries`).
+pub fn fetch_options() -> FetchOptions {
+    OPTIONS.get().cloned().unwrap_or_default().fetch_options()
+}
+
+/// The store of object URL `location` (with the command line's options)
+/// and the URL of its root (`s3://bucket`, `https://host`), under which a
+/// query engine finds it.
+pub fn store_of(location: &str) -> Result<(Arc<dyn ObjectStore>, url::Url), CliError> {
+    let path = Path::new(location);
+    let options = OPTIONS.get().cloned().unwrap_or_default();
+    let (store, _) = store_for(location, &options).map_err(|e| CliError::file(path, e))?;
+    let mut root = url::Url::parse(location).map_err(|e| CliError::file(path, e))?;
+    root.set_path("");
+    root.set_query(None);
+    root.set_fragment(None);
+    Ok((store, root))
+}
+
 /// The store and object path of `url`.
 fn store_for(
     url: &str,
