@@ -100,4 +100,6 @@ impl Setting {
     }
 }
 
+// Each bench uses a part of these.
+#[allow(unused_imports)]
 pub use pq_testkit::timing::{median, ratio, rounds};
