@@ -39,8 +39,9 @@ fn read_ours(bytes: &[u8]) -> Result<RecordBatch, String> {
 fn check(batches: &[RecordBatch], options: WriterOptions, what: &str) {
     let bytes = write(batches, options);
     let expected = arrow_select::concat::concat_batches(&batches[0].schema(), batches).unwrap();
-    let back = read_arrow_rs(&bytes);
-    assert_same(&expected, &back, &format!("{what} (arrow-rs reader)"));
+    if let Some(back) = read_arrow_rs_unless_alp(&bytes) {
+        assert_same(&expected, &back, &format!("{what} (arrow-rs reader)"));
+    }
     match read_ours(&bytes) {
         Ok(ours) => assert_same(&expected, &ours, &format!("{what} (pq reader)")),
         Err(e) => {
