@@ -39,16 +39,14 @@ pub struct SqlArgs<'a> {
 pub fn run(args: &SqlArgs<'_>, out: &mut impl Write) -> Result<(), CliError> {
     let mut tables = Vec::new();
     for t in args.tables {
-        let Some((name, location)) = t.split_once('=') else {
+        let Some((name, location)) = t
+            .split_once('=')
+            .filter(|(n, l)| !n.trim().is_empty() && !l.trim().is_empty())
+        else {
             return Err(CliError::Usage(format!(
                 "--table takes NAME=LOCATION, not '{t}'"
             )));
         };
-        if name.trim().is_empty() || location.trim().is_empty() {
-            return Err(CliError::Usage(format!(
-                "--table takes NAME=LOCATION, not '{t}'"
-            )));
-        }
         tables.push((name.trim().to_owned(), location.trim().to_owned()));
     }
     let (query, inline) = inline_tables(args.query);
@@ -103,7 +101,7 @@ async fn query_and_print(
     ctx.register_pq_format(Default::default())
         .map_err(|e| sql_err(&e))?;
     for (name, location) in tables {
-        let location = register_store(&ctx, location)?;
+        register_store(&ctx, location)?;
         let options = PqReadOptions {
             format: PqOptions {
                 fetch: remote::fetch_options(),
@@ -111,7 +109,7 @@ async fn query_and_print(
             },
             ..PqReadOptions::default()
         };
-        ctx.register_pq(name, &location, options)
+        ctx.register_pq(name, location, options)
             .await
             .map_err(|e| {
                 CliError::Message(format!("table {name} ({location}): {}", one_line(&e)))
@@ -129,19 +127,16 @@ async fn query_and_print(
     printer.finish(path)
 }
 
-/// Registers the store of an object URL with the context (local paths
-/// need none) and returns the location as DataFusion lists it.
-fn register_store(ctx: &SessionContext, location: &str) -> Result<String, CliError> {
+/// Registers the store of an object URL with the context; local paths
+/// need none (DataFusion resolves them against the working directory).
+fn register_store(ctx: &SessionContext, location: &str) -> Result<(), CliError> {
     let path = Path::new(location);
-    if !remote::is_url(path) {
-        // DataFusion resolves relative paths against the working directory
-        // itself; `~` is the shell's, not ours.
-        return Ok(location.to_owned());
+    if remote::is_url(path) {
+        remote::check_single_object(path)?;
+        let (store, root) = remote::store_of(location)?;
+        ctx.register_object_store(&root, store);
     }
-    remote::check_single_object(path)?;
-    let (store, root) = remote::store_of(location)?;
-    ctx.register_object_store(&root, store);
-    Ok(location.to_owned())
+    Ok(())
 }
 
 /// A DataFusion error as one line (pq's own messages inside it are one

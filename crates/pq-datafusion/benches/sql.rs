@@ -21,23 +21,8 @@ use pq_testkit::timing::{median, ratio, rounds};
 use tokio::runtime::Runtime;
 
 const QUERIES: [(&str, &str); 3] = [
-    (
-        "Q1",
-        "SELECT l_returnflag, l_linestatus, sum(l_quantity) AS sum_qty, \
-         sum(l_extendedprice) AS sum_base_price, \
-         sum(l_extendedprice * (1 - l_discount)) AS sum_disc_price, \
-         sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS sum_charge, \
-         avg(l_quantity) AS avg_qty, avg(l_extendedprice) AS avg_price, \
-         avg(l_discount) AS avg_disc, count(*) AS count_order \
-         FROM lineitem WHERE l_shipdate <= DATE '1998-12-01' - INTERVAL '90' DAY \
-         GROUP BY l_returnflag, l_linestatus ORDER BY l_returnflag, l_linestatus",
-    ),
-    (
-        "Q6",
-        "SELECT sum(l_extendedprice * l_discount) AS revenue FROM lineitem \
-         WHERE l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01' \
-         AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24",
-    ),
+    ("Q1", common::Q1),
+    ("Q6", common::Q6),
     (
         "1% filter, all columns",
         "SELECT * FROM lineitem WHERE l_partkey < 2000",

@@ -54,11 +54,13 @@ impl FileOpener for PqOpener {
             // The file's top-level columns the table's columns are read
             // from, by name (files of one table may order or lack them).
             let file_schema = &footer.schema;
-            let roots: Vec<usize> = out_schema
+            let mut roots: Vec<usize> = out_schema
                 .fields()
                 .iter()
                 .filter_map(|f| file_schema.index_of(f.name()).ok())
                 .collect();
+            roots.sort_unstable();
+            roots.dedup();
             let predicate = filter
                 .as_ref()
                 .filter(|_| options.pushdown)
@@ -74,9 +76,6 @@ impl FileOpener for PqOpener {
                     limit,
                 ));
             }
-            let mut sorted = roots.clone();
-            sorted.sort_unstable();
-            sorted.dedup();
             let reader = ObjectStoreReader::from_meta(Arc::clone(&store), meta);
             let mut builder = ParquetRecordBatchStreamBuilder::new_with_metadata(
                 reader,
@@ -85,7 +84,7 @@ impl FileOpener for PqOpener {
             )
             .await
             .map_err(external)?;
-            let mask = ProjectionMask::roots(builder.parquet_schema(), sorted);
+            let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
             builder = builder
                 .with_projection(mask)
                 .with_row_groups(row_groups)

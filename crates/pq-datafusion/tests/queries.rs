@@ -94,19 +94,8 @@ fn tables() -> Vec<(&'static str, String)> {
 }
 
 const QUERIES: &[&str] = &[
-    // TPC-H Q1.
-    "SELECT l_returnflag, l_linestatus, sum(l_quantity) AS sum_qty, \
-     sum(l_extendedprice) AS sum_base_price, \
-     sum(l_extendedprice * (1 - l_discount)) AS sum_disc_price, \
-     sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) AS sum_charge, \
-     avg(l_quantity) AS avg_qty, avg(l_extendedprice) AS avg_price, \
-     avg(l_discount) AS avg_disc, count(*) AS count_order \
-     FROM lineitem WHERE l_shipdate <= DATE '1998-12-01' - INTERVAL '90' DAY \
-     GROUP BY l_returnflag, l_linestatus ORDER BY l_returnflag, l_linestatus",
-    // TPC-H Q6.
-    "SELECT sum(l_extendedprice * l_discount) AS revenue FROM lineitem \
-     WHERE l_shipdate >= DATE '1994-01-01' AND l_shipdate < DATE '1995-01-01' \
-     AND l_discount BETWEEN 0.05 AND 0.07 AND l_quantity < 24",
+    common::Q1,
+    common::Q6,
     // A 1 % selective filter, all columns.
     "SELECT * FROM lineitem WHERE l_partkey < 2000",
     // Filters of each kind pq translates, and ones it does not.
@@ -227,20 +216,24 @@ async fn create_external_table_stored_as_pq() -> Result<()> {
     Ok(())
 }
 
-/// Corpus files that are not Parquet data files, or that one of the two
-/// readers refuses by design.
-fn corpus_files() -> Option<Vec<PathBuf>> {
-    let Some(dir) = pq_testkit::corpus_data_dir() else {
-        pq_testkit::skip("PARQUET_TESTING_DIR is not set: no corpus to query");
-        return None;
-    };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+/// The `.parquet` files of `dir`, sorted.
+fn parquet_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
         .collect();
     files.sort();
-    Some(files)
+    files
+}
+
+/// The corpus's data files, or a reported skip without the corpus.
+fn corpus_files() -> Option<Vec<PathBuf>> {
+    let Some(dir) = pq_testkit::corpus_data_dir() else {
+        pq_testkit::skip("PARQUET_TESTING_DIR is not set: no corpus to query");
+        return None;
+    };
+    Some(parquet_files(&dir))
 }
 
 /// Corpus files whose values the two readers give differently, and why
@@ -339,12 +332,7 @@ async fn corrupt_files_fail_with_pqs_message() -> Result<()> {
         pq_testkit::skip("PARQUET_TESTING_DIR is not set: no corrupt files");
         return Ok(());
     };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "parquet"))
-        .collect();
-    files.sort();
+    let files = parquet_files(&dir);
     assert!(!files.is_empty());
     let mut refused = 0;
     for file in files {
