@@ -125,6 +125,48 @@ impl FetchOptions {
     pub fn retries(&self) -> u32 {
         self.retries
     }
+
+    /// Bytes of the file's end asked for first (see
+    /// [`with_footer_prefetch`](Self::with_footer_prefetch)).
+    pub fn footer_prefetch(&self) -> u64 {
+        self.footer_prefetch
+    }
+
+    /// Whether the magic at the start is checked (see
+    /// [`with_head_check`](Self::with_head_check)).
+    pub fn head_check(&self) -> bool {
+        self.check_head
+    }
+
+    /// The largest gap merged into one request (see
+    /// [`with_coalesce_gap`](Self::with_coalesce_gap)).
+    pub fn coalesce_gap(&self) -> u64 {
+        self.coalesce_gap
+    }
+
+    /// Requests in flight at once (see
+    /// [`with_max_requests`](Self::with_max_requests)).
+    pub fn max_requests(&self) -> usize {
+        self.max_requests
+    }
+
+    /// Bytes that may be held fetched ahead (see
+    /// [`with_prefetch_bytes`](Self::with_prefetch_bytes)).
+    pub fn prefetch_bytes(&self) -> usize {
+        self.prefetch_bytes
+    }
+
+    /// The longest one request may take (see
+    /// [`with_request_timeout`](Self::with_request_timeout)).
+    pub fn request_timeout(&self) -> Duration {
+        self.request_timeout
+    }
+
+    /// The first and the longest wait between attempts (see
+    /// [`with_backoff`](Self::with_backoff)).
+    pub fn backoff(&self) -> (Duration, Duration) {
+        (self.backoff, self.max_backoff)
+    }
 }
 
 /// What a stream has fetched so far: requests (each attempt counts),
