@@ -9,6 +9,11 @@ use std::time::Instant;
 
 use crate::setup::{self, NO_STD_TARGET};
 
+/// The optional features the checks build too: pq under Ballista (its
+/// codecs, binaries and multi-process test). Every step names the same
+/// set, so that DataFusion is built with one set of features.
+const DISTRIBUTED: &str = "pq-datafusion/ballista";
+
 /// Run every check.
 pub fn run(root: &Path) -> crate::Result<()> {
     let started = Instant::now();
@@ -41,6 +46,8 @@ pub fn run(root: &Path) -> crate::Result<()> {
                 "clippy",
                 "--workspace",
                 "--all-targets",
+                "--features",
+                DISTRIBUTED,
                 "--",
                 "-D",
                 "warnings",
@@ -70,12 +77,18 @@ pub fn run(root: &Path) -> crate::Result<()> {
     })?;
     step(
         "tests (unit, property, conformance over the corpus)",
-        || cargo(root, &["test", "--workspace"], env),
+        || {
+            cargo(
+                root,
+                &["test", "--workspace", "--features", DISTRIBUTED],
+                env,
+            )
+        },
     )?;
     step("docs", || {
         cargo(
             root,
-            &["doc", "--workspace", "--no-deps"],
+            &["doc", "--workspace", "--no-deps", "--features", DISTRIBUTED],
             &[("RUSTDOCFLAGS", "-D warnings")],
         )
     })?;

@@ -9,11 +9,11 @@ use datafusion::dataframe::DataFrame;
 use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
-use datafusion::datasource::provider::DefaultTableFactory;
 use datafusion::error::Result;
 use datafusion::prelude::SessionContext;
 
 use crate::format::{PqFormat, PqFormatFactory, PqOptions};
+use crate::table::{PqTable, PqTableFactory};
 
 /// How [`SessionContextExt::register_pq`] finds and reads a table's files.
 #[derive(Debug, Clone)]
@@ -78,16 +78,12 @@ impl SessionContextExt for SessionContext {
         // with the format registered under X.
         state
             .table_factories_mut()
-            .insert("PQ".to_owned(), Arc::new(DefaultTableFactory::new()));
+            .insert("PQ".to_owned(), Arc::new(PqTableFactory::default()));
         state.register_file_format(Arc::new(PqFormatFactory::new(options)), true)
     }
 }
 
-async fn pq_table(
-    ctx: &SessionContext,
-    location: &str,
-    options: PqReadOptions,
-) -> Result<ListingTable> {
+async fn pq_table(ctx: &SessionContext, location: &str, options: PqReadOptions) -> Result<PqTable> {
     let url = ListingTableUrl::parse(location)?;
     let extension = if url.is_collection() || location.contains(['*', '?', '[']) {
         options.file_extension.clone()
@@ -105,6 +101,8 @@ async fn pq_table(
     let config = ListingTableConfig::new(url)
         .with_listing_options(listing)
         .with_schema(schema);
-    Ok(ListingTable::try_new(config)?
-        .with_cache(ctx.runtime_env().cache_manager.get_file_statistic_cache()))
+    PqTable::new(
+        ListingTable::try_new(config)?
+            .with_cache(ctx.runtime_env().cache_manager.get_file_statistic_cache()),
+    )
 }

@@ -245,6 +245,11 @@ impl PqFormatFactory {
     pub fn new(options: PqOptions) -> Self {
         PqFormatFactory { options }
     }
+
+    /// The options its formats start from.
+    pub fn options(&self) -> &PqOptions {
+        &self.options
+    }
 }
 
 impl GetExt for PqFormatFactory {

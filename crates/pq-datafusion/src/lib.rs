@@ -39,11 +39,22 @@
 //! # tokio::runtime::Runtime::new().unwrap().block_on(run()).unwrap();
 //! ```
 //!
+//! - Distribution (feature `ballista`): [`PqTable`]s and pq scans cross
+//!   process boundaries through the extension codecs in `codec`, which a
+//!   Ballista client, scheduler and executors are given; the binaries
+//!   `pq-ballista-scheduler` and `pq-ballista-executor` are Ballista's own
+//!   with those codecs registered.
+//!
 //! Dependencies: `datafusion` (the engine, without its own Parquet
 //! support), `object_store` (the stores DataFusion hands a file opener; the
 //! same 0.13 that pq-arrow's `ObjectStoreReader` takes), `async-trait` (the
-//! form of DataFusion's async traits) and `futures` (its streams).
+//! form of DataFusion's async traits) and `futures` (its streams); with
+//! feature `ballista`, Ballista's crates (its codecs, scheduler and
+//! executor), `datafusion-proto` and `prost` (the plan wire format) and
+//! `tokio` (the binaries' runtime).
 
+#[cfg(feature = "ballista")]
+pub mod codec;
 mod context;
 mod filter;
 mod footers;
@@ -51,8 +62,10 @@ mod format;
 mod opener;
 mod source;
 mod statistics;
+mod table;
 
 pub use context::{PqReadOptions, SessionContextExt};
 pub use filter::to_predicate;
 pub use format::{PqFormat, PqFormatFactory, PqOptions};
 pub use source::PqSource;
+pub use table::PqTable;

@@ -47,6 +47,39 @@ impl PqSource {
             metrics: ExecutionPlanMetricsSet::new(),
         }
     }
+
+    /// The options pq reads with.
+    #[cfg(feature = "ballista")]
+    pub(crate) fn options(&self) -> &PqOptions {
+        &self.options
+    }
+
+    /// The filter given to pq, if any.
+    #[cfg(feature = "ballista")]
+    pub(crate) fn filter_expr(&self) -> Option<&Arc<dyn PhysicalExpr>> {
+        self.filter.as_ref()
+    }
+
+    /// The batch size DataFusion asked for, if it did.
+    #[cfg(feature = "ballista")]
+    pub(crate) fn batch_size(&self) -> Option<usize> {
+        self.batch_size
+    }
+
+    /// The source with a filter and batch size already decided (a scan
+    /// rebuilt from a serialized plan).
+    #[cfg(feature = "ballista")]
+    pub(crate) fn with_parts(
+        self,
+        filter: Option<Arc<dyn PhysicalExpr>>,
+        batch_size: Option<usize>,
+    ) -> Self {
+        PqSource {
+            filter,
+            batch_size,
+            ..self
+        }
+    }
 }
 
 impl FileSource for PqSource {

@@ -161,6 +161,12 @@ pub fn lineitem_batch(start: u64, n: usize) -> RecordBatch {
 /// Writes `rows` rows of the table with arrow-rs's defaults (SNAPPY is
 /// what DataFusion and most writers use; row groups of `row_group_rows`).
 pub fn write_lineitem(path: &Path, rows: usize, row_group_rows: usize) {
+    write_lineitem_part(path, 0, rows, row_group_rows);
+}
+
+/// As [`write_lineitem`], the table's rows from `first` on: one part of a
+/// table split over several files.
+pub fn write_lineitem_part(path: &Path, first: usize, rows: usize, row_group_rows: usize) {
     if path.exists() {
         return;
     }
@@ -172,9 +178,9 @@ pub fn write_lineitem(path: &Path, rows: usize, row_group_rows: usize) {
         .build();
     let mut w = ArrowWriter::try_new(file, lineitem_schema(), Some(props))
         .unwrap_or_else(|e| panic!("{e}"));
-    let mut start = 0;
-    while start < rows {
-        let n = 65_536.min(rows - start);
+    let (mut start, end) = (first, first + rows);
+    while start < end {
+        let n = 65_536.min(end - start);
         w.write(&lineitem_batch(start as u64, n))
             .unwrap_or_else(|e| panic!("{e}"));
         start += n;

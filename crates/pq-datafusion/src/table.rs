@@ -1,0 +1,180 @@
+//! [`PqTable`], the table a pq location is registered as, and the factory
+//! that makes one for `CREATE EXTERNAL TABLE … STORED AS PQ`.
+//!
+//! A `PqTable` is DataFusion's `ListingTable` over [`PqFormat`] under a type
+//! of its own. The listing, partition columns, statistics and scan are the
+//! `ListingTable`'s; the type is there so that a plan naming the table can
+//! be sent to other processes: DataFusion's plan serialization writes a
+//! `ListingTable` only when its format is one of DataFusion's own, and
+//! hands any other table to the extension codec, which knows a `PqTable`
+//! (see the `ballista` feature).
+
+use std::any::Any;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+use arrow_schema::SchemaRef;
+use async_trait::async_trait;
+use datafusion::catalog::{ScanArgs, ScanResult, Session, TableProvider, TableProviderFactory};
+use datafusion::common::{Constraints, Statistics, internal_datafusion_err};
+use datafusion::datasource::listing::ListingTable;
+use datafusion::datasource::provider::DefaultTableFactory;
+use datafusion::error::Result;
+use datafusion::logical_expr::dml::InsertOp;
+use datafusion::logical_expr::{
+    CreateExternalTable, Expr, LogicalPlan, TableProviderFilterPushDown, TableType,
+};
+use datafusion::physical_plan::ExecutionPlan;
+
+use crate::format::{PqFormat, PqOptions};
+
+/// Parquet files read by pq as one DataFusion table: a `ListingTable` over
+/// [`PqFormat`].
+///
+/// [`SessionContextExt::register_pq`](crate::SessionContextExt::register_pq)
+/// and `STORED AS PQ` make these; [`PqTable::new`] wraps a `ListingTable`
+/// built by hand.
+#[derive(Debug, Clone)]
+pub struct PqTable {
+    listing: ListingTable,
+    options: PqOptions,
+}
+
+impl PqTable {
+    /// The table `listing` describes; its format must be a [`PqFormat`].
+    pub fn new(listing: ListingTable) -> Result<Self> {
+        let Some(format) = listing.options().format.downcast_ref::<PqFormat>() else {
+            return Err(internal_datafusion_err!(
+                "a PqTable lists its files with PqFormat, not {:?}",
+                listing.options().format
+            ));
+        };
+        let options = format.options().clone();
+        Ok(PqTable { listing, options })
+    }
+
+    /// The `ListingTable` behind it.
+    pub fn listing(&self) -> &ListingTable {
+        &self.listing
+    }
+
+    /// The options pq reads the table's files with.
+    pub fn pq_options(&self) -> &PqOptions {
+        &self.options
+    }
+
+    /// A table over `urls` with a known file schema (without the partition
+    /// columns, which `listing` names): what a decoded plan rebuilds.
+    #[cfg(feature = "ballista")]
+    pub(crate) fn from_parts(
+        urls: Vec<datafusion::datasource::listing::ListingTableUrl>,
+        listing: datafusion::datasource::listing::ListingOptions,
+        file_schema: SchemaRef,
+    ) -> Result<Self> {
+        let config =
+            datafusion::datasource::listing::ListingTableConfig::new_with_multi_paths(urls)
+                .with_listing_options(listing)
+                .with_schema(file_schema);
+        PqTable::new(ListingTable::try_new(config)?)
+    }
+
+    /// The table with the file statistics cache of `ctx`'s runtime, as
+    /// tables registered on a context have.
+    #[cfg(feature = "ballista")]
+    pub(crate) fn with_statistics_cache(self, ctx: &datafusion::execution::TaskContext) -> Self {
+        let cache = ctx.runtime_env().cache_manager.get_file_statistic_cache();
+        PqTable {
+            listing: self.listing.with_cache(cache),
+            ..self
+        }
+    }
+}
+
+/// Every call goes to the `ListingTable`.
+#[async_trait]
+impl TableProvider for PqTable {
+    fn schema(&self) -> SchemaRef {
+        self.listing.schema()
+    }
+
+    fn constraints(&self) -> Option<&Constraints> {
+        self.listing.constraints()
+    }
+
+    fn table_type(&self) -> TableType {
+        self.listing.table_type()
+    }
+
+    fn get_table_definition(&self) -> Option<&str> {
+        self.listing.get_table_definition()
+    }
+
+    fn get_logical_plan(&'_ self) -> Option<Cow<'_, LogicalPlan>> {
+        self.listing.get_logical_plan()
+    }
+
+    fn get_column_default(&self, column: &str) -> Option<&Expr> {
+        self.listing.get_column_default(column)
+    }
+
+    async fn scan(
+        &self,
+        state: &dyn Session,
+        projection: Option<&Vec<usize>>,
+        filters: &[Expr],
+        limit: Option<usize>,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        self.listing.scan(state, projection, filters, limit).await
+    }
+
+    async fn scan_with_args<'a>(
+        &self,
+        state: &dyn Session,
+        args: ScanArgs<'a>,
+    ) -> Result<ScanResult> {
+        self.listing.scan_with_args(state, args).await
+    }
+
+    fn supports_filters_pushdown(
+        &self,
+        filters: &[&Expr],
+    ) -> Result<Vec<TableProviderFilterPushDown>> {
+        self.listing.supports_filters_pushdown(filters)
+    }
+
+    fn statistics(&self) -> Option<Statistics> {
+        self.listing.statistics()
+    }
+
+    async fn insert_into(
+        &self,
+        state: &dyn Session,
+        input: Arc<dyn ExecutionPlan>,
+        insert_op: InsertOp,
+    ) -> Result<Arc<dyn ExecutionPlan>> {
+        self.listing.insert_into(state, input, insert_op).await
+    }
+}
+
+/// Makes the tables of `CREATE EXTERNAL TABLE … STORED AS PQ`: DataFusion's
+/// listing-table factory finds [`PqFormatFactory`](crate::PqFormatFactory)
+/// under `pq`, and the table it makes is wrapped as a [`PqTable`].
+#[derive(Debug, Default)]
+pub(crate) struct PqTableFactory {
+    listing: DefaultTableFactory,
+}
+
+#[async_trait]
+impl TableProviderFactory for PqTableFactory {
+    async fn create(
+        &self,
+        state: &dyn Session,
+        cmd: &CreateExternalTable,
+    ) -> Result<Arc<dyn TableProvider>> {
+        let table: Arc<dyn Any + Send + Sync> = self.listing.create(state, cmd).await?;
+        let listing = table.downcast::<ListingTable>().map_err(|_| {
+            internal_datafusion_err!("STORED AS PQ made a table that is not a listing table")
+        })?;
+        Ok(Arc::new(PqTable::new(Arc::unwrap_or_clone(listing))?))
+    }
+}

@@ -1,0 +1,367 @@
+//! pq under Ballista: a scheduler and two executors, each its own process
+//! (`pq-ballista-scheduler`, `pq-ballista-executor`) on 127.0.0.1, and a
+//! client that registers pq tables and submits queries to them. Every
+//! query must give the rows a single local `SessionContext` gives over the
+//! same tables (in order where it has an ORDER BY).
+//!
+//! One test binary on purpose, apart from the query suite only because it
+//! needs feature `ballista`.
+
+mod common;
+
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use ballista_core::extension::{SessionConfigExt, SessionStateExt};
+use common::{render, write_lineitem_part};
+use datafusion::error::Result;
+use datafusion::execution::SessionStateBuilder;
+use datafusion::prelude::{SessionConfig, SessionContext};
+use pq_datafusion::codec::with_pq_codecs;
+use pq_datafusion::{PqReadOptions, SessionContextExt};
+
+/// A child process killed when the test ends, however it ends.
+struct Process {
+    name: &'static str,
+    child: Child,
+    log: PathBuf,
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        self.child.kill().ok();
+        self.child.wait().ok();
+    }
+}
+
+impl Process {
+    fn start(name: &'static str, exe: &str, args: &[String], dir: &Path) -> Process {
+        let log = dir.join(format!("{name}.log"));
+        let out = std::fs::File::create(&log).unwrap_or_else(|e| panic!("{e}"));
+        let err = out.try_clone().unwrap_or_else(|e| panic!("{e}"));
+        let child = Command::new(exe)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .spawn()
+            .unwrap_or_else(|e| panic!("{name}: {exe}: {e}"));
+        Process { name, child, log }
+    }
+
+    /// Waits until `addr` accepts connections; fails with the process's
+    /// output if it exits or 60 s pass first.
+    fn wait_listening(&mut self, addr: SocketAddr) {
+        let start = Instant::now();
+        loop {
+            if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+                return;
+            }
+            let exited = self.child.try_wait().ok().flatten();
+            if exited.is_some() || start.elapsed() > Duration::from_secs(60) {
+                let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+                panic!(
+                    "{} is not listening on {addr} ({}):\n{log}",
+                    self.name,
+                    match exited {
+                        Some(status) => format!("exited: {status}"),
+                        None => "60 s passed".to_owned(),
+                    }
+                );
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+}
+
+/// A port free on 127.0.0.1 now (the process it is given binds it soon
+/// after; another process taking it first would make the start fail
+/// loudly, not the test pass).
+fn free_port() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
+    listener
+        .local_addr()
+        .unwrap_or_else(|e| panic!("{e}"))
+        .port()
+}
+
+/// A scheduler and two executors, each allowed two tasks at once.
+struct Cluster {
+    scheduler: SocketAddr,
+    work_dirs: Vec<PathBuf>,
+    _processes: Vec<Process>,
+}
+
+fn start_cluster(dir: &Path) -> Cluster {
+    let port = free_port();
+    let scheduler: SocketAddr = format!("127.0.0.1:{port}")
+        .parse()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mut processes = Vec::new();
+    let mut work_dirs = Vec::new();
+    let mut s = Process::start(
+        "scheduler",
+        env!("CARGO_BIN_EXE_pq-ballista-scheduler"),
+        &["--bind".to_owned(), scheduler.to_string()],
+        dir,
+    );
+    s.wait_listening(scheduler);
+    processes.push(s);
+    for name in ["executor-1", "executor-2"] {
+        let (flight, grpc) = (free_port(), free_port());
+        // A fresh work directory, so that what is in it afterwards is
+        // this run's.
+        let work = dir.join(name);
+        std::fs::remove_dir_all(&work).ok();
+        std::fs::create_dir_all(&work).unwrap_or_else(|e| panic!("{e}"));
+        work_dirs.push(work.clone());
+        let mut e = Process::start(
+            name,
+            env!("CARGO_BIN_EXE_pq-ballista-executor"),
+            &[
+                "--scheduler".to_owned(),
+                scheduler.to_string(),
+                "--port".to_owned(),
+                flight.to_string(),
+                "--grpc-port".to_owned(),
+                grpc.to_string(),
+                "--concurrent-tasks".to_owned(),
+                "2".to_owned(),
+                "--work-dir".to_owned(),
+                work.display().to_string(),
+            ],
+            dir,
+        );
+        let addr = format!("127.0.0.1:{flight}")
+            .parse()
+            .unwrap_or_else(|e| panic!("{e}"));
+        e.wait_listening(addr);
+        processes.push(e);
+    }
+    Cluster {
+        scheduler,
+        work_dirs,
+        _processes: processes,
+    }
+}
+
+fn data_dir() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/test-data/pq-ballista");
+    std::fs::create_dir_all(&dir).unwrap_or_else(|e| panic!("{e}"));
+    dir
+}
+
+/// The tables: lineitem in four files of 50 000 rows (two row groups
+/// each, so the scan has several tasks), a 4 000-row head of it, and the
+/// nested and all-types fixtures.
+fn tables(dir: &Path) -> Vec<(&'static str, String)> {
+    let lineitem = dir.join("lineitem");
+    std::fs::create_dir_all(&lineitem).unwrap_or_else(|e| panic!("{e}"));
+    for part in 0..4 {
+        write_lineitem_part(
+            &lineitem.join(format!("part-{part}.parquet")),
+            part * 50_000,
+            50_000,
+            25_000,
+        );
+    }
+    let head = dir.join("head.parquet");
+    write_lineitem_part(&head, 0, 4_000, 1_000);
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
+    vec![
+        ("lineitem", format!("{}/", lineitem.display())),
+        ("head", head.display().to_string()),
+        (
+            "nested",
+            fixtures
+                .join("nested_plain_v1.parquet")
+                .display()
+                .to_string(),
+        ),
+        (
+            "all_types",
+            fixtures
+                .join("all_types_dict_snappy_v1.parquet")
+                .display()
+                .to_string(),
+        ),
+    ]
+}
+
+const QUERIES: &[&str] = &[
+    common::Q1,
+    common::Q6,
+    "SELECT * FROM lineitem WHERE l_partkey < 2000",
+    "SELECT count(*) FROM lineitem",
+    "SELECT count(*) FROM lineitem WHERE l_shipmode = 'AIR' AND l_quantity < 5",
+    "SELECT l_shipmode, count(*), sum(l_quantity), min(l_receiptdate) FROM lineitem GROUP BY l_shipmode ORDER BY l_shipmode",
+    "SELECT l_orderkey, l_comment FROM lineitem ORDER BY l_extendedprice DESC, l_orderkey, l_linenumber LIMIT 10",
+    "SELECT h.l_shipmode, count(*) FROM lineitem l JOIN head h ON l.l_orderkey = h.l_orderkey \
+     AND l.l_linenumber = h.l_linenumber GROUP BY h.l_shipmode",
+    "SELECT count(*) FROM lineitem l LEFT JOIN head h ON l.l_orderkey = h.l_orderkey AND h.l_linenumber = 1 WHERE h.l_orderkey IS NULL",
+    "SELECT id, list_int64, \"struct\"['a'], \"struct\"['b'], map_utf8_int64 FROM nested WHERE id % 3 = 1",
+    "SELECT count(*), sum(\"struct\"['a']), max(array_length(list_int64)) FROM nested",
+    "SELECT * FROM all_types",
+    "SELECT utf8, count(*), sum(int64), max(decimal_18_4), min(ts_us_utc) FROM all_types GROUP BY utf8",
+    "SELECT count(*) FROM li_sql WHERE l_shipmode IN ('MAIL', 'SHIP')",
+];
+
+async fn rows(ctx: &SessionContext, sql: &str) -> Result<Vec<String>> {
+    let batches = ctx.sql(sql).await?.collect().await?;
+    Ok(render(&batches, sql.contains("ORDER BY")))
+}
+
+async fn register(ctx: &SessionContext, tables: &[(&str, String)]) -> Result<()> {
+    for (name, location) in tables {
+        ctx.register_pq(name, location, PqReadOptions::default())
+            .await?;
+    }
+    ctx.register_pq_format(Default::default())?;
+    let lineitem = &tables[0].1;
+    ctx.sql(&format!(
+        "CREATE EXTERNAL TABLE li_sql STORED AS PQ LOCATION '{lineitem}' OPTIONS ('pruning' 'false')"
+    ))
+    .await?;
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ballista_cluster_agrees_with_one_context() -> Result<()> {
+    let dir = data_dir();
+    let tables = tables(&dir);
+    let cluster = start_cluster(&dir);
+
+    let config = with_pq_codecs(SessionConfig::new_with_ballista().with_target_partitions(4));
+    let state = SessionStateBuilder::new()
+        .with_config(config)
+        .with_default_features()
+        .build()
+        .upgrade_for_ballista(format!("http://{}", cluster.scheduler))?;
+    let remote = SessionContext::new_with_state(state);
+    register(&remote, &tables).await?;
+
+    let local = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(4));
+    register(&local, &tables).await?;
+
+    for sql in QUERIES {
+        let want = rows(&local, sql).await?;
+        let got = rows(&remote, sql)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: through Ballista: {e}"));
+        assert_eq!(got.len(), want.len(), "{sql}: row counts");
+        assert!(
+            got == want,
+            "{sql}: rows differ, first: {:?}",
+            got.iter().zip(&want).find(|(a, b)| a != b)
+        );
+    }
+    // The queries ran in both executors: each wrote the shuffle output of
+    // the jobs it ran tasks of into its work directory.
+    for work in &cluster.work_dirs {
+        let jobs = std::fs::read_dir(work)
+            .map(|d| d.filter_map(|e| e.ok()).count())
+            .unwrap_or(0);
+        eprintln!("{}: output of {jobs} jobs", work.display());
+        assert!(jobs > 0, "{} ran no task", work.display());
+    }
+    Ok(())
+}
+
+/// Plans over pq tables written with pq's codecs and read back (in this
+/// process, around DataFusion's own codecs): the plan reads the same, pq's
+/// filter, projection, limit and options survive, and it gives the same
+/// rows.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn plans_round_trip_through_the_codecs() -> Result<()> {
+    use datafusion::common::tree_node::TreeNode;
+    use datafusion::physical_plan::{collect, displayable};
+    use datafusion_proto::bytes::{
+        logical_plan_from_bytes_with_extension_codec, logical_plan_to_bytes_with_extension_codec,
+        physical_plan_from_bytes_with_extension_codec, physical_plan_to_bytes_with_extension_codec,
+    };
+    use datafusion_proto::logical_plan::DefaultLogicalExtensionCodec;
+    use datafusion_proto::physical_plan::DefaultPhysicalExtensionCodec;
+    use pq_datafusion::codec::{PqLogicalCodec, PqPhysicalCodec};
+    use std::sync::Arc;
+
+    let dir = data_dir();
+    let tables = tables(&dir);
+    let logical_codec = PqLogicalCodec::wrapping(Arc::new(DefaultLogicalExtensionCodec {}));
+    let physical_codec = PqPhysicalCodec::wrapping(Arc::new(DefaultPhysicalExtensionCodec {}));
+    let ctx = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(2));
+    register(&ctx, &tables).await?;
+    // Options other than the defaults, to see them cross.
+    let options = PqReadOptions {
+        format: pq_datafusion::PqOptions {
+            pruning: false,
+            fetch: pq_arrow::FetchOptions::default().with_footer_prefetch(1 << 12),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    ctx.register_pq("li_opts", &tables[0].1, options).await?;
+    let task = ctx.task_ctx();
+    for sql in [
+        "SELECT l_orderkey, l_shipmode FROM lineitem WHERE l_quantity < 3 AND l_shipmode = 'AIR' \
+         ORDER BY l_orderkey LIMIT 50",
+        common::Q6,
+        "SELECT count(*) FROM li_sql WHERE l_shipmode IN ('MAIL', 'SHIP')",
+        "SELECT l_orderkey FROM li_opts WHERE l_partkey < 100",
+        "SELECT id, \"struct\"['b'] FROM nested WHERE id > 2",
+    ] {
+        let df = ctx.sql(sql).await?;
+        let want = render(&df.clone().collect().await?, false);
+
+        let logical = df.logical_plan().clone();
+        let bytes = logical_plan_to_bytes_with_extension_codec(&logical, &logical_codec)?;
+        let back = logical_plan_from_bytes_with_extension_codec(&bytes, &task, &logical_codec)?;
+        assert_eq!(
+            format!("{}", back.display_indent()),
+            format!("{}", logical.display_indent()),
+            "{sql}: logical plan"
+        );
+        let got = render(
+            &ctx.execute_logical_plan(back).await?.collect().await?,
+            false,
+        );
+        assert_eq!(got, want, "{sql}: rows of the decoded logical plan");
+
+        let physical = df.create_physical_plan().await?;
+        let bytes = physical_plan_to_bytes_with_extension_codec(physical.clone(), &physical_codec)?;
+        let back = physical_plan_from_bytes_with_extension_codec(&bytes, &task, &physical_codec)?;
+        let (a, b) = (
+            displayable(physical.as_ref()).indent(true).to_string(),
+            displayable(back.as_ref()).indent(true).to_string(),
+        );
+        assert_eq!(b, a, "{sql}: physical plan");
+        assert!(a.contains("file_type=pq"), "{a}");
+        let got = render(&collect(back, task.clone()).await?, false);
+        assert_eq!(got, want, "{sql}: rows of the decoded physical plan");
+    }
+    // The options crossed (the plan's text does not show them).
+    let df = ctx.sql("SELECT l_orderkey FROM li_opts").await?;
+    let logical = df.logical_plan().clone();
+    let bytes = logical_plan_to_bytes_with_extension_codec(&logical, &logical_codec)?;
+    let back = logical_plan_from_bytes_with_extension_codec(&bytes, &task, &logical_codec)?;
+    let mut found = None;
+    back.apply(|node| {
+        if let datafusion::logical_expr::LogicalPlan::TableScan(scan) = node
+            && let Some(table) = datafusion::datasource::source_as_provider(&scan.source)
+                .ok()
+                .and_then(|p| {
+                    (p.as_ref() as &dyn std::any::Any)
+                        .downcast_ref::<pq_datafusion::PqTable>()
+                        .cloned()
+                })
+        {
+            found = Some(table.pq_options().clone());
+        }
+        Ok(datafusion::common::tree_node::TreeNodeRecursion::Continue)
+    })?;
+    let options = found.unwrap_or_else(|| panic!("no pq table in the decoded plan"));
+    assert!(!options.pruning && options.pushdown);
+    assert_eq!(options.fetch.footer_prefetch(), 1 << 12);
+    Ok(())
+}
