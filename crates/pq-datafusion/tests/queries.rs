@@ -374,3 +374,162 @@ async fn corrupt_files_fail_with_pqs_message() -> Result<()> {
     assert!(refused > 0, "no corrupt file refused");
     Ok(())
 }
+
+/// What a statistic says of the true value `truth` (`lower`: it is a
+/// minimum): exact statistics must equal it, inexact ones bound it. None
+/// when there is nothing to compare (no statistic, or types DataFusion
+/// cannot cast between).
+fn check_bound(
+    stat: &datafusion::common::stats::Precision<datafusion::scalar::ScalarValue>,
+    truth: &datafusion::scalar::ScalarValue,
+    lower: bool,
+) -> Option<std::result::Result<bool, String>> {
+    use datafusion::common::stats::Precision;
+    use datafusion::scalar::ScalarValue;
+    let (v, exact) = match stat {
+        Precision::Exact(v) => (v, true),
+        Precision::Inexact(v) => (v, false),
+        Precision::Absent => return None,
+    };
+    if truth.is_null() {
+        // Every value null: no bound can be right.
+        return Some(Err(format!("a bound {v:?} for a column of nulls")));
+    }
+    let truth = truth.cast_to(&v.data_type()).ok()?;
+    // Floats compare as numbers (-0.0 = 0.0); a NaN is outside any bound
+    // but an exact one.
+    let float = |s: &ScalarValue| {
+        if s.data_type().is_floating() {
+            s.cast_to(&arrow_schema::DataType::Float64)
+                .ok()
+                .and_then(|f| match f {
+                    ScalarValue::Float64(x) => x,
+                    _ => None,
+                })
+        } else {
+            None
+        }
+    };
+    if exact {
+        let same = match (float(v), float(&truth)) {
+            (Some(a), Some(b)) => a == b || (a.is_nan() && b.is_nan()),
+            _ => *v == truth,
+        };
+        return Some(if same {
+            Ok(true)
+        } else {
+            Err(format!("exact {v:?}, true {truth:?}"))
+        });
+    }
+    let ordering = match (float(v), float(&truth)) {
+        (Some(_), Some(b)) if b.is_nan() => return Some(Ok(false)),
+        (Some(a), Some(b)) => a.partial_cmp(&b),
+        _ => v.partial_cmp(&truth),
+    };
+    Some(match ordering {
+        Some(o) if (lower && o.is_le()) || (!lower && o.is_ge()) => Ok(false),
+        _ => Err(format!("inexact {v:?} does not bound the true {truth:?}")),
+    })
+}
+
+/// The statistics pq's format gives the planner, checked against the
+/// values DataFusion's own Parquet format reads from the same files: exact
+/// row and null counts equal, exact bounds equal the true minimum and
+/// maximum, inexact ones bound them. Over the fixtures, lineitem and the
+/// corpus.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn statistics_agree_with_the_data() -> Result<()> {
+    use datafusion::common::stats::Precision;
+    use datafusion::datasource::file_format::FileFormat;
+    use datafusion::execution::object_store::ObjectStoreUrl;
+    use datafusion::scalar::ScalarValue;
+    use object_store::ObjectStoreExt;
+    use pq_datafusion::PqFormat;
+
+    let mut files = parquet_files(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data"));
+    files.push(PathBuf::from(&tables()[0].1));
+    files.extend(corpus_files().unwrap_or_default());
+    let (mut exact, mut inexact, mut counts, mut wrong) = (0, 0, 0, Vec::new());
+    for file in &files {
+        let location = file.display().to_string();
+        let ctx = SessionContext::new();
+        let state = ctx.state();
+        let store = ctx
+            .runtime_env()
+            .object_store(ObjectStoreUrl::local_filesystem())?;
+        let Ok(path) = object_store::path::Path::from_filesystem_path(file) else {
+            continue;
+        };
+        let meta = store.head(&path).await?;
+        let format = PqFormat::default();
+        // Files pq refuses are the other tests' business.
+        let Ok(schema) = format
+            .infer_schema(&state, &store, std::slice::from_ref(&meta))
+            .await
+        else {
+            continue;
+        };
+        let stats = format
+            .infer_stats(&state, &store, schema.clone(), &meta)
+            .await?;
+        if ctx
+            .register_parquet("t", &location, ParquetReadOptions::default())
+            .await
+            .is_err()
+        {
+            continue;
+        }
+        if let Precision::Exact(n) = stats.num_rows {
+            let want = rows(&ctx, "SELECT count(*) FROM t").await?;
+            assert_eq!(vec![n.to_string()], want, "{location}: rows");
+            counts += 1;
+        }
+        for (field, cs) in schema.fields().iter().zip(&stats.column_statistics) {
+            if cs.null_count == Precision::Absent
+                && cs.min_value == Precision::Absent
+                && cs.max_value == Precision::Absent
+            {
+                continue;
+            }
+            let name = field.name().replace('"', "\"\"");
+            let sql = format!(
+                "SELECT min(\"{name}\"), max(\"{name}\"), count(*) - count(\"{name}\") FROM t"
+            );
+            // Types DataFusion does not aggregate are left out.
+            let Ok(df) = ctx.sql(&sql).await else {
+                continue;
+            };
+            let Ok(batches) = df.collect().await else {
+                continue;
+            };
+            let Some(b) = batches.first() else { continue };
+            let truth = |i: usize| ScalarValue::try_from_array(b.column(i), 0);
+            let (min, max, nulls) = (truth(0)?, truth(1)?, truth(2)?);
+            if let Precision::Exact(n) = cs.null_count {
+                if ScalarValue::Int64(Some(n as i64)) != nulls {
+                    wrong.push(format!("{location}: {name}: nulls {n}, true {nulls:?}"));
+                }
+                counts += 1;
+            }
+            for (stat, truth, lower) in [(&cs.min_value, &min, true), (&cs.max_value, &max, false)]
+            {
+                match check_bound(stat, truth, lower) {
+                    None => {}
+                    Some(Ok(true)) => exact += 1,
+                    Some(Ok(false)) => inexact += 1,
+                    Some(Err(e)) => wrong.push(format!(
+                        "{location}: {name}: {} {e}",
+                        if lower { "min" } else { "max" }
+                    )),
+                }
+            }
+        }
+    }
+    eprintln!(
+        "statistics over {} files: {counts} exact counts, {exact} exact bounds, {inexact} inexact bounds checked",
+        files.len()
+    );
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    assert!(exact > 50 && counts > 50, "too little compared");
+    Ok(())
+}
