@@ -365,3 +365,68 @@ async fn plans_round_trip_through_the_codecs() -> Result<()> {
     assert_eq!(options.fetch.footer_prefetch(), 1 << 12);
     Ok(())
 }
+
+/// A codec that counts the scalar functions it is asked to write and
+/// otherwise is DataFusion's default.
+#[derive(Debug, Default)]
+struct CountingUdfs {
+    written: std::sync::atomic::AtomicUsize,
+}
+
+impl datafusion_proto::physical_plan::PhysicalExtensionCodec for CountingUdfs {
+    fn try_decode(
+        &self,
+        buf: &[u8],
+        inputs: &[std::sync::Arc<dyn datafusion::physical_plan::ExecutionPlan>],
+        ctx: &datafusion::execution::TaskContext,
+        converter: &dyn datafusion_proto::physical_plan::PhysicalProtoConverterExtension,
+    ) -> Result<std::sync::Arc<dyn datafusion::physical_plan::ExecutionPlan>> {
+        datafusion_proto::physical_plan::DefaultPhysicalExtensionCodec {}
+            .try_decode(buf, inputs, ctx, converter)
+    }
+
+    fn try_encode(
+        &self,
+        node: std::sync::Arc<dyn datafusion::physical_plan::ExecutionPlan>,
+        buf: &mut Vec<u8>,
+        converter: &dyn datafusion_proto::physical_plan::PhysicalProtoConverterExtension,
+    ) -> Result<()> {
+        datafusion_proto::physical_plan::DefaultPhysicalExtensionCodec {}
+            .try_encode(node, buf, converter)
+    }
+
+    fn try_encode_udf(
+        &self,
+        _node: &datafusion::logical_expr::ScalarUDF,
+        _buf: &mut Vec<u8>,
+    ) -> Result<()> {
+        self.written
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+}
+
+/// What pq's codec does not own (here a scalar function) reaches the
+/// codec it wraps.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn functions_reach_the_wrapped_codec() -> Result<()> {
+    use datafusion_proto::bytes::physical_plan_to_bytes_with_extension_codec;
+    use pq_datafusion::codec::PqPhysicalCodec;
+    use std::sync::Arc;
+
+    let dir = data_dir();
+    let tables = tables(&dir);
+    let ctx = SessionContext::new();
+    register(&ctx, &tables).await?;
+    let plan = ctx
+        .sql("SELECT upper(l_shipmode) FROM lineitem WHERE l_quantity < 2")
+        .await?
+        .create_physical_plan()
+        .await?;
+    let counting = Arc::new(CountingUdfs::default());
+    let codec = PqPhysicalCodec::wrapping(counting.clone());
+    physical_plan_to_bytes_with_extension_codec(plan, &codec)?;
+    let n = counting.written.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(n > 0, "upper() never reached the wrapped codec");
+    Ok(())
+}
