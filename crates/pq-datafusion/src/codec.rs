@@ -398,8 +398,7 @@ fn decode_table(proto: &TableProto, schema: &Schema, ctx: &TaskContext) -> Resul
     let listing = ListingOptions::new(Arc::new(PqFormat::new(options)))
         .with_file_extension(proto.file_extension.clone())
         .with_table_partition_cols(partition_cols);
-    let table = PqTable::from_parts(urls, listing, Arc::new(file_schema))?;
-    Ok(table.with_statistics_cache(ctx))
+    PqTable::from_parts(urls, listing, Arc::new(file_schema), &ctx.runtime_env())
 }
 
 /// The physical codec: pq scans, everything else by the codec it wraps

@@ -6,9 +6,7 @@ use std::sync::Arc;
 use arrow_schema::{DataType, SchemaRef};
 use async_trait::async_trait;
 use datafusion::dataframe::DataFrame;
-use datafusion::datasource::listing::{
-    ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
-};
+use datafusion::datasource::listing::{ListingOptions, ListingTableUrl};
 use datafusion::error::Result;
 use datafusion::prelude::SessionContext;
 
@@ -98,11 +96,5 @@ async fn pq_table(ctx: &SessionContext, location: &str, options: PqReadOptions) 
         Some(schema) => schema,
         None => listing.infer_schema(&state, &url).await?,
     };
-    let config = ListingTableConfig::new(url)
-        .with_listing_options(listing)
-        .with_schema(schema);
-    PqTable::new(
-        ListingTable::try_new(config)?
-            .with_cache(ctx.runtime_env().cache_manager.get_file_statistic_cache()),
-    )
+    PqTable::from_parts(vec![url], listing, schema, &ctx.runtime_env())
 }

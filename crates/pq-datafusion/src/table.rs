@@ -17,9 +17,12 @@ use arrow_schema::SchemaRef;
 use async_trait::async_trait;
 use datafusion::catalog::{ScanArgs, ScanResult, Session, TableProvider, TableProviderFactory};
 use datafusion::common::{Constraints, Statistics, internal_datafusion_err};
-use datafusion::datasource::listing::ListingTable;
+use datafusion::datasource::listing::{
+    ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
+};
 use datafusion::datasource::provider::DefaultTableFactory;
 use datafusion::error::Result;
+use datafusion::execution::runtime_env::RuntimeEnv;
 use datafusion::logical_expr::dml::InsertOp;
 use datafusion::logical_expr::{
     CreateExternalTable, Expr, LogicalPlan, TableProviderFilterPushDown, TableType,
@@ -64,29 +67,19 @@ impl PqTable {
     }
 
     /// A table over `urls` with a known file schema (without the partition
-    /// columns, which `listing` names): what a decoded plan rebuilds.
-    #[cfg(feature = "ballista")]
+    /// columns, which `listing` names), sharing `runtime`'s file statistics
+    /// cache: what `register_pq` builds, and what a decoded plan rebuilds.
     pub(crate) fn from_parts(
-        urls: Vec<datafusion::datasource::listing::ListingTableUrl>,
-        listing: datafusion::datasource::listing::ListingOptions,
+        urls: Vec<ListingTableUrl>,
+        listing: ListingOptions,
         file_schema: SchemaRef,
+        runtime: &RuntimeEnv,
     ) -> Result<Self> {
-        let config =
-            datafusion::datasource::listing::ListingTableConfig::new_with_multi_paths(urls)
-                .with_listing_options(listing)
-                .with_schema(file_schema);
-        PqTable::new(ListingTable::try_new(config)?)
-    }
-
-    /// The table with the file statistics cache of `ctx`'s runtime, as
-    /// tables registered on a context have.
-    #[cfg(feature = "ballista")]
-    pub(crate) fn with_statistics_cache(self, ctx: &datafusion::execution::TaskContext) -> Self {
-        let cache = ctx.runtime_env().cache_manager.get_file_statistic_cache();
-        PqTable {
-            listing: self.listing.with_cache(cache),
-            ..self
-        }
+        let config = ListingTableConfig::new_with_multi_paths(urls)
+            .with_listing_options(listing)
+            .with_schema(file_schema);
+        let cache = runtime.cache_manager.get_file_statistic_cache();
+        PqTable::new(ListingTable::try_new(config)?.with_cache(cache))
     }
 }
 
