@@ -167,10 +167,18 @@ pub fn write_lineitem(path: &Path, rows: usize, row_group_rows: usize) {
 /// As [`write_lineitem`], the table's rows from `first` on: one part of a
 /// table split over several files.
 pub fn write_lineitem_part(path: &Path, first: usize, rows: usize, row_group_rows: usize) {
+    // Tests in one binary run on several threads and each prepares the
+    // tables it reads: one writer at a time, so a second test finds the
+    // file whole (or writes it itself) and no test lists a directory while
+    // another is still adding a part to it.
+    static WRITING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_writer = WRITING
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     if path.exists() {
         return;
     }
-    let tmp = path.with_extension("partial");
+    let tmp = path.with_extension(format!("partial-{}", std::process::id()));
     let file = std::fs::File::create(&tmp).unwrap_or_else(|e| panic!("{e}"));
     let props = WriterProperties::builder()
         .set_compression(datafusion::parquet::basic::Compression::SNAPPY)
