@@ -435,6 +435,148 @@ fn dictionary_output_matches_plain() {
     assert!(dict_columns > 0);
 }
 
+/// View output (`with_view_types(true)`, alone and with dictionaries)
+/// holds the same values as plain output: every fixture and corpus file
+/// that reads plainly, every column (nested ones too) compared after Arrow's
+/// own cast of the views back to the plain types.
+#[test]
+fn view_output_matches_plain() {
+    let mut files = Vec::new();
+    parquet_files(&pq_tests::fixtures_dir(), &mut files);
+    if let Some(dir) = pq_tests::corpus_dir() {
+        parquet_files(&dir.join("data"), &mut files);
+    }
+    let mut view_columns = 0;
+    for path in &files {
+        if listed(KNOWN_FAILURES, path).is_some() || listed(READ_SEPARATELY, path).is_some() {
+            continue;
+        }
+        let Ok((ps, pb)) = read_ours(path) else {
+            continue;
+        };
+        let p = arrow_select::concat::concat_batches(&ps, &pb).unwrap();
+        for dictionary in [false, true] {
+            let r = pq_arrow::ParquetReader::open(path)
+                .and_then(|r| {
+                    r.with_view_types(true)
+                        .with_dictionary(dictionary)
+                        .with_batch_size(1000)
+                        .build()
+                })
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let vs = r.schema();
+            let vb: Vec<RecordBatch> = r
+                .collect::<Result<_, _>>()
+                .unwrap_or_else(|e| panic!("{} (dictionary {dictionary}): {e}", path.display()));
+            let v = arrow_select::concat::concat_batches(&vs, &vb).unwrap();
+            for i in 0..p.num_columns() {
+                let (pc, vc) = (expand(p.column(i)), expand(v.column(i)));
+                if pc.data_type() == vc.data_type() {
+                    continue;
+                }
+                view_columns += 1;
+                let back = arrow_cast::cast(&vc, pc.data_type()).unwrap_or_else(|e| {
+                    panic!(
+                        "{} column {i}: {} to {}: {e}",
+                        path.display(),
+                        vc.data_type(),
+                        pc.data_type()
+                    )
+                });
+                assert_eq!(
+                    back.to_data(),
+                    pc.to_data(),
+                    "{} column {i} (dictionary {dictionary})",
+                    path.display()
+                );
+            }
+        }
+    }
+    assert!(view_columns > 0);
+    eprintln!("{view_columns} columns read as views match");
+}
+
+/// Views of a column whose dictionary overflows mid-chunk (arrow-rs's
+/// writer falls back to PLAIN pages), with nulls, over batches that cross
+/// page boundaries: the same values as arrow-rs gives when asked for
+/// `Utf8View`.
+#[test]
+fn views_across_a_dictionary_fallback_match_arrow_rs() {
+    use std::sync::Arc;
+
+    use arrow_array::StringArray;
+    use arrow_schema::{DataType, Field, Schema};
+    use parquet::arrow::ArrowWriter;
+    use parquet::arrow::arrow_reader::ArrowReaderOptions;
+    use parquet::file::properties::WriterProperties;
+
+    // Short repeated strings first (dictionary pages), then long distinct
+    // ones that overflow the dictionary (PLAIN pages).
+    let values: StringArray = (0..60_000u32)
+        .map(|i| match i {
+            _ if i % 7 == 3 => None,
+            _ if i < 20_000 => Some(format!("k{}", i % 50)),
+            _ => Some(format!("a value longer than twelve bytes, number {i}")),
+        })
+        .collect();
+    let schema = Arc::new(Schema::new(vec![Field::new("s", DataType::Utf8, true)]));
+    let batch = RecordBatch::try_new(schema.clone(), vec![Arc::new(values)]).unwrap();
+    let props = WriterProperties::builder()
+        .set_dictionary_page_size_limit(16 * 1024)
+        .set_data_page_row_count_limit(3_000)
+        .set_write_batch_size(1_000)
+        .build();
+    let mut file = Vec::new();
+    let mut w = ArrowWriter::try_new(&mut file, schema, Some(props)).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let file = bytes::Bytes::from(file);
+
+    let views = Arc::new(Schema::new(vec![Field::new("s", DataType::Utf8View, true)]));
+    let theirs = ParquetRecordBatchReaderBuilder::try_new_with_options(
+        file.clone(),
+        ArrowReaderOptions::new().with_schema(views.clone()),
+    )
+    .unwrap()
+    .build()
+    .unwrap();
+    let theirs: Vec<RecordBatch> = theirs.collect::<Result<_, _>>().unwrap();
+    let theirs = arrow_select::concat::concat_batches(&views, &theirs).unwrap();
+    let encodings: Vec<_> = pq_arrow::ParquetReader::from_bytes(file.clone())
+        .unwrap()
+        .metadata()
+        .row_groups[0]
+        .columns[0]
+        .meta_data
+        .as_ref()
+        .unwrap()
+        .encodings
+        .iter()
+        .copied()
+        .collect();
+    assert!(
+        encodings.contains(&pq_format::Encoding::PLAIN)
+            && encodings.contains(&pq_format::Encoding::RLE_DICTIONARY),
+        "the chunk should mix dictionary and PLAIN pages: {encodings:?}"
+    );
+    for batch_size in [1_000, 4_096, 60_000] {
+        let ours = pq_arrow::ParquetReader::from_bytes(file.clone())
+            .unwrap()
+            .with_view_types(true)
+            .with_batch_size(batch_size)
+            .build()
+            .unwrap();
+        assert_eq!(ours.schema(), views);
+        let ours: Vec<RecordBatch> = ours.collect::<Result<_, _>>().unwrap();
+        let ours = arrow_select::concat::concat_batches(&views, &ours).unwrap();
+        assert_eq!(
+            ours.column(0).as_string_view().iter().collect::<Vec<_>>(),
+            theirs.column(0).as_string_view().iter().collect::<Vec<_>>(),
+            "batch size {batch_size}"
+        );
+    }
+}
+
 /// A dictionary array's values in key order (other arrays as they are).
 fn expand(a: &arrow_array::ArrayRef) -> arrow_array::ArrayRef {
     match a.as_any_dictionary_opt() {

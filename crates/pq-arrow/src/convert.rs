@@ -10,12 +10,12 @@ use arrow_buffer::{BooleanBuffer, Buffer, IntervalDayTime, NullBuffer, ScalarBuf
 use arrow_data::ArrayData;
 use arrow_schema::{DataType, IntervalUnit, TimeUnit};
 
-use arrow_array::cast::AsArray;
 use pq_encoding::offsets::OffsetSize;
 
 use crate::column::byte_arrays::ByteArrays;
 use crate::column::utf8::{CheckedUtf8, offset_buffer};
 use crate::column::values::Dense;
+use crate::column::views::views_of;
 use crate::error::{Location, Result, arrow_err, data_err, unsupported};
 use crate::pool::Pool;
 
@@ -32,7 +32,7 @@ fn with_nulls(nulls: Option<&NullBuffer>) -> Option<&NullBuffer> {
 /// 64 slots at a time: a word of 64 valid slots is one copy, any other word
 /// a step per valid slot, found by its bit without a branch per slot
 /// (validity of real data is hard to predict).
-fn spread<T: Copy + Default + Send + 'static>(
+pub(crate) fn spread<T: Copy + Default + Send + 'static>(
     dense: Vec<T>,
     nulls: Option<&NullBuffer>,
     pool: &Pool,
@@ -420,9 +420,10 @@ pub(crate) fn to_arrow(
         Dense::Utf8(c) => match dt {
             DataType::Utf8 => c.into_array(nulls, at, pool),
             DataType::Utf8View => {
-                let a = c.into_array(nulls, at, pool)?;
-                let s = a.as_string::<i32>();
-                Ok(Arc::new(StringViewArray::from(s)))
+                let ByteArrays { offsets, values } = c.into_raw();
+                let a = views_of(dt, &offsets, values, nulls, true, at, pool);
+                pool.put(offsets);
+                a
             }
             _ => Err(bad()),
         },
@@ -591,9 +592,11 @@ fn bytes_to_arrow(
         // Strings that did not come through a checked decoder (a dictionary
         // with an invalid string): checked whole.
         DataType::Utf8 => CheckedUtf8::check_parts(o, values, at)?.into_array(nulls, at, pool),
-        DataType::BinaryView => {
-            let a = binary::<BinaryType, _>(o, values, nulls, at, pool)?;
-            Ok(Arc::new(BinaryViewArray::from(a.as_binary::<i32>())))
+        // Views into the values (strings checked as the array is built).
+        DataType::BinaryView | DataType::Utf8View => {
+            let a = views_of(dt, &o, values, nulls, false, at, pool);
+            pool.put(o);
+            a
         }
         DataType::Decimal128(p, s) => {
             let v = byte_values(&o, &values).map(be_i128).collect();

@@ -14,6 +14,7 @@ pub(crate) mod byte_arrays;
 mod native;
 pub(crate) mod utf8;
 pub(crate) mod values;
+pub(crate) mod views;
 
 use std::ops::Range;
 
@@ -133,6 +134,8 @@ struct Dict {
     /// The dictionary as an Arrow array, for dictionary output; made on
     /// first use and shared by every batch.
     array: Option<ArrayRef>,
+    /// The dictionary as views, for view output; made on first use.
+    views: Option<views::DictViews>,
 }
 
 /// The values of the current page not yet taken.
@@ -458,6 +461,7 @@ impl LeafReader {
                     self.dict = Some(Dict {
                         dense: values,
                         array: None,
+                        views: None,
                     });
                 }
                 Page::Data(p) => {
@@ -589,7 +593,9 @@ impl LeafReader {
                 .template
                 .take_like(&self.pool, last_values.max(rows), last_bytes),
             keys: Vec::new(),
-            keys_mode: self.key_type.is_some(),
+            // Dictionary output keeps the keys; so does view output, whose
+            // values are views of the dictionary's entries gathered by key.
+            keys_mode: self.key_type.is_some() || views::is_view(&self.dt),
             levels: 0,
             rows_left: rows,
         }
@@ -854,6 +860,19 @@ impl LeafReader {
                     pool,
                 )?
             }
+        } else if keys_mode && let Some(d) = self.dict.as_mut() {
+            // View output of dictionary-encoded values.
+            check_decoded(valid, keys.len(), at)?;
+            let dict_views = match &mut d.views {
+                Some(v) => v,
+                empty => match views::DictViews::new(&d.dense, at)? {
+                    Some(v) => empty.insert(v),
+                    None => return Err(data_err(at, format!("{dt} of values not byte arrays"))),
+                },
+            };
+            let a = dict_views.gather(dt, &keys, nulls, at, pool)?;
+            pool.put(keys);
+            a
         } else {
             if !matches!(dt, DataType::Null) {
                 check_decoded(valid, dense.len(), at)?;

@@ -178,6 +178,17 @@ impl<O: OffsetSize> CheckedUtf8<O> {
         self.raw.extend_from(&src.raw, start, n, at)
     }
 
+    /// The strings' offsets and values (valid UTF-8 cut at character
+    /// boundaries: this type's invariant).
+    pub(crate) fn raw(&self) -> &ByteArrays<O> {
+        &self.raw
+    }
+
+    /// The strings' offsets and values, taken.
+    pub(crate) fn into_raw(self) -> ByteArrays<O> {
+        self.raw
+    }
+
     /// Checks offsets and values from elsewhere.
     pub(crate) fn check_parts(offsets: Vec<O>, values: Vec<u8>, at: &Location) -> Result<Self> {
         let mut c = CheckedUtf8::with_buffers(Vec::new(), Vec::new());

@@ -13,7 +13,7 @@ use super::ParquetRecordBatchReader;
 use super::options::ReadOptions;
 use super::source::Source;
 use crate::error::{Error, Result};
-use crate::schema::{LeafColumn, convert};
+use crate::schema::{ByteArrayOutput, LeafColumn, convert};
 
 /// Opens a Parquet file and configures how it is read; [`build`] gives the
 /// iterator of batches.
@@ -240,7 +240,8 @@ pub(super) fn arrow_schema_of(md: &ParquetMetaData) -> Result<SchemaRef> {
     let kv = md.key_value_metadata.as_deref();
     // A corrupt ARROW:schema hint fails `build` unless the user skips
     // it; opening the file still works, so that they can.
-    let converted = convert(&md.schema, kv, &|_| true, false, false)
-        .or_else(|e| convert(&md.schema, kv, &|_| true, true, false).map_err(|_| e))?;
+    let plain = ByteArrayOutput::default();
+    let converted = convert(&md.schema, kv, &|_| true, false, plain)
+        .or_else(|e| convert(&md.schema, kv, &|_| true, true, plain).map_err(|_| e))?;
     Ok(converted.schema)
 }

@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::pool::{DEFAULT_POOL_BYTES, Pool};
 use crate::predicate::Predicate;
 use crate::predicate::bind::bind;
-use crate::schema::{FieldKind, FieldNode, convert};
+use crate::schema::{ByteArrayOutput, FieldKind, FieldNode, convert};
 
 /// The setters of the options both [`ParquetReader`] and
 /// [`ParquetPushDecoderBuilder`] take, for a type with a field `opts:
@@ -154,7 +154,43 @@ macro_rules! read_setters {
         /// # }
         /// ```
         pub fn with_dictionary(mut self, dictionary: bool) -> Self {
-            self.opts.dictionary = dictionary;
+            self.opts.bytes.dictionary = dictionary;
+            self
+        }
+
+        /// Reads BYTE_ARRAY columns (strings and binaries, nested ones too) as
+        /// Arrow `Utf8View` and `BinaryView` (default off: `Utf8` and `Binary`,
+        /// unless the `ARROW:schema` hint asks for views). A view array points
+        /// into shared buffers instead of holding its values back to back: the
+        /// values of dictionary-encoded pages are views of the dictionary's
+        /// entries gathered by key, so no value bytes are copied, whatever
+        /// their length. Query engines prefer views for this (DataFusion
+        /// reads Parquet strings as views by default). With
+        /// [`with_dictionary`](Self::with_dictionary) too, dictionaries have
+        /// view values.
+        ///
+        /// ```
+        /// # fn main() -> Result<(), pq_arrow::Error> {
+        /// use arrow_array::cast::AsArray;
+        /// use arrow_schema::DataType;
+        /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+        /// let reader = pq_arrow::ParquetReader::open(path)?.with_view_types(true).build()?;
+        /// let schema = reader.schema();
+        /// let strings: Vec<usize> = (0..schema.fields().len())
+        ///     .filter(|&i| schema.field(i).data_type() == &DataType::Utf8View)
+        ///     .collect();
+        /// assert!(!strings.is_empty());
+        /// for batch in reader {
+        ///     let batch = batch?;
+        ///     for &i in &strings {
+        ///         let _: &arrow_array::StringViewArray = batch.column(i).as_string_view();
+        ///     }
+        /// }
+        /// # Ok(())
+        /// # }
+        /// ```
+        pub fn with_view_types(mut self, views: bool) -> Self {
+            self.opts.bytes.views = views;
             self
         }
 
@@ -271,7 +307,7 @@ pub(super) struct ReadOptions {
     pub(super) threads: usize,
     pub(super) pool_bytes: usize,
     pub(super) skip_arrow_metadata: bool,
-    pub(super) dictionary: bool,
+    pub(super) bytes: ByteArrayOutput,
     pub(super) page_options: PageOptions,
     pub(super) coalesce_gap: u64,
     pub(super) predicate: Option<Predicate>,
@@ -291,7 +327,7 @@ impl ReadOptions {
             threads: 1,
             pool_bytes: DEFAULT_POOL_BYTES,
             skip_arrow_metadata: false,
-            dictionary: false,
+            bytes: ByteArrayOutput::default(),
             page_options: default_page_options().with_format_limits(limits.clone()),
             coalesce_gap: DEFAULT_COALESCE_GAP,
             predicate: None,
@@ -314,7 +350,7 @@ impl ReadOptions {
             kv,
             &|i| selected.contains(&i),
             self.skip_arrow_metadata,
-            self.dictionary,
+            self.bytes,
         )?;
         // The chosen row groups, and the caller's row selection split over
         // them (row groups it selects nothing of left out).
@@ -360,7 +396,7 @@ impl ReadOptions {
                     kv,
                     &|_| true,
                     self.skip_arrow_metadata,
-                    self.dictionary,
+                    self.bytes,
                 )?;
                 let bound = bind(predicate, &metadata.schema, &whole.schema)?;
                 let mut read = selected.clone();
@@ -373,7 +409,7 @@ impl ReadOptions {
                         kv,
                         &|i| read.contains(&i),
                         self.skip_arrow_metadata,
-                        self.dictionary,
+                        self.bytes,
                     )?
                 } else {
                     converted

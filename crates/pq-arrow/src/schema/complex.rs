@@ -133,8 +133,8 @@ fn child_path(ctx: &Ctx, name: &str) -> Vec<String> {
 pub(crate) struct Visitor<'a> {
     pub(crate) schema: &'a SchemaDescriptor,
     pub(crate) include: &'a dyn Fn(usize) -> bool,
-    /// Read byte-array columns as Arrow dictionaries (Int32 keys).
-    pub(crate) dictionary: bool,
+    /// How byte-array columns are read.
+    pub(crate) bytes: super::ByteArrayOutput,
 }
 
 fn list_hint_field(dt: &Option<DataType>, what: &str, at: &Location) -> Result<Option<Field>> {
@@ -178,10 +178,22 @@ impl Visitor<'_> {
             ctx.data_type.clone()
         };
         let mut arrow_type = convert_primitive(leaf, hint, &at)?;
-        if self.dictionary
+        if self.bytes.views {
+            arrow_type = match arrow_type {
+                DataType::Utf8 | DataType::LargeUtf8 => DataType::Utf8View,
+                DataType::Binary | DataType::LargeBinary => DataType::BinaryView,
+                other => other,
+            };
+        }
+        if self.bytes.dictionary
             && matches!(
                 arrow_type,
-                DataType::Utf8 | DataType::Binary | DataType::LargeUtf8 | DataType::LargeBinary
+                DataType::Utf8
+                    | DataType::Binary
+                    | DataType::LargeUtf8
+                    | DataType::LargeBinary
+                    | DataType::Utf8View
+                    | DataType::BinaryView
             )
         {
             arrow_type = DataType::Dictionary(Box::new(DataType::Int32), Box::new(arrow_type));

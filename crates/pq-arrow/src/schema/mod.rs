@@ -51,7 +51,24 @@ pub fn parquet_to_arrow_schema(
     schema: &SchemaDescriptor,
     key_value: Option<&[KeyValue]>,
 ) -> Result<SchemaRef> {
-    Ok(convert(schema, key_value, &|_| true, false, false)?.schema)
+    Ok(convert(
+        schema,
+        key_value,
+        &|_| true,
+        false,
+        ByteArrayOutput::default(),
+    )?
+    .schema)
+}
+
+/// The Arrow types BYTE_ARRAY columns (strings and binaries) are read as,
+/// when the `ARROW:schema` hint does not say.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ByteArrayOutput {
+    /// As `Dictionary(Int32, _)`, keeping dictionary pages' indices.
+    pub(crate) dictionary: bool,
+    /// As `Utf8View` and `BinaryView` (the values of a dictionary, too).
+    pub(crate) views: bool,
 }
 
 /// The Arrow schema of the projected leaves, with the tree that locates each
@@ -67,7 +84,7 @@ pub(crate) fn convert(
     key_value: Option<&[KeyValue]>,
     include: &dyn Fn(usize) -> bool,
     skip_arrow_metadata: bool,
-    dictionary: bool,
+    bytes: ByteArrayOutput,
 ) -> Result<Converted> {
     let mut metadata: HashMap<String, String> = key_value
         .unwrap_or_default()
@@ -86,7 +103,7 @@ pub(crate) fn convert(
     let visitor = complex::Visitor {
         schema: parquet,
         include,
-        dictionary,
+        bytes,
     };
     let node = visitor.convert_root(hint.as_ref().map(|s| s.fields()))?;
     let fields = match &node {
