@@ -6,10 +6,16 @@ use std::path::Path;
 use arrow_array::RecordBatch;
 use bytes::Bytes;
 use parquet::arrow::ArrowWriter;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use std::sync::Arc;
+
+use arrow_schema::{DataType, Schema};
+use parquet::arrow::arrow_reader::{
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
+};
 use parquet::basic::{Compression, ZstdLevel};
 use parquet::errors::ParquetError;
 use parquet::file::properties::{WriterProperties, WriterVersion};
+use parquet::file::reader::ChunkReader;
 
 use super::{Setting, count_rows};
 
@@ -20,11 +26,7 @@ pub fn read_path(path: &Path) -> Result<usize, String> {
     let file = std::fs::File::open(path).map_err(ParquetError::from);
     count_rows(
         "arrow-rs",
-        file.and_then(|f| {
-            ParquetRecordBatchReaderBuilder::try_new(f)?
-                .with_batch_size(8192)
-                .build()
-        }),
+        file.and_then(|f| builder(f)?.with_batch_size(8192).build()),
     )
 }
 
@@ -32,9 +34,38 @@ pub fn read_path(path: &Path) -> Result<usize, String> {
 pub fn read_bytes(bytes: &Bytes) -> Result<usize, String> {
     count_rows(
         "arrow-rs",
-        ParquetRecordBatchReaderBuilder::try_new(bytes.clone())
-            .and_then(|b| b.with_batch_size(8192).build()),
+        builder(bytes.clone()).and_then(|b| b.with_batch_size(8192).build()),
     )
+}
+
+/// The reader builder of `input`: with [`super::views`], one that gives
+/// the top-level string and binary columns as views.
+fn builder<T: ChunkReader + 'static>(
+    input: T,
+) -> Result<ParquetRecordBatchReaderBuilder<T>, ParquetError> {
+    if !super::views() {
+        return ParquetRecordBatchReaderBuilder::try_new(input);
+    }
+    let plain = ArrowReaderMetadata::load(&input, ArrowReaderOptions::new())?;
+    let fields: Vec<_> = plain
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| match f.data_type() {
+            DataType::Utf8 | DataType::LargeUtf8 => {
+                Arc::new(f.as_ref().clone().with_data_type(DataType::Utf8View))
+            }
+            DataType::Binary | DataType::LargeBinary => {
+                Arc::new(f.as_ref().clone().with_data_type(DataType::BinaryView))
+            }
+            _ => Arc::clone(f),
+        })
+        .collect();
+    let options = ArrowReaderOptions::new().with_schema(Arc::new(Schema::new(fields)));
+    let views = ArrowReaderMetadata::try_new(Arc::clone(plain.metadata()), options)?;
+    Ok(ParquetRecordBatchReaderBuilder::new_with_metadata(
+        input, views,
+    ))
 }
 
 /// The batches of the file at `path`, the input of the write bench.

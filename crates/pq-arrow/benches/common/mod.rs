@@ -41,6 +41,15 @@ pub fn matrix_files() -> Vec<(String, PathBuf)> {
     files
 }
 
+/// Whether both readers give strings and binaries as `Utf8View` and
+/// `BinaryView` (`PQ_BENCH_VIEWS=1`), as query engines ask for them:
+/// pq-arrow with `with_view_types`, arrow-rs with a supplied schema whose
+/// top-level string and binary columns are views (so compare flat tables
+/// only: pq-arrow makes nested ones views too).
+pub fn views() -> bool {
+    std::env::var_os("PQ_BENCH_VIEWS").is_some_and(|v| v == "1")
+}
+
 /// The rows of every batch of `reader`, or the first error, prefixed by
 /// `who` (the library).
 pub fn count_rows<I, B, E1, E2>(who: &str, reader: Result<I, E1>) -> Result<usize, String>

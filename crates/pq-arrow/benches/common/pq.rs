@@ -27,7 +27,10 @@ pub fn read_bytes(bytes: &Bytes, threads: usize) -> Result<usize, String> {
 }
 
 fn build(r: ParquetReader, threads: usize) -> pq_arrow::Result<ParquetRecordBatchReader> {
-    r.with_batch_size(8192).with_threads(threads).build()
+    r.with_batch_size(8192)
+        .with_threads(threads)
+        .with_view_types(super::views())
+        .build()
 }
 
 fn options(s: Setting) -> WriterOptions {

@@ -159,6 +159,9 @@ impl PruningOptions {
 pub(super) struct RowFilter {
     /// The predicate, when there is one (a row selection alone has none).
     predicate: Option<BoundPredicate>,
+    /// Whether the predicate tests rows (or only prunes row groups and
+    /// pages).
+    test_rows: bool,
     /// The caller's row selection, split by row group (row groups it
     /// selects nothing of are not read at all).
     chosen_rows: Vec<(usize, RowSelection)>,
@@ -198,6 +201,7 @@ impl RowFilter {
     ) -> Self {
         RowFilter {
             predicate,
+            test_rows: true,
             chosen_rows,
             schema,
             narrow,
@@ -209,6 +213,12 @@ impl RowFilter {
             metrics: PruningMetrics::default(),
             selections: Vec::new(),
         }
+    }
+
+    /// With `false`, the predicate only prunes: rows are not tested.
+    pub(super) fn with_test_rows(mut self, test_rows: bool) -> Self {
+        self.test_rows = test_rows;
+        self
     }
 
     /// The batches' schema.
@@ -377,27 +387,27 @@ impl RowFilter {
             .find(|(r, _)| *r == rg)
             .map(|(_, s)| rows_mask(s, first_row, batch.num_rows()));
         let keep = match &self.predicate {
-            Some(p) => {
+            Some(p) if self.test_rows => {
                 self.metrics.rows_tested += batch.num_rows() as u64;
                 let keep = eval::evaluate(p, &batch)?;
                 self.metrics.rows_matched += keep.true_count() as u64;
-                match chosen {
+                Some(match chosen {
                     // Kleene AND: a null of the predicate stays unkept.
                     Some(c) => arrow_arith::boolean::and(&keep, &c)
                         .map_err(|e| crate::error::arrow_err(&crate::Location::default(), e))?,
                     None => keep,
-                }
+                })
             }
-            None => chosen.unwrap_or_else(|| BooleanArray::from(vec![true; batch.num_rows()])),
+            _ => chosen,
         };
-        let kept = keep.true_count();
-        if kept == 0 {
-            return Ok(());
-        }
-        let batch = if kept == batch.num_rows() {
-            batch
-        } else {
-            eval::filter(&batch, &keep)?
+        // Without a mask (no rows tested, none chosen) every row is kept.
+        let batch = match keep {
+            None => batch,
+            Some(keep) => match keep.true_count() {
+                0 => return Ok(()),
+                kept if kept == batch.num_rows() => batch,
+                _ => eval::filter(&batch, &keep)?,
+            },
         };
         let mut batch = if self.narrow {
             eval::project_to(&batch, &self.schema)?

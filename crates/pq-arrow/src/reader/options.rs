@@ -254,6 +254,39 @@ macro_rules! read_setters {
             self
         }
 
+        /// Whether the [predicate](Self::with_predicate) tests each row
+        /// (default true). Off, it only rules out row groups and pages (by
+        /// statistics, Bloom filters, dictionaries and the page index), and
+        /// the rows of what is read come back untested: a superset of the
+        /// matches, for a caller that filters rows itself anyway, as a query
+        /// engine does. No column is then read for the predicate alone, and
+        /// the offset and limit count the rows returned.
+        ///
+        /// ```
+        /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+        /// use pq_arrow::predicate::Predicate;
+        /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+        /// let rows = |test_rows: bool| -> Result<usize, Box<dyn std::error::Error>> {
+        ///     let r = pq_arrow::ParquetReader::open(path)?
+        ///         .with_predicate(Predicate::parse("id < 10")?)
+        ///         .with_row_filtering(test_rows)
+        ///         .build()?;
+        ///     let mut n = 0;
+        ///     for b in r {
+        ///         n += b?.num_rows();
+        ///     }
+        ///     Ok(n)
+        /// };
+        /// // The file's one row group may hold matches: all of it comes back.
+        /// assert!(rows(false)? > rows(true)?);
+        /// # Ok(())
+        /// # }
+        /// ```
+        pub fn with_row_filtering(mut self, test_rows: bool) -> Self {
+            self.opts.test_rows = test_rows;
+            self
+        }
+
         /// Reads only the rows `selection` selects, counted over the chosen
         /// row groups in their order (as arrow-rs's `with_row_selection`):
         /// row groups it selects nothing of are not read, the others only
@@ -311,6 +344,8 @@ pub(super) struct ReadOptions {
     pub(super) page_options: PageOptions,
     pub(super) coalesce_gap: u64,
     pub(super) predicate: Option<Predicate>,
+    /// Whether the predicate tests rows, or only prunes.
+    pub(super) test_rows: bool,
     pub(super) pruning: PruningOptions,
     pub(super) row_selection: Option<RowSelection>,
 }
@@ -331,6 +366,7 @@ impl ReadOptions {
             page_options: default_page_options().with_format_limits(limits.clone()),
             coalesce_gap: DEFAULT_COALESCE_GAP,
             predicate: None,
+            test_rows: true,
             pruning: PruningOptions::default(),
             row_selection: None,
         }
@@ -400,7 +436,9 @@ impl ReadOptions {
                 )?;
                 let bound = bind(predicate, &metadata.schema, &whole.schema)?;
                 let mut read = selected.clone();
-                read.extend(bound.columns.iter().map(|c| c.leaf));
+                if self.test_rows {
+                    read.extend(bound.columns.iter().map(|c| c.leaf));
+                }
                 let narrow = read.len() > selected.len();
                 let output = converted.schema.clone();
                 let converted = if narrow {
@@ -422,7 +460,8 @@ impl ReadOptions {
                     self.batch_size,
                     self.offset,
                     self.limit,
-                );
+                )
+                .with_test_rows(self.test_rows);
                 (converted, Some(Box::new(filter)))
             }
         };
