@@ -21,6 +21,8 @@ use datafusion::physical_expr::expressions::{
 use datafusion::scalar::ScalarValue;
 use pq_arrow::predicate::{CmpOp, ColumnPath, Literal, Predicate};
 
+use crate::format::view_type;
+
 /// The pq predicate that keeps at least the rows `filter` keeps, for a
 /// file read as `file_schema`; `table_schema` is the schema the filter's
 /// column indices refer to. `None` when no part of it translates.
@@ -145,9 +147,11 @@ impl Translator<'_> {
         None
     }
 
-    /// The file column `e` names, with the type the file holds it in, when
-    /// it is a top-level column of a non-nested type that the table and
-    /// the file give the same type.
+    /// The file column `e` names, with the type its values are compared
+    /// in, when it is a top-level column of a non-nested type that the
+    /// table and the file give the same type, or that the table reads as
+    /// views of the file's strings (DataFusion's `schema_force_view_types`;
+    /// pq reads them so, and a literal has the table's type).
     fn column(&self, e: &Arc<dyn PhysicalExpr>) -> Option<(ColumnPath, DataType)> {
         let c = e.downcast_ref::<Column>()?;
         let table_field = self.table_schema.fields().get(c.index())?;
@@ -160,13 +164,17 @@ impl Translator<'_> {
             DataType::Dictionary(_, v) => v.as_ref(),
             other => other,
         };
-        if value_type.is_nested() || table_field.data_type() != dt {
+        if value_type.is_nested() {
             return None;
         }
-        Some((
-            ColumnPath::from(vec![c.name().to_owned()]),
-            value_type.clone(),
-        ))
+        let value_type = if table_field.data_type() == dt {
+            value_type.clone()
+        } else if view_type(dt).as_ref() == Some(table_field.data_type()) {
+            table_field.data_type().clone()
+        } else {
+            return None;
+        };
+        Some((ColumnPath::from(vec![c.name().to_owned()]), value_type))
     }
 }
 

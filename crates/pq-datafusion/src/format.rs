@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use arrow_schema::{Schema, SchemaRef};
+use arrow_schema::{DataType, Schema, SchemaRef};
 use async_trait::async_trait;
 use datafusion::catalog::Session;
 use datafusion::common::{GetExt, Statistics, config_datafusion_err};
@@ -22,15 +22,43 @@ use crate::footers::FooterCache;
 use crate::source::PqSource;
 use crate::statistics::file_statistics;
 
+/// `schema` with its top-level string and binary columns as views, the
+/// types DataFusion's Parquet format gives them under
+/// `schema_force_view_types` (nested ones keep their types there too).
+pub(crate) fn with_view_types(schema: &Schema) -> Schema {
+    let fields: Vec<_> = schema
+        .fields()
+        .iter()
+        .map(|f| match view_type(f.data_type()) {
+            Some(v) => Arc::new(f.as_ref().clone().with_data_type(v)),
+            None => Arc::clone(f),
+        })
+        .collect();
+    Schema::new_with_metadata(fields, schema.metadata().clone())
+}
+
+/// The view type a table gives a file's string or binary column.
+pub(crate) fn view_type(dt: &DataType) -> Option<DataType> {
+    match dt {
+        DataType::Utf8 | DataType::LargeUtf8 => Some(DataType::Utf8View),
+        DataType::Binary | DataType::LargeBinary => Some(DataType::BinaryView),
+        _ => None,
+    }
+}
+
 /// How pq reads the files of a table.
 ///
 /// As `CREATE EXTERNAL TABLE … STORED AS PQ OPTIONS (…)` keys:
 /// `'pushdown' 'false'`, `'pruning' 'false'`, `'footer_prefetch' '65536'`.
 #[derive(Debug, Clone)]
 pub struct PqOptions {
-    /// Give pq the query's filters (default true): it prunes row groups
-    /// and pages with them and returns only the rows they keep
-    /// (DataFusion still checks every row it gets).
+    /// Give pq the query's filters (default true). With `pruning`, pq
+    /// skips the row groups and pages they rule out and returns every row
+    /// of the rest untested, as DataFusion's own Parquet format does: the
+    /// filter above the scan tests each row once, instead of pq and then
+    /// DataFusion testing it and copying the rows kept twice. Without
+    /// `pruning`, pq tests each row and returns only those the filters
+    /// keep (DataFusion still checks every row it gets).
     pub pushdown: bool,
     /// With `pushdown`, let pq skip row groups and pages by statistics,
     /// Bloom filters, dictionaries and the page index (default true).
@@ -152,9 +180,13 @@ impl FileFormat for PqFormat {
     /// The files' schemas merged by name (in the order of the files as
     /// listed): a column in some files only is nullable in the table, and
     /// types that differ between files are an error naming the column.
+    /// With the session's `datafusion.execution.parquet.schema_force_view_types`
+    /// (DataFusion's default), string and binary columns are `Utf8View` and
+    /// `BinaryView`, as DataFusion's own Parquet format gives them; pq
+    /// reads them so (see [`PqOpener`](crate::opener::PqOpener)).
     async fn infer_schema(
         &self,
-        _state: &dyn Session,
+        state: &dyn Session,
         store: &Arc<dyn ObjectStore>,
         objects: &[ObjectMeta],
     ) -> Result<SchemaRef> {
@@ -185,8 +217,18 @@ impl FileFormat for PqFormat {
                 }
             });
         }
+        let merged = merged.map(|(_, s)| s).unwrap_or_else(Schema::empty);
         Ok(Arc::new(
-            merged.map(|(_, s)| s).unwrap_or_else(Schema::empty),
+            if state
+                .config_options()
+                .execution
+                .parquet
+                .schema_force_view_types
+            {
+                with_view_types(&merged)
+            } else {
+                merged
+            },
         ))
     }
 

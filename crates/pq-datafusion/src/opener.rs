@@ -5,7 +5,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions, new_null_array};
-use arrow_schema::SchemaRef;
+use arrow_schema::{DataType, SchemaRef};
 use datafusion::datasource::listing::PartitionedFile;
 use datafusion::datasource::physical_plan::{FileOpenFuture, FileOpener};
 use datafusion::error::{DataFusionError, Result};
@@ -85,13 +85,24 @@ impl FileOpener for PqOpener {
             .await
             .map_err(external)?;
             let mask = ProjectionMask::roots(builder.parquet_schema(), roots);
-            builder = builder
-                .with_projection(mask)
-                .with_row_groups(row_groups)
-                .with_batch_size(batch_size)
-                .with_threads(1);
+            builder =
+                builder
+                    .with_projection(mask)
+                    .with_row_groups(row_groups)
+                    .with_batch_size(batch_size)
+                    .with_threads(1)
+                    // Strings as views when the table has them (DataFusion's
+                    // default): the values of dictionary pages become views of
+                    // the dictionary, not copies cast afterwards. Nested
+                    // strings, which the table keeps plain, are cast back.
+                    .with_view_types(out_schema.fields().iter().any(|f| {
+                        matches!(f.data_type(), DataType::Utf8View | DataType::BinaryView)
+                    }));
             if let Some(p) = predicate {
-                builder = builder.with_predicate(p);
+                // Pruning only: DataFusion's filter tests the rows.
+                builder = builder
+                    .with_predicate(p)
+                    .with_row_filtering(!options.pruning);
                 if !options.pruning {
                     builder = builder.with_pruning(
                         PruningOptions::default()
