@@ -392,24 +392,34 @@ fn encrypted_files_give_errors() {
     }
 }
 
-/// Dictionary output (`with_dictionary(true)`) holds the same values as
-/// plain output: every fixture and corpus file that reads plainly, top-level
-/// dictionary columns compared after expanding them with `take`.
-#[test]
-fn dictionary_output_matches_plain() {
+/// Every fixture and corpus file that pq-arrow reads plainly (none of the
+/// listed ones), with its rows as one batch: the reference of the tests
+/// of other output types.
+fn plain_reads() -> Vec<(PathBuf, RecordBatch)> {
     let mut files = Vec::new();
     parquet_files(&pq_tests::fixtures_dir(), &mut files);
     if let Some(dir) = pq_tests::corpus_dir() {
         parquet_files(&dir.join("data"), &mut files);
     }
+    files
+        .into_iter()
+        .filter(|p| listed(KNOWN_FAILURES, p).is_none() && listed(READ_SEPARATELY, p).is_none())
+        .filter_map(|path| {
+            let (schema, batches) = read_ours(&path).ok()?;
+            let all = arrow_select::concat::concat_batches(&schema, &batches).unwrap();
+            Some((path, all))
+        })
+        .collect()
+}
+
+/// Dictionary output (`with_dictionary(true)`) holds the same values as
+/// plain output: every fixture and corpus file that reads plainly, top-level
+/// dictionary columns compared after expanding them with `take`.
+#[test]
+fn dictionary_output_matches_plain() {
     let mut dict_columns = 0;
-    for path in &files {
-        if listed(KNOWN_FAILURES, path).is_some() || listed(READ_SEPARATELY, path).is_some() {
-            continue;
-        }
-        let Ok((ps, pb)) = read_ours(path) else {
-            continue;
-        };
+    for (path, p) in plain_reads() {
+        let path = &path;
         let r = pq_arrow::ParquetReader::open(path)
             .and_then(|r| r.with_dictionary(true).build())
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -417,7 +427,6 @@ fn dictionary_output_matches_plain() {
         let db: Vec<RecordBatch> = r
             .collect::<Result<_, _>>()
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-        let p = arrow_select::concat::concat_batches(&ps, &pb).unwrap();
         let d = arrow_select::concat::concat_batches(&ds, &db).unwrap();
         for i in 0..p.num_columns() {
             let (pc, dc) = (p.column(i), d.column(i));
@@ -441,20 +450,9 @@ fn dictionary_output_matches_plain() {
 /// own cast of the views back to the plain types.
 #[test]
 fn view_output_matches_plain() {
-    let mut files = Vec::new();
-    parquet_files(&pq_tests::fixtures_dir(), &mut files);
-    if let Some(dir) = pq_tests::corpus_dir() {
-        parquet_files(&dir.join("data"), &mut files);
-    }
     let mut view_columns = 0;
-    for path in &files {
-        if listed(KNOWN_FAILURES, path).is_some() || listed(READ_SEPARATELY, path).is_some() {
-            continue;
-        }
-        let Ok((ps, pb)) = read_ours(path) else {
-            continue;
-        };
-        let p = arrow_select::concat::concat_batches(&ps, &pb).unwrap();
+    for (path, p) in plain_reads() {
+        let path = &path;
         for dictionary in [false, true] {
             let r = pq_arrow::ParquetReader::open(path)
                 .and_then(|r| {
