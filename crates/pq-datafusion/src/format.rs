@@ -183,7 +183,7 @@ impl FileFormat for PqFormat {
     /// With the session's `datafusion.execution.parquet.schema_force_view_types`
     /// (DataFusion's default), string and binary columns are `Utf8View` and
     /// `BinaryView`, as DataFusion's own Parquet format gives them; pq
-    /// reads them so (see [`PqOpener`](crate::opener::PqOpener)).
+    /// reads them so (`with_view_types`), not cast afterwards.
     async fn infer_schema(
         &self,
         state: &dyn Session,
