@@ -13,7 +13,7 @@ use arrow_array::{
 };
 use arrow_schema::{DataType, Field, Fields, Schema};
 use bytes::Bytes;
-use pq_arrow::predicate::{CmpOp, Literal, Predicate, PruningOptions, col};
+use pq_arrow::predicate::{CmpOp, Literal, Predicate, PruningOptions, RowFiltering, col};
 use pq_arrow::{ParquetReader, WriterOptions};
 use pq_testkit::Rng;
 
@@ -464,12 +464,12 @@ fn statistics_prune_what_they_rule_out() {
     }
 }
 
-/// The ids a read that only prunes returns (`with_row_filtering(false)`).
-fn read_untested_ids(file: &Bytes, p: Predicate) -> Vec<i64> {
+/// The ids a read with row filtering `rows` returns.
+fn read_ids_filtering(file: &Bytes, p: Predicate, rows: RowFiltering) -> Vec<i64> {
     let reader = ParquetReader::from_bytes(file.clone())
         .unwrap()
         .with_predicate(p)
-        .with_row_filtering(false)
+        .with_row_filtering(rows)
         .build()
         .unwrap_or_else(|e| panic!("{e}"));
     let mut ids = Vec::new();
@@ -483,21 +483,34 @@ fn read_untested_ids(file: &Bytes, p: Predicate) -> Vec<i64> {
 }
 
 #[test]
-fn pruning_only_returns_every_row_of_what_it_cannot_rule_out() {
+fn superset_filtering_returns_every_match_and_prunes_as_exact_does() {
     let mut rng = Rng(13);
     let t = table(&mut rng);
     for file in [write_pq(&t.batch), write_arrow_rs(&t.batch)] {
         // One row group left by the statistics, and in it the 64-row pages
         // the page index leaves: rows 0..128, untested.
-        let ids = read_untested_ids(&file, Predicate::parse("id < 100").unwrap());
+        let id_lt_100 = || Predicate::parse("id < 100").unwrap();
+        let ids = read_ids_filtering(&file, id_lt_100(), RowFiltering::PruneOnly);
+        assert_eq!(ids, (0..128).collect::<Vec<_>>());
+        // Tested, the batch of 128 keeps 100: less than nine in ten, so
+        // it is cut down to the matches.
+        let ids = read_ids_filtering(&file, id_lt_100(), RowFiltering::Selective);
+        assert_eq!(ids, (0..100).collect::<Vec<_>>());
+        // Keeping 120 of 128 rows, it comes back whole.
+        let ids = read_ids_filtering(
+            &file,
+            Predicate::parse("id < 120").unwrap(),
+            RowFiltering::Selective,
+        );
         assert_eq!(ids, (0..128).collect::<Vec<_>>());
         // Random predicates: every match comes back, in file order, with
-        // the rest of the rows pruning could not rule out.
+        // some rows a filtering read drops.
         let mut extra = 0;
         for round in 0..100 {
             let m = random_model(&mut rng, &t, 2);
             let p = to_predicate(&m, &t);
-            let got = read_untested_ids(&file, p.clone());
+            let rows = [RowFiltering::PruneOnly, RowFiltering::Selective][round % 2];
+            let got = read_ids_filtering(&file, p.clone(), rows);
             assert!(got.windows(2).all(|w| w[0] < w[1]), "{p}: not in order");
             let want = (0..ROWS).filter(|&r| model_eval(&m, &t, r) == Some(true));
             let mut at = got.iter().peekable();
@@ -509,7 +522,10 @@ fn pruning_only_returns_every_row_of_what_it_cannot_rule_out() {
                     "{p} (round {round}): row {r} dropped"
                 );
             }
-            extra += got.len();
+            extra += got.len()
+                - (0..ROWS)
+                    .filter(|&r| model_eval(&m, &t, r) == Some(true))
+                    .count();
         }
         // Rows were returned that a filtering read would have dropped.
         assert!(extra > 0);

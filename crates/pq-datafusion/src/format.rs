@@ -52,13 +52,11 @@ pub(crate) fn view_type(dt: &DataType) -> Option<DataType> {
 /// `'pushdown' 'false'`, `'pruning' 'false'`, `'footer_prefetch' '65536'`.
 #[derive(Debug, Clone)]
 pub struct PqOptions {
-    /// Give pq the query's filters (default true). With `pruning`, pq
-    /// skips the row groups and pages they rule out and returns every row
-    /// of the rest untested, as DataFusion's own Parquet format does: the
-    /// filter above the scan tests each row once, instead of pq and then
-    /// DataFusion testing it and copying the rows kept twice. Without
-    /// `pruning`, pq tests each row and returns only those the filters
-    /// keep (DataFusion still checks every row it gets).
+    /// Give pq the query's filters (default true): it prunes row groups
+    /// and pages with them, tests the rows of the rest and drops those
+    /// that fail where that shrinks a batch by more than a tenth
+    /// (DataFusion still checks every row it gets, so a filter that keeps
+    /// nearly every row costs no copy in pq).
     pub pushdown: bool,
     /// With `pushdown`, let pq skip row groups and pages by statistics,
     /// Bloom filters, dictionaries and the page index (default true).

@@ -12,7 +12,7 @@ use datafusion::error::{DataFusionError, Result};
 use datafusion::physical_expr::PhysicalExpr;
 use futures::{StreamExt, TryStreamExt};
 use object_store::ObjectStore;
-use pq_arrow::predicate::PruningOptions;
+use pq_arrow::predicate::{PruningOptions, RowFiltering};
 use pq_arrow::{ObjectStoreReader, ParquetRecordBatchStreamBuilder, ProjectionMask};
 use pq_format::ParquetMetaData;
 
@@ -99,10 +99,13 @@ impl FileOpener for PqOpener {
                         matches!(f.data_type(), DataType::Utf8View | DataType::BinaryView)
                     }));
             if let Some(p) = predicate {
-                // Pruning only: DataFusion's filter tests the rows.
+                // DataFusion's filter tests the rows again (the filters are
+                // inexact): pq cuts a batch down only where that drops
+                // more than a tenth of it, so a filter that keeps nearly
+                // every row costs no copy.
                 builder = builder
                     .with_predicate(p)
-                    .with_row_filtering(!options.pruning);
+                    .with_row_filtering(RowFiltering::Selective);
                 if !options.pruning {
                     builder = builder.with_pruning(
                         PruningOptions::default()

@@ -39,7 +39,7 @@ pub(crate) mod stats;
 
 use std::fmt;
 
-pub use crate::reader::{PruningMetrics, PruningOptions};
+pub use crate::reader::{PruningMetrics, PruningOptions, RowFiltering};
 pub use literal::Literal;
 pub use pq_format::ColumnPath;
 pub use stats::{ColumnChunkStatistics, column_chunk_statistics};

@@ -154,14 +154,33 @@ impl PruningOptions {
     }
 }
 
+/// What a predicate does to the rows of the row groups and pages pruning
+/// leaves (see `with_row_filtering` on the reader builders).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum RowFiltering {
+    /// Every row is tested and only the matching rows come back.
+    #[default]
+    Exact,
+    /// Every row is tested, but a batch is cut down to its matches only
+    /// when that drops more than one row in ten; a batch that keeps more
+    /// comes back whole. A superset of the matches, for a caller that tests
+    /// the rows again anyway (a query engine that was told the filter is
+    /// inexact): a selective predicate still shrinks what it gets, and one
+    /// that keeps nearly every row costs no copy.
+    Selective,
+    /// Rows are not tested: the predicate only rules out row groups and
+    /// pages, and no column is read for it alone.
+    PruneOnly,
+}
+
 /// The filter of a reader with a predicate, a row selection, or both.
 #[derive(Debug)]
 pub(super) struct RowFilter {
     /// The predicate, when there is one (a row selection alone has none).
     predicate: Option<BoundPredicate>,
-    /// Whether the predicate tests rows (or only prunes row groups and
-    /// pages).
-    test_rows: bool,
+    /// What the predicate does to rows.
+    rows: RowFiltering,
     /// The caller's row selection, split by row group (row groups it
     /// selects nothing of are not read at all).
     chosen_rows: Vec<(usize, RowSelection)>,
@@ -201,7 +220,7 @@ impl RowFilter {
     ) -> Self {
         RowFilter {
             predicate,
-            test_rows: true,
+            rows: RowFiltering::Exact,
             chosen_rows,
             schema,
             narrow,
@@ -215,9 +234,9 @@ impl RowFilter {
         }
     }
 
-    /// With `false`, the predicate only prunes: rows are not tested.
-    pub(super) fn with_test_rows(mut self, test_rows: bool) -> Self {
-        self.test_rows = test_rows;
+    /// What the predicate does to rows.
+    pub(super) fn with_rows(mut self, rows: RowFiltering) -> Self {
+        self.rows = rows;
         self
     }
 
@@ -387,7 +406,7 @@ impl RowFilter {
             .find(|(r, _)| *r == rg)
             .map(|(_, s)| rows_mask(s, first_row, batch.num_rows()));
         let keep = match &self.predicate {
-            Some(p) if self.test_rows => {
+            Some(p) if self.rows != RowFiltering::PruneOnly => {
                 self.metrics.rows_tested += batch.num_rows() as u64;
                 let keep = eval::evaluate(p, &batch)?;
                 self.metrics.rows_matched += keep.true_count() as u64;
@@ -406,6 +425,12 @@ impl RowFilter {
             Some(keep) => match keep.true_count() {
                 0 => return Ok(()),
                 kept if kept == batch.num_rows() => batch,
+                // Nearly every row kept: whole, where a superset will do.
+                kept if self.rows == RowFiltering::Selective
+                    && kept.saturating_mul(10) > batch.num_rows().saturating_mul(9) =>
+                {
+                    batch
+                }
                 _ => eval::filter(&batch, &keep)?,
             },
         };

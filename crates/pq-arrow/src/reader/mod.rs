@@ -48,7 +48,7 @@ use crate::error::Result;
 pub use self::object_store::ObjectStoreReader;
 pub use batches::ParquetRecordBatchReader;
 pub use builder::ParquetReader;
-pub use filter::{PruningMetrics, PruningOptions};
+pub use filter::{PruningMetrics, PruningOptions, RowFiltering};
 pub use pieces::DEFAULT_COALESCE_GAP;
 pub use projection::{ProjectionMask, ProjectionSchema};
 pub use push::{DecodeResult, ParquetPushDecoder, ParquetPushDecoderBuilder};

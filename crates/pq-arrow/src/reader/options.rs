@@ -254,22 +254,24 @@ macro_rules! read_setters {
             self
         }
 
-        /// Whether the [predicate](Self::with_predicate) tests each row
-        /// (default true). Off, it only rules out row groups and pages (by
-        /// statistics, Bloom filters, dictionaries and the page index), and
-        /// the rows of what is read come back untested: a superset of the
-        /// matches, for a caller that filters rows itself anyway, as a query
-        /// engine does. No column is then read for the predicate alone, and
-        /// the offset and limit count the rows returned.
+        /// What the [predicate](Self::with_predicate) does to the rows of the
+        /// row groups and pages it cannot rule out (default
+        /// [`RowFiltering::Exact`](crate::predicate::RowFiltering::Exact):
+        /// only the matching rows come back). The other settings return a
+        /// superset of the matches, for a caller that tests rows itself
+        /// anyway, as a query engine does: `Selective` cuts a batch down
+        /// only when that drops more than a tenth of it, `PruneOnly` tests
+        /// no row (and reads no column for the predicate alone). The offset
+        /// and limit then count the rows returned.
         ///
         /// ```
         /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-        /// use pq_arrow::predicate::Predicate;
+        /// use pq_arrow::predicate::{Predicate, RowFiltering};
         /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
-        /// let rows = |test_rows: bool| -> Result<usize, Box<dyn std::error::Error>> {
+        /// let rows = |rows: RowFiltering| -> Result<usize, Box<dyn std::error::Error>> {
         ///     let r = pq_arrow::ParquetReader::open(path)?
         ///         .with_predicate(Predicate::parse("id < 10")?)
-        ///         .with_row_filtering(test_rows)
+        ///         .with_row_filtering(rows)
         ///         .build()?;
         ///     let mut n = 0;
         ///     for b in r {
@@ -278,12 +280,12 @@ macro_rules! read_setters {
         ///     Ok(n)
         /// };
         /// // The file's one row group may hold matches: all of it comes back.
-        /// assert!(rows(false)? > rows(true)?);
+        /// assert!(rows(RowFiltering::PruneOnly)? > rows(RowFiltering::Exact)?);
         /// # Ok(())
         /// # }
         /// ```
-        pub fn with_row_filtering(mut self, test_rows: bool) -> Self {
-            self.opts.test_rows = test_rows;
+        pub fn with_row_filtering(mut self, rows: crate::predicate::RowFiltering) -> Self {
+            self.opts.row_filtering = rows;
             self
         }
 
@@ -344,8 +346,8 @@ pub(super) struct ReadOptions {
     pub(super) page_options: PageOptions,
     pub(super) coalesce_gap: u64,
     pub(super) predicate: Option<Predicate>,
-    /// Whether the predicate tests rows, or only prunes.
-    pub(super) test_rows: bool,
+    /// What the predicate does to rows.
+    pub(super) row_filtering: crate::predicate::RowFiltering,
     pub(super) pruning: PruningOptions,
     pub(super) row_selection: Option<RowSelection>,
 }
@@ -366,7 +368,7 @@ impl ReadOptions {
             page_options: default_page_options().with_format_limits(limits.clone()),
             coalesce_gap: DEFAULT_COALESCE_GAP,
             predicate: None,
-            test_rows: true,
+            row_filtering: Default::default(),
             pruning: PruningOptions::default(),
             row_selection: None,
         }
@@ -436,7 +438,7 @@ impl ReadOptions {
                 )?;
                 let bound = bind(predicate, &metadata.schema, &whole.schema)?;
                 let mut read = selected.clone();
-                if self.test_rows {
+                if self.row_filtering != crate::predicate::RowFiltering::PruneOnly {
                     read.extend(bound.columns.iter().map(|c| c.leaf));
                 }
                 let narrow = read.len() > selected.len();
@@ -461,7 +463,7 @@ impl ReadOptions {
                     self.offset,
                     self.limit,
                 )
-                .with_test_rows(self.test_rows);
+                .with_rows(self.row_filtering);
                 (converted, Some(Box::new(filter)))
             }
         };
