@@ -21,7 +21,7 @@ use datafusion::physical_expr::expressions::{
 use datafusion::scalar::ScalarValue;
 use pq_arrow::predicate::{CmpOp, ColumnPath, Literal, Predicate};
 
-use crate::format::view_type;
+use crate::format::reads_as;
 
 /// The pq predicate that keeps at least the rows `filter` keeps, for a
 /// file read as `file_schema`; `table_schema` is the schema the filter's
@@ -164,17 +164,19 @@ impl Translator<'_> {
             DataType::Dictionary(_, v) => v.as_ref(),
             other => other,
         };
-        if value_type.is_nested() {
+        if value_type.is_nested() || !reads_as(dt, table_field.data_type()) {
             return None;
         }
+        // A view column's literals have the view type.
         let value_type = if table_field.data_type() == dt {
-            value_type.clone()
-        } else if view_type(dt).as_ref() == Some(table_field.data_type()) {
-            table_field.data_type().clone()
+            value_type
         } else {
-            return None;
+            table_field.data_type()
         };
-        Some((ColumnPath::from(vec![c.name().to_owned()]), value_type))
+        Some((
+            ColumnPath::from(vec![c.name().to_owned()]),
+            value_type.clone(),
+        ))
     }
 }
 

@@ -37,8 +37,15 @@ pub(crate) fn with_view_types(schema: &Schema) -> Schema {
     Schema::new_with_metadata(fields, schema.metadata().clone())
 }
 
+/// Whether a table column of type `table` holds a file's column of type
+/// `file` as pq reads it: the same type, or the view type of the file's
+/// strings or binaries (under `schema_force_view_types`).
+pub(crate) fn reads_as(file: &DataType, table: &DataType) -> bool {
+    file == table || view_type(file).as_ref() == Some(table)
+}
+
 /// The view type a table gives a file's string or binary column.
-pub(crate) fn view_type(dt: &DataType) -> Option<DataType> {
+fn view_type(dt: &DataType) -> Option<DataType> {
     match dt {
         DataType::Utf8 | DataType::LargeUtf8 => Some(DataType::Utf8View),
         DataType::Binary | DataType::LargeBinary => Some(DataType::BinaryView),

@@ -15,7 +15,7 @@ use datafusion::scalar::ScalarValue;
 use pq_arrow::predicate::column_chunk_statistics;
 use pq_format::ParquetMetaData;
 
-use crate::format::view_type;
+use crate::format::reads_as;
 
 /// Statistics of a file read as `file_schema`, for the columns of
 /// `table_schema` (which may have columns the file lacks).
@@ -46,10 +46,7 @@ pub(crate) fn file_statistics(
             // The file's type, or its view type (the table's strings
             // under DataFusion's `schema_force_view_types`): bounds made in
             // the table's type.
-            Some((_, file_field))
-                if file_field.data_type() == field.data_type()
-                    || view_type(file_field.data_type()).as_ref() == Some(field.data_type()) =>
-            {
+            Some((_, file_field)) if reads_as(file_field.data_type(), field.data_type()) => {
                 column_statistics(md, field.name(), field.data_type())
             }
             Some(_) => ColumnStatistics::new_unknown(),
