@@ -157,9 +157,8 @@ fn value(args: &[String], flag: &str) -> Option<String> {
 
 /// Builds `pq` in release and returns its path.
 fn build(root: &Path) -> crate::Result<PathBuf> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     setup::run(
-        Command::new(&cargo)
+        crate::cargo()
             .current_dir(root)
             .args(["build", "--release", "-p", "pq-cli"]),
         "cargo build --release -p pq-cli",

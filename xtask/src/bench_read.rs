@@ -130,15 +130,14 @@ fn matrix_files(root: &Path, only: &str) -> crate::Result<Vec<PathBuf>> {
 
 /// Builds `pq` and the arrow-rs scan in release; returns their paths.
 fn build(root: &Path) -> crate::Result<(PathBuf, PathBuf)> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     setup::run(
-        Command::new(&cargo)
+        crate::cargo()
             .current_dir(root)
             .args(["build", "--release", "-p", "pq-cli"]),
         "cargo build --release -p pq-cli",
     )?;
     setup::run(
-        Command::new(&cargo).current_dir(root).args([
+        crate::cargo().current_dir(root).args([
             "build",
             "--release",
             "-p",

@@ -4,7 +4,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
 use crate::setup::{self, NO_STD_TARGET};
@@ -194,8 +193,7 @@ fn step<T>(name: &str, f: impl FnOnce() -> crate::Result<T>) -> crate::Result<T>
 }
 
 fn cargo(root: &Path, args: &[&str], env: &[(&str, &str)]) -> crate::Result<()> {
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut cmd = Command::new(cargo);
+    let mut cmd = crate::cargo();
     cmd.current_dir(root).args(args);
     for (k, v) in env {
         cmd.env(k, v);

@@ -79,6 +79,28 @@ fn gen_all(root: &Path, check: bool) -> Result<()> {
     datagen(root, &command)
 }
 
+/// `cargo`, run as from the user's shell: without the variables cargo sets
+/// for the running xtask (`CARGO_PKG_NAME`, `CARGO_MANIFEST_DIR`, …). Some
+/// build scripts (ring's, under object_store and DataFusion) ask to be rerun
+/// when those change, so a build started here would otherwise redo what a
+/// direct `cargo build` did (twelve minutes of a release build on two
+/// cores), and the other way round.
+pub fn cargo() -> Command {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    for (key, _) in std::env::vars_os() {
+        let set_for_xtask = key.to_str().is_some_and(|k| {
+            k.starts_with("CARGO_PKG_")
+                || k.starts_with("CARGO_MANIFEST_")
+                || matches!(k, "CARGO_CRATE_NAME" | "CARGO_BIN_NAME" | "CARGO_PRIMARY_PACKAGE")
+        });
+        if set_for_xtask {
+            cmd.env_remove(key);
+        }
+    }
+    cmd
+}
+
 /// Runs `xtask-datagen` with `args`, building it first (the arrow-rs writer
 /// takes a minute or two to build the first time, with cargo's progress shown).
 pub fn datagen(root: &Path, args: &[&str]) -> Result<()> {
@@ -86,8 +108,7 @@ pub fn datagen(root: &Path, args: &[&str]) -> Result<()> {
         "xtask: running the arrow-rs data writer: xtask-datagen {}",
         args.join(" ")
     );
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(cargo)
+    let status = cargo()
         .current_dir(root)
         .args(["run", "-p", "xtask-datagen", "--"])
         .args(args)
