@@ -37,7 +37,13 @@ fn read_ours(bytes: &[u8]) -> Result<RecordBatch, String> {
 }
 
 fn check(batches: &[RecordBatch], options: WriterOptions, what: &str) {
+    // Encoding the columns on threads changes nothing written.
+    let threaded = write(
+        batches,
+        options.clone().into_builder().set_threads(3).build(),
+    );
     let bytes = write(batches, options);
+    assert!(threaded == bytes, "{what}: 3 threads wrote other bytes");
     let expected = arrow_select::concat::concat_batches(&batches[0].schema(), batches).unwrap();
     if let Some(back) = read_arrow_rs_unless_alp(&bytes) {
         assert_same(&expected, &back, &format!("{what} (arrow-rs reader)"));
@@ -281,6 +287,30 @@ fn row_groups_split_by_rows_and_bytes() {
     let md = footer_of(&bytes);
     let rows: Vec<i64> = md.row_groups.iter().map(|rg| rg.num_rows).collect();
     assert_eq!(rows, [3000, 3000, 3000, 1000]);
+}
+
+#[test]
+fn threads_write_the_same_bytes_as_one() {
+    // Many columns of every kind, several row groups and pages: the threads
+    // take columns in whatever order they free up.
+    let mut r = Rng(21);
+    let schema = Arc::new(random_schema(&mut r, 24, 2));
+    let batches: Vec<_> = (0..3)
+        .map(|_| random_batch(&mut r, &schema, 3000))
+        .collect();
+    let options = || {
+        WriterOptions::builder()
+            .set_max_row_group_size(4000)
+            .set_data_page_row_count_limit(500)
+            .set_bloom_filter_enabled(true)
+    };
+    let one = write(&batches, options().build());
+    assert_eq!(footer_of(&one).row_groups.len(), 3);
+    for threads in [2, 4, 64] {
+        let many = write(&batches, options().set_threads(threads).build());
+        assert!(many == one, "{threads} threads wrote other bytes");
+    }
+    check(&batches, options().build(), "24 random columns");
 }
 
 fn arb_options() -> impl Strategy<Value = WriterOptions> {

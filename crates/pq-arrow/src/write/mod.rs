@@ -46,6 +46,7 @@ mod pages;
 mod phys;
 mod schema;
 mod stats;
+mod threads;
 mod typed;
 
 use std::fs::File;
@@ -211,9 +212,8 @@ impl<W: Write> ParquetWriter<W> {
                 let slice = col.slice(offset, take);
                 levels::leaves(field, &slice, &mut leaves)?;
             }
-            for (w, leaf) in self.columns.iter_mut().zip(&leaves) {
-                w.write(leaf)?;
-            }
+            let work: Vec<_> = self.columns.iter_mut().zip(&leaves).collect();
+            threads::map_in_order(work, self.options.threads, |(w, leaf)| w.write(leaf))?;
             self.rows_in_group += take;
             offset += take;
             if self.rows_in_group >= self.options.max_row_group_rows
@@ -246,8 +246,10 @@ impl<W: Write> ParquetWriter<W> {
         let mut indexes = Vec::with_capacity(columns.len());
         let mut total_uncompressed = 0;
         let mut blooms = Vec::new();
-        for col in columns {
-            let finished = col.finish()?;
+        // Finished (last pages encoded and compressed) on the writer's
+        // threads, then written in column order.
+        let finished = threads::map_in_order(columns, self.options.threads, |c| c.finish())?;
+        for finished in finished {
             let base = self.out.pos as i64;
             self.out.write_all(&finished.dict_page)?;
             for page in &finished.pages {

@@ -103,6 +103,8 @@ pub struct WriterOptions {
     pub(crate) bloom_filter: bool,
     pub(crate) bloom_filter_fpp: f64,
     pub(crate) bloom_filter_ndv: Option<u64>,
+    /// Threads encoding the columns of a batch (1: the caller's alone).
+    pub(crate) threads: usize,
 }
 
 /// Whether the parquet-format specification marks `encoding` as Preview:
@@ -149,6 +151,7 @@ impl Default for WriterOptions {
             bloom_filter: false,
             bloom_filter_fpp: Self::DEFAULT_BLOOM_FILTER_FPP,
             bloom_filter_ndv: None,
+            threads: 1,
         }
     }
 }
@@ -204,6 +207,12 @@ impl WriterOptions {
     /// Most bytes (encoded and compressed, as buffered) in a row group.
     pub fn max_row_group_bytes(&self) -> usize {
         self.max_row_group_bytes
+    }
+
+    /// Threads that encode and compress the columns (1 by default: the
+    /// caller's thread alone).
+    pub fn threads(&self) -> usize {
+        self.threads
     }
 
     /// Target bytes of a data page, before compression.
@@ -536,6 +545,24 @@ impl WriterOptionsBuilder {
     /// by default).
     pub fn set_column_index_truncate_length(mut self, len: Option<usize>) -> Self {
         self.options.column_index_truncate_length = len;
+        self
+    }
+
+    /// Encodes and compresses the columns of each batch on `threads`
+    /// threads (the caller's among them; 1, the default, spawns none).
+    /// Each column is encoded by one thread at a time and the file is
+    /// written in column order by the caller's thread, so the bytes written
+    /// are the same for any number; more threads help when the columns are
+    /// many and the caller has cores to spare (CSV to Parquet in `pq
+    /// convert`). Memory does not grow with it: the columns' buffers are
+    /// the same, only who fills them changes.
+    ///
+    /// ```
+    /// let options = pq_arrow::write::WriterOptions::builder().set_threads(4).build();
+    /// assert_eq!(options.threads(), 4);
+    /// ```
+    pub fn set_threads(mut self, threads: usize) -> Self {
+        self.options.threads = threads.max(1);
         self
     }
 
