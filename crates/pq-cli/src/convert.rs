@@ -444,6 +444,9 @@ pub fn run(paths: &[PathBuf], to: Option<Kind>, args: &ConvertArgs) -> Result<()
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
+    // The writer encodes the columns on as many threads as parse: with
+    // one writing thread, encoding was the slowest stage.
+    let options = options.into_builder().set_threads(threads).build();
     let read = Arc::new(AtomicU64::new(0));
     let batches = csv_blocks::batches(input, data, plan, threads, read.clone());
     let batches = batches.map(|b| b.map_err(|e| CliError::file(input, e)));
