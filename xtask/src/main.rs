@@ -92,7 +92,10 @@ pub fn cargo() -> Command {
         let set_for_xtask = key.to_str().is_some_and(|k| {
             k.starts_with("CARGO_PKG_")
                 || k.starts_with("CARGO_MANIFEST_")
-                || matches!(k, "CARGO_CRATE_NAME" | "CARGO_BIN_NAME" | "CARGO_PRIMARY_PACKAGE")
+                || matches!(
+                    k,
+                    "CARGO_CRATE_NAME" | "CARGO_BIN_NAME" | "CARGO_PRIMARY_PACKAGE"
+                )
         });
         if set_for_xtask {
             cmd.env_remove(key);

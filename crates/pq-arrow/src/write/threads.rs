@@ -37,7 +37,7 @@ pub(super) fn map_in_order<T: Send, R: Send>(
         }
     };
     let mut all = std::thread::scope(|s| {
-        let others: Vec<_> = (1..threads).map(|_| s.spawn(&work)).collect();
+        let others: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
         let mut all = work();
         for h in others {
             match h.join() {
