@@ -131,10 +131,26 @@ fn current_test() -> String {
 /// ```
 pub fn have_pyarrow() -> bool {
     static HAVE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *HAVE.get_or_init(|| {
-        std::process::Command::new("python3")
-            .args(["-c", "import pyarrow"])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    })
+    *HAVE.get_or_init(|| python_imports("pyarrow"))
+}
+
+/// Whether `python3` on the `PATH` can import duckdb and pyarrow (DuckDB
+/// writes the tables it is handed as pyarrow tables), for the tests that
+/// read DuckDB's files. `cargo xtask ci` installs both into its venv.
+///
+/// ```no_run
+/// if !pq_testkit::have_duckdb() {
+///     pq_testkit::skip("python3 with duckdb is not on the PATH");
+/// }
+/// ```
+pub fn have_duckdb() -> bool {
+    static HAVE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAVE.get_or_init(|| python_imports("duckdb, pyarrow"))
+}
+
+fn python_imports(modules: &str) -> bool {
+    std::process::Command::new("python3")
+        .args(["-c", &format!("import {modules}")])
+        .output()
+        .is_ok_and(|o| o.status.success())
 }
