@@ -143,6 +143,10 @@ fn wide_table_heap_is_proportional_to_its_data() {
                 .set_compression(Codec::Zstd)
                 .build(),
         ),
+        (
+            "defaults, 4 threads",
+            WriterOptions::builder().set_threads(4).build(),
+        ),
     ] {
         let peak = peak_of_write(&batch, options);
         let per_column = peak / COLUMNS;

@@ -246,35 +246,45 @@ impl<W: Write> ParquetWriter<W> {
         let mut indexes = Vec::with_capacity(columns.len());
         let mut total_uncompressed = 0;
         let mut blooms = Vec::new();
-        // Finished (last pages encoded and compressed) on the writer's
-        // threads, then written in column order.
-        let finished = threads::map_in_order(columns, self.options.threads, |c| c.finish())?;
-        for finished in finished {
-            let base = self.out.pos as i64;
-            self.out.write_all(&finished.dict_page)?;
-            for page in &finished.pages {
-                self.out.write_all(page)?;
+        // Finished (last pages encoded and compressed) a group of columns
+        // at a time, one column per thread, and written in column order: a
+        // group's chunks are written and dropped before the next group
+        // finishes, so the row group's pages are never held twice over
+        // (one thread finishes one column at a time).
+        let threads = self.options.threads;
+        let mut columns = columns.into_iter();
+        loop {
+            let group: Vec<ColumnChunkWriter> = columns.by_ref().take(threads).collect();
+            if group.is_empty() {
+                break;
             }
-            let mut meta = finished.meta;
-            meta.data_page_offset += base;
-            meta.dictionary_page_offset = meta.dictionary_page_offset.map(|o| o + base);
-            total_uncompressed += meta.total_uncompressed_size;
-            let mut offset_index = finished.offset_index;
-            if let Some(oi) = &mut offset_index {
-                for p in &mut oi.page_locations {
-                    p.offset += base;
+            for finished in threads::map_in_order(group, threads, |c| c.finish())? {
+                let base = self.out.pos as i64;
+                self.out.write_all(&finished.dict_page)?;
+                for page in &finished.pages {
+                    self.out.write_all(page)?;
                 }
+                let mut meta = finished.meta;
+                meta.data_page_offset += base;
+                meta.dictionary_page_offset = meta.dictionary_page_offset.map(|o| o + base);
+                total_uncompressed += meta.total_uncompressed_size;
+                let mut offset_index = finished.offset_index;
+                if let Some(oi) = &mut offset_index {
+                    for p in &mut oi.page_locations {
+                        p.offset += base;
+                    }
+                }
+                blooms.push(finished.bloom);
+                indexes.push((
+                    finished.column_index.map(|ci| ci.encode()),
+                    offset_index.map(|oi| oi.encode()),
+                ));
+                chunks.push(ColumnChunk {
+                    file_offset: meta.dictionary_page_offset.unwrap_or(meta.data_page_offset),
+                    meta_data: Some(meta),
+                    ..Default::default()
+                });
             }
-            blooms.push(finished.bloom);
-            indexes.push((
-                finished.column_index.map(|ci| ci.encode()),
-                offset_index.map(|oi| oi.encode()),
-            ));
-            chunks.push(ColumnChunk {
-                file_offset: meta.dictionary_page_offset.unwrap_or(meta.data_page_offset),
-                meta_data: Some(meta),
-                ..Default::default()
-            });
         }
         let chunks_end = self.out.pos;
         // Bloom filters after the row group's chunks, in column order (one
