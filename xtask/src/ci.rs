@@ -22,12 +22,12 @@ pub fn run(root: &Path) -> crate::Result<()> {
          generated code, the no_std build, tests and docs"
     );
     step("setup: rust toolchain", setup::rust_toolchain)?;
-    let venv_bin = step("setup: python venv with pyarrow and moto", || {
+    let venv_bin = step("setup: python venv with pyarrow, duckdb and moto", || {
         setup::python_venv(root)
     })?;
     corpus(in_ci)?;
 
-    // The tests find `python3` with pyarrow and `moto_server` in the venv,
+    // The tests find `python3` with pyarrow and duckdb, and `moto_server`, in the venv,
     // and append the tests they skip to the log (see pq-testkit).
     let path = prepend_path(&venv_bin)?;
     let skip_log = root.join("target").join("pq-skipped-tests.log");
