@@ -439,11 +439,7 @@ pub fn run(paths: &[PathBuf], to: Option<Kind>, args: &ConvertArgs) -> Result<()
     let len = data.len();
     let plan = csv_in::plan(input, &mut data, &dtypes, &args.csv)?;
     let schema = plan.schema.clone();
-    let threads = match args.csv.threads {
-        Some(0) => return Err(CliError::Usage("--threads: at least 1".into())),
-        Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
+    let threads = threads(args)?;
     // The writer encodes the columns on as many threads as parse: with
     // one writing thread, encoding was the slowest stage.
     let options = options.into_builder().set_threads(threads).build();
@@ -459,6 +455,15 @@ pub fn run(paths: &[PathBuf], to: Option<Kind>, args: &ConvertArgs) -> Result<()
         Progress::new(len, true),
         Count::Bytes(read),
     )
+}
+
+/// `--threads`, or one per core.
+fn threads(args: &ConvertArgs) -> Result<usize, CliError> {
+    match args.csv.threads {
+        Some(0) => Err(CliError::Usage("--threads: at least 1".into())),
+        Some(n) => Ok(n),
+        None => Ok(std::thread::available_parallelism().map_or(1, |n| n.get())),
+    }
 }
 
 /// Converts Parquet inputs, read as one table (the first already open when
@@ -487,6 +492,9 @@ fn convert_table(
     let rows = table.num_rows();
     let schema = table.schema();
     let plan = table.range(0, None);
+    // Reading takes one thread; the writer's encoding is the larger part
+    // of a rewrite, and gets every core.
+    let options = options.into_builder().set_threads(threads(args)?).build();
     write(
         schema,
         table.batches(plan),

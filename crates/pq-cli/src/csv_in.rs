@@ -73,9 +73,9 @@ pub struct CsvArgs {
     /// CSV input: records read to infer the column types.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_INFER_ROWS)]
     pub infer_rows: usize,
-    /// CSV input: parse, and encode the Parquet columns, on this many
-    /// threads each (default: one per core). The output is the same file
-    /// whatever the number.
+    /// Parse CSV input, and encode Parquet output, on this many threads
+    /// each (default: one per core). The output is the same file whatever
+    /// the number.
     #[arg(long, value_name = "N")]
     pub threads: Option<usize>,
 }
@@ -148,7 +148,6 @@ impl CsvArgs {
             || self.skip_rows > 0
             || self.dedupe_header
             || self.infer_rows != DEFAULT_INFER_ROWS
-            || self.threads.is_some()
     }
 }
 

@@ -52,6 +52,24 @@ fn convert(input: &Path, output: &Path, threads: &str) -> String {
 }
 
 #[test]
+fn a_parquet_rewrite_is_the_same_file_on_any_number_of_threads() {
+    // Parquet input: `--threads` sets the writer's encoding threads alone.
+    let csv_input = temp("rewrite.csv");
+    std::fs::write(&csv_input, csv(30_000)).unwrap();
+    let input = temp("rewrite-in.parquet");
+    convert(&csv_input, &input, "1");
+    let want = read(&input);
+    let mut files = Vec::new();
+    for threads in ["1", "3"] {
+        let output = temp(&format!("rewrite-{threads}.parquet"));
+        convert(&input, &output, threads);
+        assert_eq!(read(&output), want, "threads {threads}");
+        files.push(std::fs::read(&output).unwrap());
+    }
+    assert!(files[0] == files[1], "1 and 3 threads differ");
+}
+
+#[test]
 fn any_thread_count_writes_the_same_bytes_and_every_record() {
     // About 10 MB: three blocks or more.
     let rows = 200_000;
