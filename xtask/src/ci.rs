@@ -27,8 +27,9 @@ pub fn run(root: &Path) -> crate::Result<()> {
     })?;
     corpus(in_ci)?;
 
-    // The tests find `python3` with pyarrow and duckdb, and `moto_server`, in the venv,
-    // and append the tests they skip to the log (see pq-testkit).
+    // The tests find `python3` with pyarrow and duckdb, and `moto_server`,
+    // in the venv, and append the tests they skip to the log (see
+    // pq-testkit).
     let path = prepend_path(&venv_bin)?;
     let skip_log = root.join("target").join("pq-skipped-tests.log");
     std::fs::remove_file(&skip_log).ok();

@@ -1,9 +1,8 @@
 //! CSV input parsed on several threads: the blocks are cut after whole
 //! records (never inside a quoted field holding line ends), the rows come
 //! out in file order, and the Parquet file (its columns encoded on as many
-//! threads as parse) is the same bytes whatever
-//! `--threads` says. No progress bar is drawn when stderr is not a
-//! terminal.
+//! threads as parse) is the same bytes whatever `--threads` says. No
+//! progress bar is drawn when stderr is not a terminal.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;

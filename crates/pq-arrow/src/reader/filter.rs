@@ -174,6 +174,13 @@ pub enum RowFiltering {
     PruneOnly,
 }
 
+impl RowFiltering {
+    /// Whether rows are tested (and the predicate's columns read for it).
+    pub(super) fn tests_rows(self) -> bool {
+        self != RowFiltering::PruneOnly
+    }
+}
+
 /// The filter of a reader with a predicate, a row selection, or both.
 #[derive(Debug)]
 pub(super) struct RowFilter {
@@ -406,7 +413,7 @@ impl RowFilter {
             .find(|(r, _)| *r == rg)
             .map(|(_, s)| rows_mask(s, first_row, batch.num_rows()));
         let keep = match &self.predicate {
-            Some(p) if self.rows != RowFiltering::PruneOnly => {
+            Some(p) if self.rows.tests_rows() => {
                 self.metrics.rows_tested += batch.num_rows() as u64;
                 let keep = eval::evaluate(p, &batch)?;
                 self.metrics.rows_matched += keep.true_count() as u64;

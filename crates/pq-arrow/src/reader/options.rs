@@ -438,7 +438,7 @@ impl ReadOptions {
                 )?;
                 let bound = bind(predicate, &metadata.schema, &whole.schema)?;
                 let mut read = selected.clone();
-                if self.row_filtering != crate::predicate::RowFiltering::PruneOnly {
+                if self.row_filtering.tests_rows() {
                     read.extend(bound.columns.iter().map(|c| c.leaf));
                 }
                 let narrow = read.len() > selected.len();

@@ -61,7 +61,7 @@ use pq_format::{
 
 use crate::error::{Error, Location, Result};
 use crate::schema::ARROW_SCHEMA_META_KEY;
-use column::ColumnChunkWriter;
+use column::{ColumnChunkWriter, FinishedChunk};
 pub use options::{
     CREATED_BY, Codec, ColumnPath, DataPageVersion, Encoding, WriterOptions, WriterOptionsBuilder,
     is_preview_encoding,
@@ -212,7 +212,7 @@ impl<W: Write> ParquetWriter<W> {
                 let slice = col.slice(offset, take);
                 levels::leaves(field, &slice, &mut leaves)?;
             }
-            let work: Vec<_> = self.columns.iter_mut().zip(&leaves).collect();
+            let work = self.columns.iter_mut().zip(&leaves);
             threads::map_in_order(work, self.options.threads, |(w, leaf)| w.write(leaf))?;
             self.rows_in_group += take;
             offset += take;
@@ -244,7 +244,6 @@ impl<W: Write> ParquetWriter<W> {
         let start = self.out.pos;
         let mut chunks = Vec::with_capacity(columns.len());
         let mut indexes = Vec::with_capacity(columns.len());
-        let mut total_uncompressed = 0;
         let mut blooms = Vec::new();
         // Finished (last pages encoded and compressed) a group of columns
         // at a time, one column per thread, and written in column order: a
@@ -253,37 +252,13 @@ impl<W: Write> ParquetWriter<W> {
         // (one thread finishes one column at a time).
         let threads = self.options.threads;
         let mut columns = columns.into_iter();
-        loop {
-            let group: Vec<ColumnChunkWriter> = columns.by_ref().take(threads).collect();
-            if group.is_empty() {
-                break;
-            }
-            for finished in threads::map_in_order(group, threads, |c| c.finish())? {
-                let base = self.out.pos as i64;
-                self.out.write_all(&finished.dict_page)?;
-                for page in &finished.pages {
-                    self.out.write_all(page)?;
-                }
-                let mut meta = finished.meta;
-                meta.data_page_offset += base;
-                meta.dictionary_page_offset = meta.dictionary_page_offset.map(|o| o + base);
-                total_uncompressed += meta.total_uncompressed_size;
-                let mut offset_index = finished.offset_index;
-                if let Some(oi) = &mut offset_index {
-                    for p in &mut oi.page_locations {
-                        p.offset += base;
-                    }
-                }
-                blooms.push(finished.bloom);
-                indexes.push((
-                    finished.column_index.map(|ci| ci.encode()),
-                    offset_index.map(|oi| oi.encode()),
-                ));
-                chunks.push(ColumnChunk {
-                    file_offset: meta.dictionary_page_offset.unwrap_or(meta.data_page_offset),
-                    meta_data: Some(meta),
-                    ..Default::default()
-                });
+        while !columns.as_slice().is_empty() {
+            let group = columns.by_ref().take(threads);
+            for finished in threads::map_in_order(group, threads, ColumnChunkWriter::finish)? {
+                let (chunk, chunk_indexes, bloom) = self.write_chunk(finished)?;
+                chunks.push(chunk);
+                indexes.push(chunk_indexes);
+                blooms.push(bloom);
             }
         }
         let chunks_end = self.out.pos;
@@ -298,9 +273,14 @@ impl<W: Write> ParquetWriter<W> {
             meta.bloom_filter_length = i32::try_from(bloom.len()).ok();
             self.out.write_all(&bloom)?;
         }
+        let total_byte_size = chunks
+            .iter()
+            .filter_map(|c| c.meta_data.as_ref())
+            .map(|m| m.total_uncompressed_size)
+            .sum();
         self.row_groups.push(RowGroup {
             columns: chunks,
-            total_byte_size: total_uncompressed,
+            total_byte_size,
             num_rows: self.rows_in_group as i64,
             file_offset: Some(start as i64),
             total_compressed_size: Some((chunks_end - start) as i64),
@@ -311,6 +291,39 @@ impl<W: Write> ParquetWriter<W> {
         self.total_rows += self.rows_in_group as u64;
         self.rows_in_group = 0;
         Ok(())
+    }
+
+    /// Writes a finished chunk's pages where the file has got to; its
+    /// metadata, encoded page indexes and Bloom filter (kept for after the
+    /// row group's chunks), their offsets made absolute.
+    fn write_chunk(
+        &mut self,
+        finished: FinishedChunk,
+    ) -> Result<(ColumnChunk, EncodedIndexes, Option<Vec<u8>>)> {
+        let base = self.out.pos as i64;
+        self.out.write_all(&finished.dict_page)?;
+        for page in &finished.pages {
+            self.out.write_all(page)?;
+        }
+        let mut meta = finished.meta;
+        meta.data_page_offset += base;
+        meta.dictionary_page_offset = meta.dictionary_page_offset.map(|o| o + base);
+        let mut offset_index = finished.offset_index;
+        if let Some(oi) = &mut offset_index {
+            for p in &mut oi.page_locations {
+                p.offset += base;
+            }
+        }
+        let indexes = (
+            finished.column_index.map(|ci| ci.encode()),
+            offset_index.map(|oi| oi.encode()),
+        );
+        let chunk = ColumnChunk {
+            file_offset: meta.dictionary_page_offset.unwrap_or(meta.data_page_offset),
+            meta_data: Some(meta),
+            ..Default::default()
+        };
+        Ok((chunk, indexes, finished.bloom))
     }
 
     /// Writes the last row group, the page indexes and the footer, and

@@ -10,17 +10,24 @@ use crate::error::Result;
 /// `f` of each item, on up to `threads` threads (the caller's among them),
 /// in the items' order. The first error by item order is the one returned,
 /// whichever thread met it first; a panic in `f` is resumed on the
-/// caller's thread.
-pub(super) fn map_in_order<T: Send, R: Send>(
-    items: Vec<T>,
+/// caller's thread. A thread that cannot start is left out, as the
+/// reader's decoding threads are: the others do its share.
+pub(super) fn map_in_order<I, R>(
+    items: I,
     threads: usize,
-    f: impl Fn(T) -> Result<R> + Sync,
-) -> Result<Vec<R>> {
+    f: impl Fn(I::Item) -> Result<R> + Sync,
+) -> Result<Vec<R>>
+where
+    I: IntoIterator<IntoIter: ExactSizeIterator + Send>,
+    I::Item: Send,
+    R: Send,
+{
+    let items = items.into_iter();
     let threads = threads.min(items.len());
     if threads <= 1 {
-        return items.into_iter().map(f).collect();
+        return items.map(f).collect();
     }
-    let queue = Mutex::new(items.into_iter().enumerate());
+    let queue = Mutex::new(items.enumerate());
     let work = || {
         let mut done = Vec::new();
         loop {
@@ -37,7 +44,9 @@ pub(super) fn map_in_order<T: Send, R: Send>(
         }
     };
     let mut all = std::thread::scope(|s| {
-        let others: Vec<_> = (1..threads).map(|_| s.spawn(work)).collect();
+        let others: Vec<_> = (1..threads)
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
+            .collect();
         let mut all = work();
         for h in others {
             match h.join() {
@@ -77,7 +86,7 @@ mod tests {
     #[test]
     fn the_first_error_by_item_order_is_returned() {
         for threads in [1, 2, 4] {
-            let e = map_in_order((0..50).collect(), threads, |i: usize| {
+            let e = map_in_order(0..50usize, threads, |i| {
                 if i % 10 == 7 {
                     Err(Error::Request {
                         message: format!("item {i}"),
