@@ -13,6 +13,12 @@
 //! in its pages), by whichever thread takes them; which thread decodes a
 //! batch does not change what it decodes.
 //!
+//! With a predicate, the columns it reads are *early* and the others may be
+//! *late*: a batch's early columns are decoded first and handed to the
+//! caller ([`Next::Predicate`]), which tests its rows and says which it
+//! keeps ([`RowGroupTasks::keep`]); only then are the late columns of the
+//! batch decoded, and only the kept rows of them ([`Next::Batch`]).
+//!
 //! No thread performs IO here. A column whose next page has not been
 //! pushed stops its batch at the page ([`Step::Pending`]) and is not
 //! picked again until the caller has pushed the bytes it needs
@@ -25,12 +31,12 @@
 
 use std::collections::VecDeque;
 use std::ops::Range;
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use bytes::Bytes;
 
 use crate::assemble::Leaves;
-use crate::column::{LeafData, LeafReader, Step};
+use crate::column::{KeptRows, LeafData, LeafReader, Step};
 use crate::error::{Location, Result, data_err};
 
 /// The batches of a row group: `skip` rows in batches of `step` (rows
@@ -83,6 +89,8 @@ struct Slot {
     need: Option<Range<u64>>,
     /// Its next page's bytes, asked for ahead and not delivered yet.
     ahead: Option<Range<u64>>,
+    /// Read late: a batch of it waits for the rows the caller keeps.
+    late: bool,
 }
 
 /// Bytes from an absolute offset covering a range, or `None` while they
@@ -92,8 +100,13 @@ pub(crate) type Fetch<'a> = dyn FnMut(&Range<u64>) -> Option<(u64, Bytes)> + 'a;
 /// What the caller's next batch is.
 #[derive(Debug)]
 pub(crate) enum Next {
-    /// The batch: its rows and its leaves by column index.
+    /// The batch: its rows and its leaves by column index. With late
+    /// columns, the rows the caller kept, and the late leaves only.
     Batch(usize, Result<Leaves>),
+    /// The early leaves of a batch with late columns, and its rows: the
+    /// caller says which rows it keeps ([`RowGroupTasks::keep`]) before
+    /// asking for the next batch.
+    Predicate(usize, Result<Leaves>),
     /// Columns wait for these bytes of the file (absolute ranges).
     Needs(Vec<Range<u64>>),
     /// Every batch has been handed out.
@@ -114,6 +127,10 @@ struct State {
     closed: bool,
     /// Bytes of the file the readers hold.
     buffered: usize,
+    /// The early leaves of batch `taken` went to the caller.
+    early_taken: bool,
+    /// The rows batch `taken` keeps, once the caller has said.
+    kept: Option<Arc<KeptRows>>,
 }
 
 /// The decoding tasks of one row group.
@@ -133,6 +150,8 @@ struct Task {
     rows: usize,
     /// The batch's rows are skipped (before the offset), not read.
     skip: bool,
+    /// The rows of the batch a late column reads.
+    kept: Option<Arc<KeptRows>>,
     reader: LeafReader,
 }
 
@@ -150,6 +169,7 @@ impl RowGroupTasks {
                 broken: false,
                 need: None,
                 ahead: None,
+                late: false,
             })
             .collect();
         RowGroupTasks {
@@ -161,6 +181,8 @@ impl RowGroupTasks {
                 waiting: 0,
                 closed: false,
                 buffered: 0,
+                early_taken: false,
+                kept: None,
             }),
             changed: Condvar::new(),
             ahead: ahead.max(1),
@@ -173,6 +195,19 @@ impl RowGroupTasks {
     /// the caller reads.
     pub(crate) fn with_read_ahead(mut self, on: bool) -> Self {
         self.read_ahead = on;
+        self
+    }
+
+    /// Reads the columns `late` says are late only for the rows the
+    /// caller keeps (see the module's comment). Only columns that are not
+    /// repeated can be.
+    pub(crate) fn with_late(self, late: impl Fn(usize) -> bool) -> Self {
+        {
+            let mut state = self.lock();
+            for s in &mut state.slots {
+                s.late = late(s.column);
+            }
+        }
         self
     }
 
@@ -196,22 +231,34 @@ impl RowGroupTasks {
             return None;
         }
         let limit = state.sizes.len().min(state.taken + self.ahead);
+        let skipped = state.sizes.skipped();
+        // A late column reads a batch once its kept rows are known.
+        let kept_batch = state.kept.as_ref().map(|_| state.taken);
         let (i, _) = state
             .slots
             .iter()
             .enumerate()
-            .filter(|(_, s)| s.reader.is_some() && s.need.is_none() && !s.broken && s.next < limit)
+            .filter(|(_, s)| {
+                s.reader.is_some()
+                    && s.need.is_none()
+                    && !s.broken
+                    && s.next < limit
+                    && (!s.late || s.next < skipped || Some(s.next) == kept_batch)
+            })
             .min_by_key(|(_, s)| (s.next, s.last_thread != thread))?;
+        let kept = state.kept.clone();
         let slot = state.slots.get_mut(i)?;
         let batch = slot.next;
+        let late = slot.late;
         let reader = slot.reader.take()?;
         let rows = state.sizes.rows(batch).unwrap_or(0);
-        let skip = batch < state.sizes.skipped();
+        let skip = batch < skipped;
         Some(Task {
             slot: i,
             batch,
             rows,
             skip,
+            kept: if late && !skip { kept } else { None },
             reader,
         })
     }
@@ -226,6 +273,7 @@ impl RowGroupTasks {
             batch,
             rows,
             skip,
+            kept,
             mut reader,
         } = task;
         let decode = || {
@@ -234,6 +282,8 @@ impl RowGroupTasks {
                     Step::Ready(()) => Step::Ready(LeafData::skipped()),
                     Step::Pending(r) => Step::Pending(r),
                 })
+            } else if let Some(kept) = &kept {
+                reader.read_kept(kept)
             } else {
                 reader.read(rows)
             }
@@ -346,20 +396,57 @@ impl RowGroupTasks {
             let Some(rows) = state.sizes.rows(state.taken) else {
                 return Next::Done;
             };
-            let complete = state
-                .results
-                .front()
-                .is_some_and(|b| b.iter().all(Option::is_some));
+            let skipped = state.taken < state.sizes.skipped();
+            // Late columns wait for the rows the batch keeps: its early
+            // leaves go to the caller first, once they are all decoded.
+            let two_phase = !skipped && state.slots.iter().any(|s| s.late);
+            if two_phase && !state.early_taken {
+                let n_slots = state.slots.len();
+                if state.results.is_empty() {
+                    state
+                        .results
+                        .push_back((0..n_slots).map(|_| None).collect());
+                }
+                let State { slots, results, .. } = &mut *state;
+                if let Some(front) = results.front_mut()
+                    && slots
+                        .iter()
+                        .zip(front.iter())
+                        .all(|(s, r)| s.late || r.is_some())
+                {
+                    let leaves: Result<Leaves> = slots
+                        .iter()
+                        .zip(front.iter_mut())
+                        .filter(|(s, _)| !s.late)
+                        .map(|(s, r)| {
+                            r.take()
+                                .unwrap_or_else(|| Err(lost()))
+                                .map(|l| (s.column, l))
+                        })
+                        .collect();
+                    state.early_taken = true;
+                    return Next::Predicate(rows, leaves);
+                }
+            }
+            let complete = state.results.front().is_some_and(|b| {
+                state
+                    .slots
+                    .iter()
+                    .zip(b.iter())
+                    .all(|(s, r)| r.is_some() || (two_phase && !s.late))
+            }) && (!two_phase || state.kept.is_some());
             if complete {
                 let results = state.results.pop_front().unwrap_or_default();
                 let leaves: Result<Leaves> = state
                     .slots
                     .iter()
                     .zip(results)
+                    .filter(|(s, _)| !two_phase || s.late)
                     .map(|(s, r)| r.unwrap_or_else(|| Err(lost())).map(|l| (s.column, l)))
                     .collect();
-                let skipped = state.taken < state.sizes.skipped();
                 state.taken += 1;
+                state.early_taken = false;
+                state.kept = None;
                 if state.waiting > 0 {
                     self.changed.notify_all();
                 }
@@ -391,6 +478,16 @@ impl RowGroupTasks {
                 }
                 None => state = self.wait(state),
             }
+        }
+    }
+
+    /// The rows the batch of the last [`Next::Predicate`] keeps: its late
+    /// columns read only those.
+    pub(crate) fn keep(&self, kept: KeptRows) {
+        let mut state = self.lock();
+        state.kept = Some(Arc::new(kept));
+        if state.waiting > 0 {
+            self.changed.notify_all();
         }
     }
 

@@ -405,21 +405,48 @@ fn read_ids_with(
     batch_size: usize,
     pruning: PruningOptions,
 ) -> (Vec<i64>, pq_arrow::predicate::PruningMetrics) {
-    let mut reader = ParquetReader::from_bytes(file.clone())
+    let (batch, metrics) = read_rows_with(file, Some(p), batch_size, pruning);
+    let col = batch.column_by_name("id").unwrap();
+    let col = col.as_any().downcast_ref::<Int64Array>().unwrap();
+    (col.values().to_vec(), metrics)
+}
+
+/// Every row a read returns, as one batch, with the predicate's metrics
+/// (default ones without a predicate).
+fn read_rows_with(
+    file: &Bytes,
+    p: Option<Predicate>,
+    batch_size: usize,
+    pruning: PruningOptions,
+) -> (RecordBatch, pq_arrow::predicate::PruningMetrics) {
+    let mut builder = ParquetReader::from_bytes(file.clone())
         .unwrap()
         .with_batch_size(batch_size)
-        .with_pruning(pruning)
-        .with_predicate(p)
-        .build()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let mut ids = Vec::new();
+        .with_pruning(pruning);
+    if let Some(p) = p {
+        builder = builder.with_predicate(p);
+    }
+    let mut reader = builder.build().unwrap_or_else(|e| panic!("{e}"));
+    let mut batches = Vec::new();
     while let Some(b) = reader.next_batch().unwrap() {
         assert!(b.num_rows() > 0 && b.num_rows() <= batch_size);
-        let col = b.column_by_name("id").unwrap();
-        let col = col.as_any().downcast_ref::<Int64Array>().unwrap();
-        ids.extend(col.values().iter().copied());
+        batches.push(b);
     }
-    (ids, reader.pruning_metrics().unwrap().clone())
+    let batch = arrow_select::concat::concat_batches(&reader.schema(), &batches).unwrap();
+    let metrics = reader.pruning_metrics().cloned().unwrap_or_default();
+    (batch, metrics)
+}
+
+/// The rows of `all` (a whole read, row `i` holding id `i`) whose ids are
+/// `ids`, taken by Arrow's kernel: what a filtered read must return.
+fn rows_of(all: &RecordBatch, ids: &[i64]) -> RecordBatch {
+    let idx = arrow_array::UInt64Array::from_iter_values(ids.iter().map(|&i| i as u64));
+    let columns = all
+        .columns()
+        .iter()
+        .map(|c| arrow_select::take::take(c, &idx, None).unwrap())
+        .collect();
+    RecordBatch::try_new(all.schema(), columns).unwrap()
 }
 
 #[test]
@@ -432,7 +459,14 @@ fn filtered_reads_keep_exactly_the_matching_rows() {
     ];
     files.extend(write_pyarrow(&t.batch).map(|f| ("pyarrow", f)));
     files.extend(write_duckdb(&t.batch).map(|f| ("duckdb", f)));
+    // Each file read whole: the rows a filtered read returns are these,
+    // every column of them (the predicate's and the ones read late).
+    let whole: Vec<RecordBatch> = files
+        .iter()
+        .map(|(_, f)| read_rows_with(f, None, 8192, PruningOptions::default()).0)
+        .collect();
     let mut pruned_any = vec![0usize; files.len()];
+    let mut skipped_late = 0;
     let mut blooms = 0;
     let mut by_dictionary = 0;
     let mut by_page_index = 0;
@@ -454,9 +488,18 @@ fn filtered_reads_keep_exactly_the_matching_rows() {
                     .with_bloom_filters(rng.chance(50))
                     .with_dictionaries(rng.chance(50))
                     .with_page_index(rng.chance(50))
+                    .with_late_materialization(rng.chance(50))
             };
-            let (got, metrics) = read_ids_with(file, p.clone(), batch_size, pruning);
-            assert_eq!(got, want, "{writer}: {p} (round {round})");
+            let (rows, metrics) = read_rows_with(file, Some(p.clone()), batch_size, pruning);
+            let ids = rows.column_by_name("id").unwrap();
+            let got = ids.as_any().downcast_ref::<Int64Array>().unwrap().values();
+            assert_eq!(got, &want[..], "{writer}: {p} (round {round})");
+            assert_eq!(
+                rows,
+                rows_of(&whole[k], &want),
+                "{writer}: {p} (round {round})"
+            );
+            skipped_late += metrics.values_skipped_late;
             assert_eq!(metrics.rows_matched, want.len() as u64, "{writer}: {p}");
             pruned_any[k] += metrics.row_groups_pruned;
             by_dictionary += metrics.row_groups_pruned_by_dictionary;
@@ -468,6 +511,8 @@ fn filtered_reads_keep_exactly_the_matching_rows() {
     assert!(pruned_any.iter().all(|&n| n > 0), "{pruned_any:?}");
     assert!(by_dictionary > 0);
     assert!(by_page_index > 0);
+    // Columns the predicate does not read were read late, for kept rows.
+    assert!(skipped_late > 0);
     // pyarrow's files carry Bloom filters (when pyarrow is there).
     assert!(!files.iter().any(|(w, _)| *w == "pyarrow") || blooms > 0);
 }

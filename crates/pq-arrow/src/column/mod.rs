@@ -11,12 +11,14 @@
 
 mod buffer;
 pub(crate) mod byte_arrays;
+mod kept;
 mod native;
 pub(crate) mod utf8;
 pub(crate) mod values;
 pub(crate) mod views;
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use arrow_array::ArrayRef;
 use arrow_buffer::{BooleanBuffer, NullBuffer};
@@ -31,8 +33,11 @@ use crate::convert::{to_arrow, wants_large_offsets};
 use crate::error::{Error, Location, Result, data_err, enc_err};
 use crate::pool::Pool;
 use crate::schema::LeafColumn;
+pub(crate) use kept::KeptRows;
+use kept::RunCursor;
 use values::{
-    Dense, decode_plain, decode_values, extend_range, gather_dense, plain_len, take_plain,
+    Dense, decode_plain, decode_values, extend_range, gather_dense, plain_len, skip_plain,
+    take_plain,
 };
 
 /// The decoded content of one batch of a leaf column.
@@ -109,6 +114,9 @@ struct Partial {
     keys_mode: bool,
     levels: usize,
     rows_left: usize,
+    /// The rows of the batch it keeps, when it reads only those, and how
+    /// far through them it is.
+    kept: Option<(Arc<KeptRows>, RunCursor)>,
 }
 
 impl Partial {
@@ -318,6 +326,34 @@ fn slot_validity(def: &[i16], slot_def: i16, max_def: i16) -> BooleanBuffer {
         words.push(word);
     }
     BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, len)
+}
+
+/// Passes over the next `n` level entries of a page of a column that is not
+/// repeated, and the values among them, without decoding those values.
+fn pass_in_page(page: &mut PageState, template: &Dense, n: usize) -> Result<()> {
+    let start = page.pos;
+    let end = start.saturating_add(n).min(page.len);
+    let non_null = page.def.count_max(start..end);
+    page.pos = end;
+    let at = &page.at;
+    let fewer = |what: &str| data_err(at, format!("fewer {what} than values"));
+    match &mut page.values {
+        PageValues::None => {}
+        PageValues::Plain { data, pos } => skip_plain(template, data, pos, non_null, at)?,
+        PageValues::Dict { idx, pos } => {
+            if idx.len().saturating_sub(*pos) < non_null {
+                return Err(fewer("dictionary indices"));
+            }
+            *pos += non_null;
+        }
+        PageValues::Decoded { dense, pos } => {
+            if dense.len().saturating_sub(*pos) < non_null {
+                return Err(fewer("decoded values"));
+            }
+            *pos += non_null;
+        }
+    }
+    Ok(())
 }
 
 impl LeafReader {
@@ -598,6 +634,7 @@ impl LeafReader {
             keys_mode: self.key_type.is_some() || views::is_view(&self.dt),
             levels: 0,
             rows_left: rows,
+            kept: None,
         }
     }
 
@@ -607,8 +644,9 @@ impl LeafReader {
     /// Passes over the next `rows` rows (fewer at the chunk's end). In a
     /// column that is not repeated, whole pages within them are passed over
     /// from their headers (their bodies neither fetched nor decoded), and
-    /// only the rows of a page they end or start in are decoded and
-    /// dropped; a repeated column decodes and drops them all. Resumable as
+    /// in a page they end or start in, the levels are counted and the
+    /// values passed without being decoded (PLAIN byte arrays walk their
+    /// lengths); a repeated column decodes and drops them all. Resumable as
     /// [`read`](Self::read) is.
     pub(crate) fn skip(&mut self, rows: usize) -> Result<Step<()>> {
         if self.max_rep > 0 {
@@ -629,16 +667,11 @@ impl LeafReader {
                 .page
                 .as_ref()
                 .map_or(0, |p| p.len.saturating_sub(p.pos));
-            if in_page > 0 {
-                // Within the page: decoded and dropped (at most a page).
+            if in_page > 0
+                && let Some(page) = self.page.as_mut()
+            {
                 let take = in_page.min(left);
-                match self.read(take)? {
-                    Step::Ready(data) => self.put_back(data),
-                    Step::Pending(r) => {
-                        self.skip_left = Some(left);
-                        return Ok(Step::Pending(r));
-                    }
-                }
+                pass_in_page(page, &self.template, take)?;
                 left -= take;
                 continue;
             }
@@ -673,6 +706,52 @@ impl LeafReader {
     }
 
     pub(crate) fn read(&mut self, rows: usize) -> Result<Step<LeafData>> {
+        self.read_rows(rows, None)
+    }
+
+    /// Reads the rows of the next `kept.rows()` that `kept` keeps, in a
+    /// column that is not repeated: the others are passed over without
+    /// being decoded, or, when the kept rows are many short runs, the batch
+    /// is decoded whole and filtered. Resumable as [`read`](Self::read) is
+    /// (called again with the same `kept`).
+    pub(crate) fn read_kept(&mut self, kept: &Arc<KeptRows>) -> Result<Step<LeafData>> {
+        if self.max_rep > 0 {
+            return Err(data_err(
+                &self.at,
+                "a repeated column read by kept rows (a bug: please report it)",
+            ));
+        }
+        if !kept.read_whole() {
+            return self.read_rows(kept.rows(), Some(kept));
+        }
+        let data = match self.read_rows(kept.rows(), None)? {
+            Step::Ready(d) => d,
+            Step::Pending(r) => return Ok(Step::Pending(r)),
+        };
+        let mask = kept.mask();
+        // A chunk that ends early gives a short batch: filter what it gave
+        // (the batch's assembly reports the shortfall).
+        let mask = mask.slice(0, data.array.len().min(mask.len()));
+        let keep = arrow_array::BooleanArray::new(mask.clone(), None);
+        let array = arrow_select::filter::filter(&data.array, &keep)
+            .map_err(|e| crate::error::arrow_err(&self.at, e))?;
+        let def = data.def.map(|d| {
+            let kept: Vec<i16> = d
+                .iter()
+                .zip(mask.iter())
+                .filter_map(|(&l, k)| k.then_some(l))
+                .collect();
+            self.pool.put(d);
+            kept
+        });
+        Ok(Step::Ready(LeafData {
+            def,
+            rep: None,
+            array,
+        }))
+    }
+
+    fn read_rows(&mut self, rows: usize, kept: Option<&Arc<KeptRows>>) -> Result<Step<LeafData>> {
         let max_rep = self.max_rep;
         let Partial {
             mut def,
@@ -682,9 +761,14 @@ impl LeafReader {
             mut keys_mode,
             mut levels,
             mut rows_left,
+            kept: mut cursor,
         } = match self.partial.take() {
             Some(p) => p,
-            None => self.start_batch(rows),
+            None => {
+                let mut p = self.start_batch(rows);
+                p.kept = kept.map(|k| (k.clone(), RunCursor::default()));
+                p
+            }
         };
         // The page whose bytes the batch waits for, if it stopped at one.
         let waiting = loop {
@@ -695,7 +779,22 @@ impl LeafReader {
                 if let Some(done) = self.page.take() {
                     self.spare.keep(done);
                 }
-                match self.next_data_page()? {
+                // Whole pages within a run of skipped rows are passed over
+                // from their headers.
+                let skip = cursor.as_ref().and_then(|(k, c)| c.skip_run(k));
+                if let Some(n) = skip {
+                    self.pages.skip_rows(n as u64);
+                }
+                let opened = self.next_data_page();
+                if skip.is_some() {
+                    let passed = usize::try_from(self.pages.take_skipped()).unwrap_or(usize::MAX);
+                    let passed = passed.min(rows_left);
+                    if let Some((k, c)) = cursor.as_mut() {
+                        c.advance(k, passed);
+                    }
+                    rows_left -= passed;
+                }
+                match opened? {
                     Opened::Page => continue,
                     Opened::End => break None,
                     Opened::Pending(range) => break Some(range),
@@ -706,7 +805,17 @@ impl LeafReader {
             };
             let start = page.pos;
             let take = if max_rep == 0 {
-                let t = rows_left.min(page.len - start);
+                let mut t = rows_left.min(page.len - start);
+                if let Some((k, c)) = cursor.as_mut() {
+                    let (keep, run) = c.run(k);
+                    t = t.min(run);
+                    c.advance(k, t);
+                    if !keep {
+                        rows_left -= t;
+                        pass_in_page(page, &self.template, t)?;
+                        continue;
+                    }
+                }
                 rows_left -= t;
                 t
             } else {
@@ -782,6 +891,7 @@ impl LeafReader {
             keys_mode,
             levels,
             rows_left,
+            kept: cursor,
         };
         if let Some(range) = waiting {
             self.partial = Some(gathered);

@@ -232,6 +232,49 @@ pub(crate) fn take_plain(
     each!(out, v => v.take_plain(data, pos, n, at))
 }
 
+/// Passes over `n` PLAIN values of `kind`'s type in `data` at `*pos` (a
+/// byte position; a bit position for booleans) without decoding them: a
+/// fixed width moves the position, byte arrays walk their lengths. Values
+/// the page does not hold are an error, as they are when taken.
+pub(crate) fn skip_plain(
+    kind: &Dense,
+    data: &[u8],
+    pos: &mut usize,
+    n: usize,
+    at: &Location,
+) -> Result<()> {
+    let short = |found| super::buffer::short(at, "PLAIN values", n, found);
+    match kind {
+        Dense::Bool(_) => {
+            let end = pos.saturating_add(n);
+            let bits = data.len().saturating_mul(8);
+            if end > bits {
+                return Err(short(bits.saturating_sub(*pos)));
+            }
+            *pos = end;
+        }
+        Dense::Bytes(_) | Dense::LargeBytes(_) | Dense::Utf8(_) | Dense::LargeUtf8(_) => {
+            let mut dec =
+                pq_encoding::plain::ByteArrayDecoder::new(data.get(*pos..).unwrap_or_default());
+            let got = dec.skip(n).map_err(|e| enc_err(at, e))?;
+            if got < n {
+                return Err(short(got));
+            }
+            *pos += dec.position();
+        }
+        other => {
+            let width = plain_len(other, 1).unwrap_or(0);
+            let left = data.len().saturating_sub(*pos);
+            let want = plain_len(other, n).unwrap_or(usize::MAX);
+            if want > left {
+                return Err(short(left.checked_div(width).unwrap_or(0)));
+            }
+            *pos += want;
+        }
+    }
+    Ok(())
+}
+
 /// Appends values `start..start + n` of `src` to `out` (both of the same
 /// kind).
 pub(crate) fn extend_range(

@@ -18,10 +18,11 @@ use pq_format::ParquetMetaData;
 use pq_page::{ChunkContext, PageOptions, PageReader};
 
 use super::filter::{Pruned, PruningMetrics, PruningOptions, RowFilter};
+use super::late::LatePlan;
 use super::pieces::{Pieces, coalesce};
 use super::workers::Workers;
 use crate::assemble::{Leaves, build};
-use crate::column::{LeafReader, Step};
+use crate::column::{KeptRows, LeafReader, Step};
 use crate::error::{Error, Location, Result, data_err};
 use crate::pool::Pool;
 use crate::row_group_tasks::{Batches, Next, RowGroupTasks};
@@ -90,6 +91,11 @@ pub(crate) struct BatchDecoder {
     /// The row group and first row of the last batch read (for the
     /// filter's row selection).
     pub(super) last_batch_at: (usize, usize),
+    /// The columns read late, once planned (at the first row group).
+    pub(super) late: Option<Option<LatePlan>>,
+    /// The last batch read holds only the rows the filter keeps (its late
+    /// columns were read for those alone).
+    pub(super) last_kept: bool,
 }
 
 /// The row group being read: one reader per projected leaf column, read
@@ -102,6 +108,9 @@ pub(super) struct RowGroupState {
     tasks: Arc<RowGroupTasks>,
     /// The batches cover every row of the row group (no limit cut it).
     whole: bool,
+    /// The kept rows of the early fields of the batch whose late columns
+    /// are being read.
+    early: Option<RecordBatch>,
 }
 
 impl BatchDecoder {
@@ -143,7 +152,11 @@ impl BatchDecoder {
                 Decoded::Batch(b) => {
                     let (rg, first_row) = self.last_batch_at;
                     if let Some(f) = self.filter.as_mut() {
-                        f.push(b, rg, first_row)?;
+                        if self.last_kept {
+                            f.push_kept(b)?;
+                        } else {
+                            f.push(b, rg, first_row)?;
+                        }
                     }
                 }
                 Decoded::Finished => {
@@ -355,7 +368,28 @@ impl BatchDecoder {
         Decoded::Needs(coalesce(missing, self.coalesce_gap))
     }
 
+    /// Plans which columns are read late (see [`LatePlan`]), once.
+    fn plan_late(&mut self) {
+        if self.late.is_some() {
+            return;
+        }
+        let early = self
+            .filter
+            .as_ref()
+            .filter(|_| self.pruning.late_materialization())
+            .and_then(|f| f.early_leaves());
+        let schema = &self.metadata.schema;
+        let plan = match (early, &self.root) {
+            (Some(early), Some(root)) => LatePlan::new(root, &self.schema, &early, |leaf| {
+                schema.column(leaf).is_none_or(|c| c.max_rep_level > 0)
+            }),
+            _ => None,
+        };
+        self.late = Some(plan);
+    }
+
     fn open_row_group(&mut self, rg_index: usize) -> Result<RowGroupState> {
+        self.plan_late();
         let md = self.metadata.clone();
         let Some(rg) = md.row_groups.get(rg_index) else {
             return Err(Error::Request {
@@ -484,15 +518,19 @@ impl BatchDecoder {
             read,
             size: self.batch_size,
         };
-        let tasks = Arc::new(
-            RowGroupTasks::new(readers, sizes, self.ahead).with_read_ahead(self.workers.any()),
-        );
+        let mut tasks =
+            RowGroupTasks::new(readers, sizes, self.ahead).with_read_ahead(self.workers.any());
+        if let Some(Some(plan)) = &self.late {
+            tasks = tasks.with_late(|leaf| plan.is_late(leaf));
+        }
+        let tasks = Arc::new(tasks);
         self.workers.share(&tasks);
         Ok(RowGroupState {
             index: rg_index,
             rows_before: skip,
             tasks,
             whole: skip + read == num_rows,
+            early: None,
         })
     }
 
@@ -509,13 +547,37 @@ impl BatchDecoder {
             row_group: Some(rg_index),
             ..Location::default()
         };
+        let columns = self.assemble_fields(leaves, num_rows, rg_index, first_row, |_| true)?;
+        RecordBatch::try_new_with_options(
+            self.schema.clone(),
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(num_rows)),
+        )
+        .map_err(|e| crate::error::arrow_err(&at, e))
+    }
+
+    /// The arrays of the top-level fields `which` picks (by index), each
+    /// `num_rows` long, from `leaves`: the rows of row group `rg_index`
+    /// from its row `first_row` (or the kept ones of them).
+    fn assemble_fields(
+        &self,
+        leaves: &Leaves,
+        num_rows: usize,
+        rg_index: usize,
+        first_row: usize,
+        which: impl Fn(usize) -> bool,
+    ) -> Result<Vec<ArrayRef>> {
         let mut columns: Vec<ArrayRef> = Vec::new();
         if let Some(FieldNode {
             kind: FieldKind::Group(children),
             ..
         }) = &self.root
         {
-            for (child, field) in children.iter().zip(self.schema.fields().iter()) {
+            for (i, (child, field)) in children.iter().zip(self.schema.fields().iter()).enumerate()
+            {
+                if !which(i) {
+                    continue;
+                }
                 let fat = Location::chunk(rg_index, field.name().clone());
                 let a = build(child, leaves, &fat)?;
                 if a.len() != num_rows {
@@ -539,12 +601,68 @@ impl BatchDecoder {
                 columns.push(a);
             }
         }
-        RecordBatch::try_new_with_options(
-            self.schema.clone(),
-            columns,
-            &RecordBatchOptions::new().with_row_count(Some(num_rows)),
-        )
-        .map_err(|e| crate::error::arrow_err(&at, e))
+        Ok(columns)
+    }
+
+    /// The levels of a batch's leaves back to the pool (they are not part
+    /// of the batch).
+    fn put_back(&self, leaves: Leaves) {
+        for (_, leaf) in leaves {
+            self.pool.put(leaf.def.unwrap_or_default());
+            self.pool.put(leaf.rep.unwrap_or_default());
+        }
+    }
+
+    /// Tests the early fields of a batch (`leaves`, `n` rows of row group
+    /// `rg` from its row `first_row`), keeps their matching rows for
+    /// [`Self::late_batch`], and tells the tasks which rows the late
+    /// columns read.
+    fn test_early(
+        &mut self,
+        leaves: Leaves,
+        n: usize,
+        rg: usize,
+        first_row: usize,
+    ) -> Result<(RecordBatch, KeptRows)> {
+        let columns = match &self.late {
+            Some(Some(plan)) => {
+                self.assemble_fields(&leaves, n, rg, first_row, |i| !plan.field_is_late(i))
+            }
+            _ => Err(data_err(&Location::default(), "no late columns planned")),
+        };
+        self.put_back(leaves);
+        let (Some(Some(plan)), Some(filter)) = (&self.late, self.filter.as_mut()) else {
+            return Err(data_err(&Location::default(), "no late columns planned"));
+        };
+        let early = plan.early_batch(columns?, n)?;
+        let (early, mask) = match filter.keep(&early, rg, first_row)? {
+            None => (early, arrow_buffer::BooleanBuffer::new_set(n)),
+            Some(keep) => (
+                crate::predicate::eval::filter(&early, &keep)?,
+                keep.values().clone(),
+            ),
+        };
+        let skipped = (n - early.num_rows()) as u64;
+        filter.metrics.values_skipped_late += skipped * plan.late_columns() as u64;
+        Ok((early, KeptRows::new(mask)))
+    }
+
+    /// The batch of the kept rows `early` of the early fields and the late
+    /// fields' leaves `leaves`.
+    fn late_batch(
+        &self,
+        early: &RecordBatch,
+        leaves: Leaves,
+        rg: usize,
+        first_row: usize,
+    ) -> Result<RecordBatch> {
+        let Some(Some(plan)) = &self.late else {
+            return Err(data_err(&Location::default(), "no late columns planned"));
+        };
+        let kept = early.num_rows();
+        let late = self.assemble_fields(&leaves, kept, rg, first_row, |i| plan.field_is_late(i));
+        self.put_back(leaves);
+        plan.merge(&self.schema, early, late?)
     }
 
     /// A row group of no rows is skipped unread, unless a chunk says it
@@ -601,20 +719,33 @@ impl BatchDecoder {
             }
             if let Some(state) = self.current.as_mut() {
                 match state.tasks.next_batch() {
+                    Next::Predicate(n, leaves) => {
+                        let leaves = leaves?;
+                        let (rg, first_row) = (state.index, state.rows_before);
+                        let tasks = state.tasks.clone();
+                        let (early, kept) = self.test_early(leaves, n, rg, first_row)?;
+                        if let Some(state) = self.current.as_mut() {
+                            state.early = Some(early);
+                        }
+                        tasks.keep(kept);
+                        continue;
+                    }
                     Next::Batch(n, leaves) => {
                         let leaves = leaves?;
                         let rg = state.index;
                         let first_row = state.rows_before;
                         state.rows_before += n;
                         self.last_batch_at = (rg, first_row);
-                        let batch = self.assemble(&leaves, n, rg, first_row);
-                        // The levels are not part of the batch: back to
-                        // the pool.
-                        for (_, leaf) in leaves {
-                            self.pool.put(leaf.def.unwrap_or_default());
-                            self.pool.put(leaf.rep.unwrap_or_default());
-                        }
-                        let batch = batch?;
+                        let early = state.early.take();
+                        self.last_kept = early.is_some();
+                        let batch = match &early {
+                            Some(early) => self.late_batch(early, leaves, rg, first_row)?,
+                            None => {
+                                let batch = self.assemble(&leaves, n, rg, first_row);
+                                self.put_back(leaves);
+                                batch?
+                            }
+                        };
                         self.remaining = self.remaining.map(|r| r.saturating_sub(n));
                         return Ok(Decoded::Batch(batch));
                     }

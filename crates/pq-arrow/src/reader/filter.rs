@@ -59,6 +59,9 @@ pub struct PruningMetrics {
     pub rows_tested: u64,
     /// Rows that satisfied it (before any offset or limit).
     pub rows_matched: u64,
+    /// Values of columns read late (after the predicate's) that were not
+    /// decoded because their rows were not kept: rows times columns.
+    pub values_skipped_late: u64,
 }
 
 /// Metrics of several reads (of several files) added up.
@@ -80,12 +83,13 @@ impl std::ops::AddAssign<&PruningMetrics> for PruningMetrics {
         self.dictionary_bytes += o.dictionary_bytes;
         self.rows_tested += o.rows_tested;
         self.rows_matched += o.rows_matched;
+        self.values_skipped_late += o.values_skipped_late;
     }
 }
 
-/// Which sources a predicate prunes by, cheapest first (each on by
-/// default). The rows returned are the same with any of them off: only
-/// what is read changes.
+/// Which sources a predicate prunes by, cheapest first, and whether the
+/// other columns are read late (each on by default). The rows returned are
+/// the same with any of them off: only what is read and decoded changes.
 ///
 /// ```
 /// use pq_arrow::predicate::PruningOptions;
@@ -102,6 +106,7 @@ pub struct PruningOptions {
     bloom_filters: bool,
     dictionaries: bool,
     page_index: bool,
+    late_materialization: bool,
 }
 
 impl Default for PruningOptions {
@@ -111,6 +116,7 @@ impl Default for PruningOptions {
             bloom_filters: true,
             dictionaries: true,
             page_index: true,
+            late_materialization: true,
         }
     }
 }
@@ -150,6 +156,19 @@ impl PruningOptions {
     /// Turns pruning by the page index on or off.
     pub fn with_page_index(mut self, on: bool) -> Self {
         self.page_index = on;
+        self
+    }
+    /// Late materialization: the predicate's columns are decoded first,
+    /// and of the other columns (those of top-level fields the predicate
+    /// does not read, and that hold no list) only the rows it keeps. A
+    /// row selection alone is read the same way, every column late.
+    pub fn late_materialization(&self) -> bool {
+        self.late_materialization
+    }
+    /// Turns late materialization on or off (off: every projected column
+    /// is decoded for every row of the pages read, then filtered).
+    pub fn with_late_materialization(mut self, on: bool) -> Self {
+        self.late_materialization = on;
         self
     }
 }
@@ -407,6 +426,35 @@ impl RowFilter {
         if self.remaining == Some(0) {
             return Ok(());
         }
+        let batch = match self.keep(&batch, rg, first_row)? {
+            None => batch,
+            Some(keep) if keep.true_count() == 0 => return Ok(()),
+            Some(keep) => eval::filter(&batch, &keep)?,
+        };
+        self.push_kept(batch)
+    }
+
+    /// The leaves of a predicate's columns when it reads the others late:
+    /// the predicate leaf indexes (empty without a predicate, when a row
+    /// selection alone is read late), or `None` when no column can be read
+    /// late (rows are not tested, and no rows are chosen).
+    pub(super) fn early_leaves(&self) -> Option<Vec<usize>> {
+        match &self.predicate {
+            Some(p) if self.rows.tests_rows() => Some(p.columns.iter().map(|c| c.leaf).collect()),
+            Some(_) => None,
+            None => (!self.chosen_rows.is_empty()).then(Vec::new),
+        }
+    }
+
+    /// Which rows of `batch` (row group `rg` from its row `first_row`) to
+    /// keep: the ones the predicate and the row selection keep; `None` to
+    /// keep every one. `batch` needs only the predicate's columns.
+    pub(super) fn keep(
+        &mut self,
+        batch: &RecordBatch,
+        rg: usize,
+        first_row: usize,
+    ) -> Result<Option<BooleanArray>> {
         let chosen = self
             .chosen_rows
             .iter()
@@ -427,20 +475,23 @@ impl RowFilter {
             _ => chosen,
         };
         // Without a mask (no rows tested, none chosen) every row is kept.
-        let batch = match keep {
-            None => batch,
-            Some(keep) => match keep.true_count() {
-                0 => return Ok(()),
-                kept if kept == batch.num_rows() => batch,
-                // Nearly every row kept: whole, where a superset will do.
-                kept if self.rows == RowFiltering::Selective
-                    && kept.saturating_mul(10) > batch.num_rows().saturating_mul(9) =>
-                {
-                    batch
-                }
-                _ => eval::filter(&batch, &keep)?,
-            },
-        };
+        Ok(keep.filter(|keep| match keep.true_count() {
+            kept if kept == batch.num_rows() => false,
+            // Nearly every row kept: whole, where a superset will do.
+            kept if self.rows == RowFiltering::Selective
+                && kept.saturating_mul(10) > batch.num_rows().saturating_mul(9) =>
+            {
+                false
+            }
+            _ => true,
+        }))
+    }
+
+    /// Takes in a batch of kept rows (see [`keep`](Self::keep)).
+    pub(super) fn push_kept(&mut self, batch: RecordBatch) -> Result<()> {
+        if self.remaining == Some(0) || batch.num_rows() == 0 {
+            return Ok(());
+        }
         let mut batch = if self.narrow {
             eval::project_to(&batch, &self.schema)?
         } else {

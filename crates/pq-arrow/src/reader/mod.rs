@@ -25,6 +25,7 @@ mod core;
 #[cfg(feature = "async")]
 mod fetch;
 mod filter;
+mod late;
 #[cfg(feature = "object_store")]
 mod object_store;
 mod pieces;

@@ -504,6 +504,8 @@ impl ReadOptions {
             pruned: false,
             prune_bytes: Pieces::default(),
             last_batch_at: (0, 0),
+            late: None,
+            last_kept: false,
         })
     }
 }

@@ -1,0 +1,144 @@
+//! The rows of one batch that a column read late keeps: the rows the
+//! predicate (and the caller's row selection) kept, known before the
+//! column is decoded, so that it decodes only those.
+//!
+//! A column reads the kept rows as runs: runs of skipped rows pass over
+//! their levels and values without decoding them (whole pages within a run
+//! from their headers alone), runs of kept rows are read as any batch is.
+//! Many short runs cost more in steps than they save in decoding; then the
+//! column decodes the batch whole and filters it (see
+//! [`KeptRows::read_whole`]).
+
+use std::ops::Range;
+
+use arrow_buffer::BooleanBuffer;
+
+/// A run costs a few steps (levels, values, page checks) whatever its
+/// length; decoding a value costs about a step. Past one run per this many
+/// rows, decoding the batch whole and filtering it is the cheaper way.
+const ROWS_PER_RUN: usize = 32;
+
+/// The kept rows of a batch of `rows` rows.
+#[derive(Debug, Clone)]
+pub(crate) struct KeptRows {
+    rows: usize,
+    /// Kept rows as ranges, in order, none empty, none touching the next.
+    ranges: Vec<Range<usize>>,
+    /// The same rows as a mask, for a column that filters a whole batch.
+    mask: BooleanBuffer,
+}
+
+impl KeptRows {
+    /// The rows set in `mask`.
+    pub(crate) fn new(mask: BooleanBuffer) -> Self {
+        let ranges = mask.set_slices().map(|(s, e)| s..e).collect();
+        KeptRows {
+            rows: mask.len(),
+            ranges,
+            mask,
+        }
+    }
+
+    /// The batch's rows, kept or not.
+    pub(crate) fn rows(&self) -> usize {
+        self.rows
+    }
+
+    /// The kept rows as a mask over the batch.
+    pub(crate) fn mask(&self) -> &BooleanBuffer {
+        &self.mask
+    }
+
+    /// Whether a column should decode the batch whole and filter it rather
+    /// than read its runs: when the runs are many and short.
+    pub(crate) fn read_whole(&self) -> bool {
+        self.ranges.len().saturating_mul(ROWS_PER_RUN) > self.rows
+    }
+}
+
+/// A position in the runs of a [`KeptRows`]: the batch's next row, and the
+/// first kept range not wholly behind it.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct RunCursor {
+    row: usize,
+    range: usize,
+}
+
+impl RunCursor {
+    /// The run at the cursor: whether its rows are kept, and how many rows
+    /// it has left (0 at the batch's end).
+    pub(crate) fn run(&self, kept: &KeptRows) -> (bool, usize) {
+        match kept.ranges.get(self.range) {
+            Some(r) if self.row < r.start => (false, r.start - self.row),
+            Some(r) => (true, r.end.saturating_sub(self.row)),
+            None => (false, kept.rows.saturating_sub(self.row)),
+        }
+    }
+
+    /// Rows left in the run at the cursor when they are skipped ones.
+    pub(crate) fn skip_run(&self, kept: &KeptRows) -> Option<usize> {
+        match self.run(kept) {
+            (false, n) if n > 0 => Some(n),
+            _ => None,
+        }
+    }
+
+    /// Moves `n` rows on, at most to the end of the run at the cursor.
+    pub(crate) fn advance(&mut self, kept: &KeptRows, n: usize) {
+        self.row += n;
+        if kept
+            .ranges
+            .get(self.range)
+            .is_some_and(|r| self.row >= r.end)
+        {
+            self.range += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Walking the runs visits every row once, in order, kept exactly
+    /// where the mask is set.
+    #[test]
+    fn runs_cover_the_batch_as_the_mask_says() {
+        for bits in [
+            vec![],
+            vec![false; 10],
+            vec![true; 10],
+            vec![true, false, false, true, true, false, true],
+            vec![false, true, true, false, false, false, true, false],
+        ] {
+            let kept = KeptRows::new(BooleanBuffer::from(bits.clone()));
+            let mut c = RunCursor::default();
+            let mut seen = Vec::new();
+            loop {
+                let (keep, n) = c.run(&kept);
+                if n == 0 {
+                    break;
+                }
+                // Steps of uneven sizes within a run, as pages cut it.
+                let step = n.div_ceil(2);
+                seen.extend(std::iter::repeat_n(keep, step));
+                c.advance(&kept, step);
+            }
+            assert_eq!(seen, bits);
+            assert_eq!(
+                kept.mask().count_set_bits(),
+                bits.iter().filter(|&&b| b).count()
+            );
+        }
+    }
+
+    #[test]
+    fn many_short_runs_read_whole() {
+        let sparse: Vec<bool> = (0..8192).map(|i| i % 100 == 0).collect();
+        assert!(!KeptRows::new(BooleanBuffer::from(sparse)).read_whole());
+        let dense: Vec<bool> = (0..8192).map(|i| i % 3 == 0).collect();
+        assert!(KeptRows::new(BooleanBuffer::from(dense)).read_whole());
+        let block: Vec<bool> = (0..8192).map(|i| i < 4000).collect();
+        assert!(!KeptRows::new(BooleanBuffer::from(block)).read_whole());
+    }
+}
