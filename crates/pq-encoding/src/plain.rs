@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 
 use crate::error::{Result, eof, invalid};
 use crate::offsets::{ByteArrayDecode, COPY_SLACK, OffsetSize, begin_append, copy_value};
-use crate::stream::{append_exactly, skip_each};
+use crate::stream::append_exactly;
 
 /// A fixed-width physical type: `i32`, `i64`, `f32`, `f64`, or INT96 as
 /// `[u32; 3]` (little-endian words, as stored).
@@ -270,9 +270,31 @@ impl<'a> ByteArrayDecoder<'a> {
         self.pos
     }
 
-    /// Skips up to `n` values; returns how many.
+    /// Skips up to `n` values; returns how many. One tight loop over the
+    /// lengths (a load and an add a value); a length that does not fit
+    /// what is left is reported as [`next`](Self::next) reports it.
     pub fn skip(&mut self, n: usize) -> Result<usize> {
-        skip_each(n, || Ok(self.next()?.is_some()))
+        let data = self.data;
+        let mut pos = self.pos;
+        let mut done = 0;
+        while done < n {
+            let Some(Ok(b)) = data.get(pos..pos + 4).map(<[u8; 4]>::try_from) else {
+                break;
+            };
+            let len = u32::from_le_bytes(b);
+            if len > i32::MAX as u32 || len as usize > data.len() - pos - 4 {
+                break;
+            }
+            let next = pos + 4 + len as usize;
+            pos = next;
+            done += 1;
+        }
+        self.pos = pos;
+        if done < n && pos < data.len() {
+            // The value that stopped the loop: its error.
+            self.next()?;
+        }
+        Ok(done)
     }
 }
 

@@ -37,7 +37,7 @@ pub(crate) use kept::KeptRows;
 use kept::RunCursor;
 use values::{
     Dense, decode_plain, decode_values, extend_range, gather_dense, plain_len, skip_plain,
-    take_plain,
+    take_plain, take_plain_at,
 };
 
 /// The decoded content of one batch of a leaf column.
@@ -204,6 +204,9 @@ pub(crate) struct LeafReader {
     /// Level entries, values and value bytes of the last batch: the room
     /// the next batch's buffers are taken with.
     last: (usize, usize, usize),
+    /// The positions of the kept values of a page, when reading kept rows
+    /// (reused from page to page).
+    kept_vals: Vec<u32>,
 }
 
 /// Buffers kept from one page to the next.
@@ -328,6 +331,43 @@ fn slot_validity(def: &[i16], slot_def: i16, max_def: i16) -> BooleanBuffer {
     BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, len)
 }
 
+/// The levels of the kept rows of `rows` of a page (whose definition levels
+/// are `page_def`) appended to `def`, the cursor moved past `rows`, and the
+/// positions of the kept rows' values among the page's values from
+/// `rows.start` pushed to `vals`. Returns the level entries taken and the
+/// values within `rows`, kept or not.
+fn kept_levels(
+    page_def: &CompactLevels,
+    rows: Range<usize>,
+    kept: &KeptRows,
+    cursor: &mut RunCursor,
+    def: &mut CompactLevels,
+    vals: &mut Vec<u32>,
+) -> (usize, usize) {
+    let (mut row, mut value, mut taken) = (rows.start, 0usize, 0usize);
+    while row < rows.end {
+        let (keep, run) = cursor.run(kept);
+        let n = run.min(rows.end - row);
+        if n == 0 {
+            break;
+        }
+        cursor.advance(kept, n);
+        let present = if keep {
+            taken += n;
+            let present = def.extend_from(page_def, row..row + n);
+            // Page values are counted in `u32`s (a page's value count is
+            // an `i32`).
+            vals.extend((value..value + present).map(|v| v as u32));
+            present
+        } else {
+            page_def.count_max(row..row + n)
+        };
+        value += present;
+        row += n;
+    }
+    (taken, value)
+}
+
 /// Passes over the next `n` level entries of a page of a column that is not
 /// repeated, and the values among them, without decoding those values.
 fn pass_in_page(page: &mut PageState, template: &Dense, n: usize) -> Result<()> {
@@ -411,6 +451,7 @@ impl LeafReader {
             spare: Spare::default(),
             pool: Pool::none(),
             last: (0, 0, 0),
+            kept_vals: Vec::new(),
         })
     }
 
@@ -804,18 +845,71 @@ impl LeafReader {
                 break None;
             };
             let start = page.pos;
-            let take = if max_rep == 0 {
-                let mut t = rows_left.min(page.len - start);
-                if let Some((k, c)) = cursor.as_mut() {
-                    let (keep, run) = c.run(k);
-                    t = t.min(run);
-                    c.advance(k, t);
-                    if !keep {
-                        rows_left -= t;
-                        pass_in_page(page, &self.template, t)?;
-                        continue;
+            if let Some((k, c)) = cursor.as_mut() {
+                // The kept rows of the page's next `t`: their levels, and
+                // their values gathered by position in one step.
+                let t = rows_left.min(page.len - start);
+                let vals = &mut self.kept_vals;
+                vals.clear();
+                let (taken, passed) =
+                    kept_levels(&page.def, start..start + t, k, c, &mut def, vals);
+                page.pos = start + t;
+                rows_left -= t;
+                levels += taken;
+                let at = &page.at;
+                match &mut page.values {
+                    PageValues::None => {}
+                    PageValues::Dict { idx, pos } => {
+                        let Some(page_idx) = idx.get(*pos..*pos + passed) else {
+                            return Err(data_err(at, "fewer dictionary indices than values"));
+                        };
+                        *pos += passed;
+                        let Some(dict) = self.dict.as_ref() else {
+                            return Err(data_err(
+                                at,
+                                "a dictionary-encoded page without a dictionary page",
+                            ));
+                        };
+                        // Positions become the kept values' indices.
+                        for v in vals.iter_mut() {
+                            *v = page_idx.get(*v as usize).copied().unwrap_or(u32::MAX);
+                        }
+                        if keys_mode {
+                            keys.extend_from_slice(vals);
+                        } else {
+                            gather_dense(&mut dense, &dict.dense, vals, at)?;
+                        }
+                    }
+                    other => {
+                        if keys_mode {
+                            if let Some(dict) = self.dict.as_ref() {
+                                gather_dense(&mut dense, &dict.dense, &keys, at)?;
+                            }
+                            keys.clear();
+                            keys_mode = false;
+                        }
+                        match other {
+                            PageValues::Plain { data, pos } => {
+                                take_plain_at(&mut dense, data, pos, vals, passed, at)?
+                            }
+                            PageValues::Decoded { dense: src, pos } => {
+                                if src.len().saturating_sub(*pos) < passed {
+                                    return Err(data_err(at, "fewer decoded values than levels"));
+                                }
+                                for v in vals.iter_mut() {
+                                    *v = v.saturating_add(*pos as u32);
+                                }
+                                gather_dense(&mut dense, src, vals, at)?;
+                                *pos += passed;
+                            }
+                            _ => {}
+                        }
                     }
                 }
+                continue;
+            }
+            let take = if max_rep == 0 {
+                let t = rows_left.min(page.len - start);
                 rows_left -= t;
                 t
             } else {

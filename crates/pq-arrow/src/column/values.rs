@@ -275,6 +275,97 @@ pub(crate) fn skip_plain(
     Ok(())
 }
 
+/// Appends the PLAIN values at positions `vals` (ascending, relative to
+/// `*pos`) of the next `passed` values in `data` at `*pos`, and moves
+/// `*pos` past all `passed` of them: the kept rows of a page read late.
+/// Fixed-width values are read where they lie; booleans and byte arrays
+/// walk their runs of kept and passed values.
+pub(crate) fn take_plain_at(
+    out: &mut Dense,
+    data: &[u8],
+    pos: &mut usize,
+    vals: &[u32],
+    passed: usize,
+    at: &Location,
+) -> Result<()> {
+    fn fixed<T: pq_encoding::plain::FixedWidth>(
+        out: &mut Vec<T>,
+        data: &[u8],
+        pos: &mut usize,
+        vals: &[u32],
+        passed: usize,
+        at: &Location,
+    ) -> Result<()> {
+        let values = data.get(*pos..).unwrap_or_default();
+        if passed > values.len() / T::SIZE {
+            return Err(super::buffer::short(
+                at,
+                "PLAIN values",
+                passed,
+                values.len() / T::SIZE,
+            ));
+        }
+        out.reserve(vals.len());
+        for &v in vals {
+            let from = (v as usize).saturating_mul(T::SIZE);
+            out.push(T::from_le(values.get(from..).unwrap_or_default()));
+        }
+        *pos += passed * T::SIZE;
+        Ok(())
+    }
+    if vals.last().is_some_and(|&v| v as usize >= passed) {
+        return Err(data_err(at, "a kept value past the values passed"));
+    }
+    match out {
+        Dense::I32(v) => fixed(v, data, pos, vals, passed, at),
+        Dense::I64(v) => fixed(v, data, pos, vals, passed, at),
+        Dense::F32(v) => fixed(v, data, pos, vals, passed, at),
+        Dense::F64(v) => fixed(v, data, pos, vals, passed, at),
+        Dense::Fixed(f) if f.width > 0 => {
+            let w = f.width;
+            let values = data.get(*pos..).unwrap_or_default();
+            if passed > values.len() / w {
+                return Err(super::buffer::short(
+                    at,
+                    "PLAIN values",
+                    passed,
+                    values.len() / w,
+                ));
+            }
+            f.data.reserve(vals.len().saturating_mul(w));
+            for &v in vals {
+                let from = (v as usize) * w;
+                f.data
+                    .extend_from_slice(values.get(from..from + w).unwrap_or_default());
+            }
+            *pos += passed * w;
+            Ok(())
+        }
+        other => {
+            // Runs of consecutive kept values, taken; the gaps passed over.
+            let kind = other.empty_like();
+            let mut done = 0usize;
+            let mut i = 0;
+            while let Some(&first) = vals.get(i) {
+                let first = first as usize;
+                let mut end = first + 1;
+                i += 1;
+                while vals.get(i).is_some_and(|&v| v as usize == end) {
+                    end += 1;
+                    i += 1;
+                }
+                let Some(gap) = first.checked_sub(done) else {
+                    return Err(data_err(at, "kept values out of order"));
+                };
+                skip_plain(&kind, data, pos, gap, at)?;
+                take_plain(other, data, pos, end - first, at)?;
+                done = end;
+            }
+            skip_plain(&kind, data, pos, passed - done, at)
+        }
+    }
+}
+
 /// Appends values `start..start + n` of `src` to `out` (both of the same
 /// kind).
 pub(crate) fn extend_range(
