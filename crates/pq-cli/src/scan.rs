@@ -80,8 +80,9 @@ pub fn run(
         )?;
         writeln!(
             out,
-            "rows tested: {}, matched: {}; rows in pages the page index rules out: {}",
-            p.rows_tested, p.rows_matched, p.rows_ruled_out_by_page_index
+            "rows tested: {}, matched: {}; rows in pages the page index rules out: {}; \
+             values of columns read late not decoded: {}",
+            p.rows_tested, p.rows_matched, p.rows_ruled_out_by_page_index, p.values_skipped_late
         )?;
         writeln!(
             out,

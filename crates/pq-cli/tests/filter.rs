@@ -191,6 +191,15 @@ fn scan_reports_the_matching_rows_and_what_was_pruned() {
     assert!(out.contains(&format!("rows: {want}\n")), "{out}");
     assert!(out.contains("row groups pruned: 0 of 1"), "{out}");
     assert!(out.contains(&format!("matched: {want}")), "{out}");
+    // The columns the predicate does not read are read late: only the
+    // matching rows of them are decoded.
+    let late: u64 = out
+        .split("values of columns read late not decoded: ")
+        .nth(1)
+        .and_then(|s| s.lines().next())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(0);
+    assert!(late > 0, "{out}");
     // A predicate no row group can satisfy reads no data pages.
     let out = ok(&["scan", p, "--where", "id > 1000000"]);
     assert!(

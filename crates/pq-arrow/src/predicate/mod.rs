@@ -25,7 +25,9 @@
 //! Before a row group is read, its statistics, Bloom filters, dictionaries
 //! and page index say whether any of its rows can match; they only ever
 //! answer "no" when that is certain (see [`PruningOptions`] and
-//! [`PruningMetrics`]).
+//! [`PruningMetrics`]). In the row groups that are read, the predicate's
+//! columns are decoded first and the others only for the rows it keeps
+//! (late materialization, also in [`PruningOptions`]).
 
 pub(crate) mod bind;
 pub(crate) mod bloom;

@@ -463,7 +463,7 @@ impl RowFilter {
         let keep = match &self.predicate {
             Some(p) if self.rows.tests_rows() => {
                 self.metrics.rows_tested += batch.num_rows() as u64;
-                let keep = eval::evaluate(p, &batch)?;
+                let keep = eval::evaluate(p, batch)?;
                 self.metrics.rows_matched += keep.true_count() as u64;
                 Some(match chosen {
                     // Kleene AND: a null of the predicate stays unkept.
