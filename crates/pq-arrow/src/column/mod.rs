@@ -331,6 +331,49 @@ fn slot_validity(def: &[i16], slot_def: i16, max_def: i16) -> BooleanBuffer {
     BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, len)
 }
 
+/// Appends the dictionary indices `ix` of a batch's values: kept as keys
+/// in keys mode (dictionary or view output), else their entries gathered.
+fn append_indices(
+    dict: Option<&Dict>,
+    keys_mode: bool,
+    keys: &mut Vec<u32>,
+    dense: &mut Dense,
+    ix: &[u32],
+    at: &Location,
+) -> Result<()> {
+    let Some(dict) = dict else {
+        return Err(data_err(
+            at,
+            "a dictionary-encoded page without a dictionary page",
+        ));
+    };
+    if keys_mode {
+        keys.extend_from_slice(ix);
+        Ok(())
+    } else {
+        gather_dense(dense, &dict.dense, ix, at)
+    }
+}
+
+/// At a page of another encoding than the dictionary's: values from here
+/// on are plain, so what the batch's keys selected so far is gathered first.
+fn leave_keys_mode(
+    dict: Option<&Dict>,
+    keys_mode: &mut bool,
+    keys: &mut Vec<u32>,
+    dense: &mut Dense,
+    at: &Location,
+) -> Result<()> {
+    if *keys_mode {
+        if let Some(dict) = dict {
+            gather_dense(dense, &dict.dense, keys, at)?;
+        }
+        keys.clear();
+        *keys_mode = false;
+    }
+    Ok(())
+}
+
 /// The levels of the kept rows of `rows` of a page (whose definition levels
 /// are `page_def`) appended to `def`, the cursor moved past `rows`, and the
 /// positions of the kept rows' values among the page's values from
@@ -864,30 +907,16 @@ impl LeafReader {
                             return Err(data_err(at, "fewer dictionary indices than values"));
                         };
                         *pos += passed;
-                        let Some(dict) = self.dict.as_ref() else {
-                            return Err(data_err(
-                                at,
-                                "a dictionary-encoded page without a dictionary page",
-                            ));
-                        };
                         // Positions become the kept values' indices.
                         for v in vals.iter_mut() {
                             *v = page_idx.get(*v as usize).copied().unwrap_or(u32::MAX);
                         }
-                        if keys_mode {
-                            keys.extend_from_slice(vals);
-                        } else {
-                            gather_dense(&mut dense, &dict.dense, vals, at)?;
-                        }
+                        let dict = self.dict.as_ref();
+                        append_indices(dict, keys_mode, &mut keys, &mut dense, vals, at)?;
                     }
                     other => {
-                        if keys_mode {
-                            if let Some(dict) = self.dict.as_ref() {
-                                gather_dense(&mut dense, &dict.dense, &keys, at)?;
-                            }
-                            keys.clear();
-                            keys_mode = false;
-                        }
+                        let dict = self.dict.as_ref();
+                        leave_keys_mode(dict, &mut keys_mode, &mut keys, &mut dense, at)?;
                         match other {
                             PageValues::Plain { data, pos } => {
                                 take_plain_at(&mut dense, data, pos, vals, passed, at)?
@@ -942,28 +971,12 @@ impl LeafReader {
                         return Err(data_err(at, "fewer dictionary indices than values"));
                     };
                     *pos += non_null;
-                    let Some(dict) = self.dict.as_ref() else {
-                        return Err(data_err(
-                            at,
-                            "a dictionary-encoded page without a dictionary page",
-                        ));
-                    };
-                    if keys_mode {
-                        keys.extend_from_slice(ix);
-                    } else {
-                        gather_dense(&mut dense, &dict.dense, ix, at)?;
-                    }
+                    let dict = self.dict.as_ref();
+                    append_indices(dict, keys_mode, &mut keys, &mut dense, ix, at)?;
                 }
                 other => {
-                    if keys_mode {
-                        // A page of another encoding: values from here on
-                        // are plain; gather what the keys selected first.
-                        if let Some(dict) = self.dict.as_ref() {
-                            gather_dense(&mut dense, &dict.dense, &keys, at)?;
-                        }
-                        keys.clear();
-                        keys_mode = false;
-                    }
+                    let dict = self.dict.as_ref();
+                    leave_keys_mode(dict, &mut keys_mode, &mut keys, &mut dense, at)?;
                     match other {
                         PageValues::Plain { data, pos } => {
                             take_plain(&mut dense, data, pos, non_null, at)?
