@@ -272,7 +272,7 @@ impl<'a> ByteArrayDecoder<'a> {
 
     /// Skips up to `n` values; returns how many. One tight loop over the
     /// lengths (a load and an add a value); a length that does not fit
-    /// what is left is reported as [`next`](Self::next) reports it.
+    /// what is left is reported as decoding it would report it.
     pub fn skip(&mut self, n: usize) -> Result<usize> {
         let data = self.data;
         let mut pos = self.pos;
