@@ -180,6 +180,9 @@ struct ScanProto {
     filter: Option<protobuf::PhysicalExprNode>,
     #[prost(uint64, optional, tag = "4")]
     batch_size: Option<u64>,
+    /// The part of `filter` pushed down exactly.
+    #[prost(message, optional, tag = "5")]
+    exact_filter: Option<protobuf::PhysicalExprNode>,
 }
 
 /// The logical codec: [`PqTable`]s and [`PqFormatFactory`]s, everything else
@@ -458,16 +461,23 @@ impl PhysicalExtensionCodec for PqPhysicalCodec {
             .map(PqOptions::from)
             .unwrap_or_default();
         let decode_ctx = PhysicalPlanDecodeContext::new(ctx, self);
-        let filter = proto
-            .filter
-            .as_ref()
-            .map(|f| converter.proto_to_physical_expr(f, table_schema.table_schema(), &decode_ctx))
-            .transpose()?;
+        let expr = |f: &Option<protobuf::PhysicalExprNode>| {
+            f.as_ref()
+                .map(|f| {
+                    converter.proto_to_physical_expr(f, table_schema.table_schema(), &decode_ctx)
+                })
+                .transpose()
+        };
+        let filter = expr(&proto.filter)?;
+        let exact_filter = expr(&proto.exact_filter)?;
         let batch_size = proto
             .batch_size
             .map(|n| usize::try_from(n).unwrap_or(usize::MAX));
-        let source = PqSource::new(table_schema, options, FooterCache::default())
-            .with_parts(filter, batch_size);
+        let source = PqSource::new(table_schema, options, FooterCache::default()).with_parts(
+            filter,
+            exact_filter,
+            batch_size,
+        );
         let config =
             parse_protobuf_file_scan_config(config, &decode_ctx, converter, Arc::new(source))?;
         Ok(DataSourceExec::from_data_source(config))
@@ -484,15 +494,18 @@ impl PhysicalExtensionCodec for PqPhysicalCodec {
                 self.inner.try_encode(node, buf, converter)
             });
         };
-        let filter = source
-            .filter_expr()
-            .map(|f| converter.physical_expr_to_proto(f, self))
-            .transpose()?;
+        let expr = |f: Option<&Arc<dyn PhysicalExpr>>| {
+            f.map(|f| converter.physical_expr_to_proto(f, self))
+                .transpose()
+        };
+        let filter = expr(source.filter_expr())?;
+        let exact_filter = expr(source.exact_filter_expr())?;
         let proto = ScanProto {
             config: Some(serialize_file_scan_config(config, self, converter)?),
             options: Some(OptionsProto::from(source.options())),
             filter,
             batch_size: source.batch_size().map(|n| n as u64),
+            exact_filter,
         };
         tagged(buf, PQ, |buf| proto.encode(buf).map_err(encode_error))
     }

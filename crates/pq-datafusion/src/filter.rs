@@ -55,6 +55,22 @@ pub fn to_predicate(
     .widened(filter)
 }
 
+/// The pq predicate that keeps exactly the rows `filter` keeps (in SQL's
+/// `WHERE` sense: a null is not kept), for a file read as `file_schema`;
+/// `None` unless all of it translates. A filter that translates so can be
+/// left to pq alone.
+pub(crate) fn to_exact_predicate(
+    filter: &Arc<dyn PhysicalExpr>,
+    table_schema: &Schema,
+    file_schema: &Schema,
+) -> Option<Predicate> {
+    Translator {
+        table_schema,
+        file_schema,
+    }
+    .exact(filter)
+}
+
 struct Translator<'a> {
     table_schema: &'a Schema,
     file_schema: &'a Schema,

@@ -17,6 +17,7 @@ use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
 use datafusion::physical_plan::{DisplayFormatType, apply_expression_roots};
 use object_store::ObjectStore;
 
+use crate::filter::to_exact_predicate;
 use crate::footers::FooterCache;
 use crate::format::PqOptions;
 use crate::opener::PqOpener;
@@ -31,6 +32,8 @@ pub struct PqSource {
     footers: FooterCache,
     projection: SplitProjection,
     filter: Option<Arc<dyn PhysicalExpr>>,
+    /// The filters reported as pushed down exactly (a part of `filter`).
+    exact_filter: Option<Arc<dyn PhysicalExpr>>,
     batch_size: Option<usize>,
     metrics: ExecutionPlanMetricsSet,
 }
@@ -43,6 +46,7 @@ impl PqSource {
             options,
             footers,
             filter: None,
+            exact_filter: None,
             batch_size: None,
             metrics: ExecutionPlanMetricsSet::new(),
         }
@@ -60,6 +64,12 @@ impl PqSource {
         self.filter.as_ref()
     }
 
+    /// The filters pushed down exactly, if any.
+    #[cfg(feature = "ballista")]
+    pub(crate) fn exact_filter_expr(&self) -> Option<&Arc<dyn PhysicalExpr>> {
+        self.exact_filter.as_ref()
+    }
+
     /// The batch size DataFusion asked for, if it did.
     #[cfg(feature = "ballista")]
     pub(crate) fn batch_size(&self) -> Option<usize> {
@@ -72,10 +82,12 @@ impl PqSource {
     pub(crate) fn with_parts(
         self,
         filter: Option<Arc<dyn PhysicalExpr>>,
+        exact_filter: Option<Arc<dyn PhysicalExpr>>,
         batch_size: Option<usize>,
     ) -> Self {
         PqSource {
             filter,
+            exact_filter,
             batch_size,
             ..self
         }
@@ -97,6 +109,7 @@ impl FileSource for PqSource {
             table_file_schema: Arc::clone(&file_schema),
             columns: self.projection.file_indices.clone(),
             filter: self.filter.clone(),
+            exact_filter: self.exact_filter.clone(),
             batch_size: self.batch_size.unwrap_or(8192),
             limit: base_config.limit,
         });
@@ -140,22 +153,48 @@ impl FileSource for PqSource {
     }
 
     /// Every filter is kept for pq (pruning and row filtering, where it
-    /// translates) and reported as not pushed down, so that DataFusion
-    /// still evaluates it: pq's part is an optimisation, never the answer.
+    /// translates). One that translates into a pq predicate exactly, on
+    /// the table's columns, is reported as pushed down (DataFusion then
+    /// drops its own filter for it): pq returns exactly the rows that
+    /// satisfy it, and a file where it does not translate so (one without
+    /// one of its columns, say) has it evaluated by DataFusion's
+    /// expression in the scan itself. The others are reported as not
+    /// pushed down, so that DataFusion still evaluates them: pq's part of
+    /// those is an optimisation, never the answer.
     fn try_pushdown_filters(
         &self,
         filters: Vec<Arc<dyn PhysicalExpr>>,
         _config: &ConfigOptions,
     ) -> Result<FilterPushdownPropagation<Arc<dyn FileSource>>> {
-        let verdicts = vec![PushedDown::No; filters.len()];
         if !self.options.pushdown || filters.is_empty() {
             return Ok(FilterPushdownPropagation::with_parent_pushdown_result(
-                verdicts,
+                vec![PushedDown::No; filters.len()],
             ));
         }
+        let columns = self.table_schema.file_schema();
+        let exact: Vec<bool> = filters
+            .iter()
+            .map(|f| to_exact_predicate(f, columns, columns).is_some())
+            .collect();
+        let verdicts = exact
+            .iter()
+            .map(|&e| if e { PushedDown::Yes } else { PushedDown::No })
+            .collect();
+        let exact_filters = filters
+            .iter()
+            .zip(&exact)
+            .filter(|(_, e)| **e)
+            .map(|(f, _)| Arc::clone(f));
+        let exact_all: Vec<_> = self
+            .exact_filter
+            .iter()
+            .cloned()
+            .chain(exact_filters)
+            .collect();
         let all = self.filter.iter().cloned().chain(filters);
         let source = PqSource {
             filter: Some(conjunction(all)),
+            exact_filter: (!exact_all.is_empty()).then(|| conjunction(exact_all)),
             ..self.clone()
         };
         Ok(
