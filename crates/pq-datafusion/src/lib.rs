@@ -15,9 +15,13 @@
 //!   predicates where they can be (comparisons of a column with a literal
 //!   of its own type, `IN`, `IS [NOT] NULL`, `LIKE`, `AND`/`OR`/`NOT`);
 //!   pq prunes row groups and pages with them and returns only the rows
-//!   they keep. Every filter is reported to DataFusion as inexact, so its
-//!   `FilterExec` still checks each row: pq's predicate can only make the
-//!   scan cheaper, never change the answer.
+//!   they keep. A filter that translates whole, on the table's columns, is
+//!   reported as pushed down exactly (DataFusion drops its `FilterExec`
+//!   for it): pq tests every row, and a file where it does not translate
+//!   (one that lacks its column) has DataFusion's expression evaluated in
+//!   the scan instead. The others are reported as not pushed down, so
+//!   DataFusion still checks each row: pq's part of them only makes the
+//!   scan cheaper.
 //! - Statistics: row counts, null counts and min/max from the footers, as
 //!   pq's pruning reads them (bounds only where they can be trusted,
 //!   exact only where they are not truncated).
