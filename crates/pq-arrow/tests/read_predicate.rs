@@ -405,23 +405,25 @@ fn read_ids_with(
     batch_size: usize,
     pruning: PruningOptions,
 ) -> (Vec<i64>, pq_arrow::predicate::PruningMetrics) {
-    let (batch, metrics) = read_rows_with(file, Some(p), batch_size, pruning);
+    let (batch, metrics) = read_rows_with(file, Some(p), batch_size, pruning, 1);
     let col = batch.column_by_name("id").unwrap();
     let col = col.as_any().downcast_ref::<Int64Array>().unwrap();
     (col.values().to_vec(), metrics)
 }
 
-/// Every row a read returns, as one batch, with the predicate's metrics
-/// (default ones without a predicate).
+/// Every row a read on `threads` threads returns, as one batch, with the
+/// predicate's metrics (default ones without a predicate).
 fn read_rows_with(
     file: &Bytes,
     p: Option<Predicate>,
     batch_size: usize,
     pruning: PruningOptions,
+    threads: usize,
 ) -> (RecordBatch, pq_arrow::predicate::PruningMetrics) {
     let mut builder = ParquetReader::from_bytes(file.clone())
         .unwrap()
         .with_batch_size(batch_size)
+        .with_threads(threads)
         .with_pruning(pruning);
     if let Some(p) = p {
         builder = builder.with_predicate(p);
@@ -463,7 +465,7 @@ fn filtered_reads_keep_exactly_the_matching_rows() {
     // every column of them (the predicate's and the ones read late).
     let whole: Vec<RecordBatch> = files
         .iter()
-        .map(|(_, f)| read_rows_with(f, None, 8192, PruningOptions::default()).0)
+        .map(|(_, f)| read_rows_with(f, None, 8192, PruningOptions::default(), 1).0)
         .collect();
     let mut pruned_any = vec![0usize; files.len()];
     let mut skipped_late = 0;
@@ -490,15 +492,16 @@ fn filtered_reads_keep_exactly_the_matching_rows() {
                     .with_page_index(rng.chance(50))
                     .with_late_materialization(rng.chance(50))
             };
-            let (rows, metrics) = read_rows_with(file, Some(p.clone()), batch_size, pruning);
+            // Now and then on decoding threads, which decode the columns
+            // read late only once the caller has tested the early ones.
+            let threads = if rng.chance(25) { 3 } else { 1 };
+            let (rows, metrics) =
+                read_rows_with(file, Some(p.clone()), batch_size, pruning, threads);
             let ids = rows.column_by_name("id").unwrap();
             let got = ids.as_any().downcast_ref::<Int64Array>().unwrap().values();
-            assert_eq!(got, &want[..], "{writer}: {p} (round {round})");
-            assert_eq!(
-                rows,
-                rows_of(&whole[k], &want),
-                "{writer}: {p} (round {round})"
-            );
+            let at = format!("{writer}: {p} (round {round}, {threads} threads)");
+            assert_eq!(got, &want[..], "{at}");
+            assert_eq!(rows, rows_of(&whole[k], &want), "{at}");
             skipped_late += metrics.values_skipped_late;
             assert_eq!(metrics.rows_matched, want.len() as u64, "{writer}: {p}");
             pruned_any[k] += metrics.row_groups_pruned;
