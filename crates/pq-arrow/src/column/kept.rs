@@ -44,6 +44,11 @@ impl KeptRows {
         self.rows
     }
 
+    /// How many rows are kept.
+    pub(crate) fn kept(&self) -> usize {
+        self.ranges.iter().map(|r| r.len()).sum()
+    }
+
     /// The kept rows as a mask over the batch.
     pub(crate) fn mask(&self) -> &BooleanBuffer {
         &self.mask

@@ -685,8 +685,10 @@ impl LeafReader {
         })
     }
 
-    /// The empty buffers of a batch of `rows` records.
-    fn start_batch(&self, rows: usize) -> Partial {
+    /// The empty buffers of a batch of `rows` records. With `fresh`, its
+    /// values buffer is allocated to size rather than taken from the pool,
+    /// whose buffers are sized for whole batches.
+    fn start_batch(&self, rows: usize, fresh: bool) -> Partial {
         let max_def = self.max_def;
         let (last_levels, last_values, last_bytes) = self.last;
         let levels_room = rows.max(last_levels);
@@ -709,9 +711,12 @@ impl LeafReader {
             } else {
                 Vec::new()
             },
-            dense: self
-                .template
-                .take_like(&self.pool, last_values.max(rows), last_bytes),
+            dense: if fresh {
+                self.template.take_like(&Pool::none(), rows, 0)
+            } else {
+                self.template
+                    .take_like(&self.pool, last_values.max(rows), last_bytes)
+            },
             keys: Vec::new(),
             // Dictionary output keeps the keys; so does view output, whose
             // values are views of the dictionary's entries gathered by key.
@@ -849,7 +854,13 @@ impl LeafReader {
         } = match self.partial.take() {
             Some(p) => p,
             None => {
-                let mut p = self.start_batch(rows);
+                // Room for the kept rows only, and when they are few, not a
+                // pooled buffer sized for a whole batch: a batch of a few
+                // kept rows may wait long (for a batch of matches to be
+                // gathered) and would hold that room all the while.
+                let room = kept.map_or(rows, |k| k.kept());
+                let mut p = self.start_batch(room, room.saturating_mul(8) < rows);
+                p.rows_left = rows;
                 p.kept = kept.map(|k| (k.clone(), RunCursor::default()));
                 p
             }
