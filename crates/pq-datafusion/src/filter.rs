@@ -48,11 +48,7 @@ pub fn to_predicate(
     table_schema: &Schema,
     file_schema: &Schema,
 ) -> Option<Predicate> {
-    Translator {
-        table_schema,
-        file_schema,
-    }
-    .widened(filter)
+    Translator::new(table_schema, file_schema).widened(filter)
 }
 
 /// The pq predicate that keeps exactly the rows `filter` keeps (in SQL's
@@ -64,11 +60,7 @@ pub(crate) fn to_exact_predicate(
     table_schema: &Schema,
     file_schema: &Schema,
 ) -> Option<Predicate> {
-    Translator {
-        table_schema,
-        file_schema,
-    }
-    .exact(filter)
+    Translator::new(table_schema, file_schema).exact(filter)
 }
 
 struct Translator<'a> {
@@ -76,7 +68,14 @@ struct Translator<'a> {
     file_schema: &'a Schema,
 }
 
-impl Translator<'_> {
+impl<'a> Translator<'a> {
+    fn new(table_schema: &'a Schema, file_schema: &'a Schema) -> Self {
+        Translator {
+            table_schema,
+            file_schema,
+        }
+    }
+
     /// A predicate that keeps at least the rows `e` keeps.
     fn widened(&self, e: &Arc<dyn PhysicalExpr>) -> Option<Predicate> {
         if let Some(b) = e.downcast_ref::<BinaryExpr>()

@@ -288,82 +288,68 @@ pub(crate) fn take_plain_at(
     passed: usize,
     at: &Location,
 ) -> Result<()> {
-    fn fixed<T: pq_encoding::plain::FixedWidth>(
-        out: &mut Vec<T>,
-        data: &[u8],
-        pos: &mut usize,
-        vals: &[u32],
-        passed: usize,
-        at: &Location,
-    ) -> Result<()> {
-        let values = data.get(*pos..).unwrap_or_default();
-        if passed > values.len() / T::SIZE {
-            return Err(super::buffer::short(
-                at,
-                "PLAIN values",
-                passed,
-                values.len() / T::SIZE,
-            ));
-        }
+    fn fixed<T: pq_encoding::plain::FixedWidth>(out: &mut Vec<T>, values: &[u8], vals: &[u32]) {
         out.reserve(vals.len());
         for &v in vals {
             let from = (v as usize).saturating_mul(T::SIZE);
             out.push(T::from_le(values.get(from..).unwrap_or_default()));
         }
-        *pos += passed * T::SIZE;
-        Ok(())
     }
     if vals.last().is_some_and(|&v| v as usize >= passed) {
         return Err(data_err(at, "a kept value past the values passed"));
     }
-    match out {
-        Dense::I32(v) => fixed(v, data, pos, vals, passed, at),
-        Dense::I64(v) => fixed(v, data, pos, vals, passed, at),
-        Dense::F32(v) => fixed(v, data, pos, vals, passed, at),
-        Dense::F64(v) => fixed(v, data, pos, vals, passed, at),
-        Dense::Fixed(f) if f.width > 0 => {
-            let w = f.width;
-            let values = data.get(*pos..).unwrap_or_default();
-            if passed > values.len() / w {
-                return Err(super::buffer::short(
-                    at,
-                    "PLAIN values",
-                    passed,
-                    values.len() / w,
-                ));
-            }
-            f.data.reserve(vals.len().saturating_mul(w));
-            for &v in vals {
-                let from = (v as usize) * w;
-                f.data
-                    .extend_from_slice(values.get(from..from + w).unwrap_or_default());
-            }
-            *pos += passed * w;
-            Ok(())
+    let width = match out {
+        Dense::I32(_) | Dense::F32(_) => Some(4),
+        Dense::I64(_) | Dense::F64(_) => Some(8),
+        Dense::Fixed(f) if f.width > 0 => Some(f.width),
+        _ => None,
+    };
+    if let Some(w) = width {
+        // Fixed width: each kept value read where it lies.
+        let values = data.get(*pos..).unwrap_or_default();
+        let held = values.len() / w;
+        if passed > held {
+            return Err(super::buffer::short(at, "PLAIN values", passed, held));
         }
-        other => {
-            // Runs of consecutive kept values, taken; the gaps passed over.
-            let kind = other.empty_like();
-            let mut done = 0usize;
-            let mut i = 0;
-            while let Some(&first) = vals.get(i) {
-                let first = first as usize;
-                let mut end = first + 1;
-                i += 1;
-                while vals.get(i).is_some_and(|&v| v as usize == end) {
-                    end += 1;
-                    i += 1;
+        match out {
+            Dense::I32(v) => fixed(v, values, vals),
+            Dense::I64(v) => fixed(v, values, vals),
+            Dense::F32(v) => fixed(v, values, vals),
+            Dense::F64(v) => fixed(v, values, vals),
+            Dense::Fixed(f) => {
+                f.data.reserve(vals.len().saturating_mul(w));
+                for &v in vals {
+                    let from = (v as usize) * w;
+                    f.data
+                        .extend_from_slice(values.get(from..from + w).unwrap_or_default());
                 }
-                let Some(gap) = first.checked_sub(done) else {
-                    return Err(data_err(at, "kept values out of order"));
-                };
-                skip_plain(&kind, data, pos, gap, at)?;
-                take_plain(other, data, pos, end - first, at)?;
-                done = end;
             }
-            skip_plain(&kind, data, pos, passed - done, at)
+            _ => {}
         }
+        *pos += passed * w;
+        return Ok(());
     }
+    // Booleans and byte arrays: runs of consecutive kept values taken, the
+    // gaps passed over.
+    let kind = out.empty_like();
+    let mut done = 0usize;
+    let mut i = 0;
+    while let Some(&first) = vals.get(i) {
+        let first = first as usize;
+        let mut end = first + 1;
+        i += 1;
+        while vals.get(i).is_some_and(|&v| v as usize == end) {
+            end += 1;
+            i += 1;
+        }
+        let Some(gap) = first.checked_sub(done) else {
+            return Err(data_err(at, "kept values out of order"));
+        };
+        skip_plain(&kind, data, pos, gap, at)?;
+        take_plain(out, data, pos, end - first, at)?;
+        done = end;
+    }
+    skip_plain(&kind, data, pos, passed - done, at)
 }
 
 /// Appends values `start..start + n` of `src` to `out` (both of the same

@@ -91,8 +91,8 @@ pub(crate) struct BatchDecoder {
     /// The row group and first row of the last batch read (for the
     /// filter's row selection).
     pub(super) last_batch_at: (usize, usize),
-    /// The columns read late, once planned (at the first row group).
-    pub(super) late: Option<Option<LatePlan>>,
+    /// The columns read late, when a filter reads any so.
+    pub(super) late: Option<LatePlan>,
     /// The last batch read holds only the rows the filter keeps (its late
     /// columns were read for those alone).
     pub(super) last_kept: bool,
@@ -368,28 +368,7 @@ impl BatchDecoder {
         Decoded::Needs(coalesce(missing, self.coalesce_gap))
     }
 
-    /// Plans which columns are read late (see [`LatePlan`]), once.
-    fn plan_late(&mut self) {
-        if self.late.is_some() {
-            return;
-        }
-        let early = self
-            .filter
-            .as_ref()
-            .filter(|_| self.pruning.late_materialization())
-            .and_then(|f| f.early_leaves());
-        let schema = &self.metadata.schema;
-        let plan = match (early, &self.root) {
-            (Some(early), Some(root)) => LatePlan::new(root, &self.schema, &early, |leaf| {
-                schema.column(leaf).is_none_or(|c| c.max_rep_level > 0)
-            }),
-            _ => None,
-        };
-        self.late = Some(plan);
-    }
-
     fn open_row_group(&mut self, rg_index: usize) -> Result<RowGroupState> {
-        self.plan_late();
         let md = self.metadata.clone();
         let Some(rg) = md.row_groups.get(rg_index) else {
             return Err(Error::Request {
@@ -520,7 +499,7 @@ impl BatchDecoder {
         };
         let mut tasks =
             RowGroupTasks::new(readers, sizes, self.ahead).with_read_ahead(self.workers.any());
-        if let Some(Some(plan)) = &self.late {
+        if let Some(plan) = &self.late {
             tasks = tasks.with_late(|leaf| plan.is_late(leaf));
         }
         let tasks = Arc::new(tasks);
@@ -624,15 +603,13 @@ impl BatchDecoder {
         rg: usize,
         first_row: usize,
     ) -> Result<(RecordBatch, KeptRows)> {
-        let columns = match &self.late {
-            Some(Some(plan)) => {
-                self.assemble_fields(&leaves, n, rg, first_row, |i| !plan.field_is_late(i))
-            }
-            _ => Err(data_err(&Location::default(), "no late columns planned")),
+        let Some(plan) = &self.late else {
+            return Err(no_plan());
         };
+        let columns = self.assemble_fields(&leaves, n, rg, first_row, |i| !plan.field_is_late(i));
         self.put_back(leaves);
-        let (Some(Some(plan)), Some(filter)) = (&self.late, self.filter.as_mut()) else {
-            return Err(data_err(&Location::default(), "no late columns planned"));
+        let (Some(plan), Some(filter)) = (&self.late, self.filter.as_mut()) else {
+            return Err(no_plan());
         };
         let early = plan.early_batch(columns?, n)?;
         let (early, mask) = match filter.keep(&early, rg, first_row)? {
@@ -656,8 +633,8 @@ impl BatchDecoder {
         rg: usize,
         first_row: usize,
     ) -> Result<RecordBatch> {
-        let Some(Some(plan)) = &self.late else {
-            return Err(data_err(&Location::default(), "no late columns planned"));
+        let Some(plan) = &self.late else {
+            return Err(no_plan());
         };
         let kept = early.num_rows();
         let late = self.assemble_fields(&leaves, kept, rg, first_row, |i| plan.field_is_late(i));
@@ -798,6 +775,15 @@ impl BatchDecoder {
             self.current = Some(self.open_row_group(rg)?);
         }
     }
+}
+
+/// The error of a late phase without a plan (which the tasks never ask
+/// for: a bug).
+fn no_plan() -> Error {
+    data_err(
+        &Location::default(),
+        "columns read late without a plan (a bug: please report it)",
+    )
 }
 
 impl Drop for BatchDecoder {

@@ -12,6 +12,7 @@ use pq_page::PageOptions;
 
 use super::core::BatchDecoder;
 use super::filter::{PruningOptions, RowFilter};
+use super::late::LatePlan;
 use super::pieces::{DEFAULT_COALESCE_GAP, Pieces};
 use super::projection::ProjectionMask;
 use super::selection::RowSelection;
@@ -476,6 +477,20 @@ impl ReadOptions {
         if let Some(root) = &converted.root {
             collect_leaf_types(root, 0, &mut leaf_types);
         }
+        // Which columns the filter's row tests leave to be read late.
+        let early = filter
+            .as_ref()
+            .filter(|_| self.pruning.late_materialization())
+            .and_then(|f| f.early_leaves());
+        let late = match (early, &converted.root) {
+            (Some(early), Some(root)) => LatePlan::new(root, &converted.schema, &early, |leaf| {
+                metadata
+                    .schema
+                    .column(leaf)
+                    .is_none_or(|c| c.max_rep_level > 0)
+            }),
+            _ => None,
+        };
         let threads = self.threads.max(1);
         Ok(BatchDecoder {
             file_len,
@@ -504,7 +519,7 @@ impl ReadOptions {
             pruned: false,
             prune_bytes: Pieces::default(),
             last_batch_at: (0, 0),
-            late: None,
+            late,
             last_kept: false,
         })
     }
