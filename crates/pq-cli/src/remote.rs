@@ -21,8 +21,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use object_store::ObjectStore;
 use object_store::path::Path as ObjectPath;
-use object_store::{ClientConfigKey, ClientOptions, RetryConfig};
 use pq_arrow::{FetchOptions, FetchStats, ObjectStoreReader};
+use pq_datafusion::stores::{StoreOptions, store_for_url};
 
 use crate::error::CliError;
 
@@ -54,15 +54,22 @@ impl RemoteOptions {
         fetch
     }
 
-    /// The store client's timeouts: the request timeout, and for the
-    /// connection the shorter of it and 10 s, as `humantime` text.
-    fn client_timeouts(&self) -> (String, String) {
-        let timeout = self.timeout.unwrap_or(DEFAULT_TIMEOUT);
-        let connect = timeout.min(CONNECT_TIMEOUT);
-        (
-            format!("{}ms", timeout.as_millis().max(1)),
-            format!("{}ms", connect.as_millis().max(1)),
-        )
+    /// How the stores are built: the flags' endpoint and signing, the
+    /// request timeout, for the connection the shorter of it and 10 s,
+    /// and no retries of the store's own (pq's fetches retry; the store's
+    /// would multiply them).
+    fn store_options(&self) -> StoreOptions {
+        let timeout = self
+            .timeout
+            .unwrap_or(DEFAULT_TIMEOUT)
+            .max(Duration::from_millis(1));
+        StoreOptions {
+            endpoint: self.endpoint.clone(),
+            no_sign_request: self.no_sign_request,
+            timeout,
+            connect_timeout: timeout.min(CONNECT_TIMEOUT),
+            retries: 0,
+        }
     }
 }
 
@@ -82,9 +89,7 @@ pub fn set_options(options: RemoteOptions) {
 }
 
 /// The URL schemes pq reads.
-pub const SCHEMES: &[&str] = &[
-    "s3", "s3a", "gs", "az", "abfs", "abfss", "azure", "http", "https",
-];
+pub use pq_datafusion::stores::SCHEMES;
 
 /// The scheme of `text` when it starts like a URL (`scheme://`, the scheme
 /// two or more letters, digits, `+`, `-` or `.`, so that `C://` is not one).
@@ -197,87 +202,11 @@ fn store_for(
     if parsed.path().trim_start_matches('/').is_empty() {
         return Err("not a valid URL: no object named after the bucket or host".into());
     }
-    // The client's timeouts are set key by key: setting whole
-    // `ClientOptions` would drop what the environment set (AWS_ALLOW_HTTP).
-    let (timeout, connect) = options.client_timeouts();
-    // pq's fetches retry; the store's own retries would multiply them.
-    let retry = RetryConfig {
-        max_retries: 0,
-        ..RetryConfig::default()
-    };
     let path = ObjectPath::from_url_path(parsed.path()).map_err(|e| e.to_string())?;
-    let built: Result<Arc<dyn ObjectStore>, object_store::Error> = match scheme.as_str() {
-        "s3" | "s3a" => {
-            use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey as K};
-            let mut b = AmazonS3Builder::from_env()
-                .with_url(url)
-                .with_config(K::Client(ClientConfigKey::Timeout), timeout)
-                .with_config(K::Client(ClientConfigKey::ConnectTimeout), connect)
-                .with_retry(retry)
-                .with_skip_signature(options.no_sign_request);
-            if let Some(e) = &options.endpoint {
-                b = b.with_endpoint(e).with_virtual_hosted_style_request(false);
-            }
-            // An http:// endpoint (a local S3-compatible server), from the
-            // flag or AWS_ENDPOINT[_URL], is allowed without AWS_ALLOW_HTTP.
-            let http = |k: K| {
-                b.get_config_value(&k)
-                    .is_some_and(|e| e.starts_with("http://"))
-            };
-            if http(K::Endpoint) || http(K::S3Endpoint) {
-                b = b.with_allow_http(true);
-            }
-            b.build().map(|s| Arc::new(s) as _)
-        }
-        "gs" => {
-            use object_store::gcp::{GoogleCloudStorageBuilder, GoogleConfigKey as K};
-            GoogleCloudStorageBuilder::from_env()
-                .with_url(url)
-                .with_config(K::Client(ClientConfigKey::Timeout), timeout)
-                .with_config(K::Client(ClientConfigKey::ConnectTimeout), connect)
-                .with_retry(retry)
-                .with_skip_signature(options.no_sign_request)
-                .build()
-                .map(|s| Arc::new(s) as _)
-        }
-        "az" | "abfs" | "abfss" | "azure" => {
-            use object_store::azure::{AzureConfigKey as K, MicrosoftAzureBuilder};
-            let mut b = MicrosoftAzureBuilder::from_env()
-                .with_url(url)
-                .with_config(K::Client(ClientConfigKey::Timeout), timeout)
-                .with_config(K::Client(ClientConfigKey::ConnectTimeout), connect)
-                .with_retry(retry)
-                .with_skip_signature(options.no_sign_request);
-            if let Some(e) = &options.endpoint {
-                b = b
-                    .with_endpoint(e.clone())
-                    .with_allow_http(e.starts_with("http://"));
-            }
-            b.build().map(|s| Arc::new(s) as _)
-        }
-        _ => {
-            let origin = parsed.origin().ascii_serialization();
-            object_store::http::HttpBuilder::new()
-                .with_url(origin)
-                .with_client_options(
-                    ClientOptions::new()
-                        .with_allow_http(true)
-                        .with_config(ClientConfigKey::Timeout, timeout)
-                        .with_config(ClientConfigKey::ConnectTimeout, connect),
-                )
-                .with_retry(retry)
-                .build()
-                .map(|s| Arc::new(s) as _)
-        }
-    };
     // The path inside an S3 bucket or Azure container is the URL's path;
-    // the bucket is its host, which the builder took from the URL.
-    Ok((built.map_err(|e| one_line(&e.to_string()))?, path))
-}
-
-/// A message on one line.
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
+    // the bucket is its host, which the builder takes from the URL.
+    let store = store_for_url(&parsed, &options.store_options())?;
+    Ok((store, path))
 }
 
 /// Bytes read ahead per request of a blocking read: enough for a run of
@@ -482,10 +411,19 @@ mod tests {
             ..RemoteOptions::default()
         };
         assert_eq!(o.fetch_options().retries(), 1);
-        assert_eq!(o.client_timeouts(), ("1500ms".into(), "1500ms".into()));
+        let s = o.store_options();
         assert_eq!(
-            RemoteOptions::default().client_timeouts(),
-            ("30000ms".into(), "10000ms".into())
+            (s.timeout, s.connect_timeout, s.retries),
+            (
+                o.timeout.unwrap_or_default(),
+                o.timeout.unwrap_or_default(),
+                0
+            )
+        );
+        let s = RemoteOptions::default().store_options();
+        assert_eq!(
+            (s.timeout, s.connect_timeout),
+            (Duration::from_secs(30), Duration::from_secs(10))
         );
     }
 

@@ -47,12 +47,19 @@
 //!   process boundaries through the extension codecs in `codec`, which a
 //!   Ballista client, scheduler and executors are given; the binaries
 //!   `pq-ballista-scheduler` and `pq-ballista-executor` are Ballista's own
-//!   with those codecs registered.
+//!   with those codecs registered, and with the object stores of the
+//!   environment.
+//! - Object stores (feature `stores`, on with `ballista`): `stores` builds
+//!   the store of an object-store URL from the environment, and its
+//!   `EnvObjectStoreRegistry` does so for a session the first time a
+//!   table's URL names a store.
 //!
 //! Dependencies: `datafusion` (the engine, without its own Parquet
 //! support), `object_store` (the stores DataFusion hands a file opener; the
 //! same 0.13 that pq-arrow's `ObjectStoreReader` takes), `async-trait` (the
 //! form of DataFusion's async traits) and `futures` (its streams); with
+//! feature `stores`, object_store's cloud clients (`aws`, `gcp`, `azure`,
+//! `http`) and `url` (the URL type of DataFusion's store registry); with
 //! feature `ballista`, Ballista's crates (its codecs, scheduler and
 //! executor), `datafusion-proto` and `prost` (the plan wire format) and
 //! `tokio` (the binaries' runtime).
@@ -66,6 +73,8 @@ mod format;
 mod opener;
 mod source;
 mod statistics;
+#[cfg(feature = "stores")]
+pub mod stores;
 mod table;
 
 pub use context::{PqReadOptions, SessionContextExt};

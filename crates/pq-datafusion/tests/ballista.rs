@@ -37,12 +37,19 @@ impl Drop for Process {
 }
 
 impl Process {
-    fn start(name: &'static str, exe: &str, args: &[String], dir: &Path) -> Process {
+    fn start(
+        name: &'static str,
+        exe: &str,
+        args: &[String],
+        env: &[(&'static str, String)],
+        dir: &Path,
+    ) -> Process {
         let log = dir.join(format!("{name}.log"));
         let out = std::fs::File::create(&log).unwrap_or_else(|e| panic!("{e}"));
         let err = out.try_clone().unwrap_or_else(|e| panic!("{e}"));
         let child = Command::new(exe)
             .args(args)
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err)
@@ -94,7 +101,8 @@ struct Cluster {
     _processes: Vec<Process>,
 }
 
-fn start_cluster(dir: &Path) -> Cluster {
+/// The cluster's processes get `env` besides the test's environment.
+fn start_cluster(dir: &Path, env: &[(&'static str, String)]) -> Cluster {
     let port = free_port();
     let scheduler: SocketAddr = format!("127.0.0.1:{port}")
         .parse()
@@ -105,6 +113,7 @@ fn start_cluster(dir: &Path) -> Cluster {
         "scheduler",
         env!("CARGO_BIN_EXE_pq-ballista-scheduler"),
         &["--bind".to_owned(), scheduler.to_string()],
+        env,
         dir,
     );
     s.wait_listening(scheduler);
@@ -132,6 +141,7 @@ fn start_cluster(dir: &Path) -> Cluster {
                 "--work-dir".to_owned(),
                 work.display().to_string(),
             ],
+            env,
             dir,
         );
         let addr = format!("127.0.0.1:{flight}")
@@ -145,6 +155,17 @@ fn start_cluster(dir: &Path) -> Cluster {
         work_dirs,
         _processes: processes,
     }
+}
+
+/// A client session of `cluster`, with pq's codecs.
+fn client(cluster: &Cluster) -> Result<SessionContext> {
+    let config = with_pq_codecs(SessionConfig::new_with_ballista().with_target_partitions(4));
+    let state = SessionStateBuilder::new()
+        .with_config(config)
+        .with_default_features()
+        .build()
+        .upgrade_for_ballista(format!("http://{}", cluster.scheduler))?;
+    Ok(SessionContext::new_with_state(state))
 }
 
 fn data_dir() -> PathBuf {
@@ -231,15 +252,9 @@ async fn register(ctx: &SessionContext, tables: &[(&str, String)]) -> Result<()>
 async fn ballista_cluster_agrees_with_one_context() -> Result<()> {
     let dir = data_dir();
     let tables = tables(&dir);
-    let cluster = start_cluster(&dir);
+    let cluster = start_cluster(&dir, &[]);
 
-    let config = with_pq_codecs(SessionConfig::new_with_ballista().with_target_partitions(4));
-    let state = SessionStateBuilder::new()
-        .with_config(config)
-        .with_default_features()
-        .build()
-        .upgrade_for_ballista(format!("http://{}", cluster.scheduler))?;
-    let remote = SessionContext::new_with_state(state);
+    let remote = client(&cluster)?;
     register(&remote, &tables).await?;
 
     let local = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(4));
@@ -266,6 +281,87 @@ async fn ballista_cluster_agrees_with_one_context() -> Result<()> {
         eprintln!("{}: output of {jobs} jobs", work.display());
         assert!(jobs > 0, "{} ran no task", work.display());
     }
+    Ok(())
+}
+
+/// Tables in an S3 store (moto on 127.0.0.1): the scheduler lists and
+/// plans them and the executors read them, each building the store from
+/// the URL and its environment (no store is registered in them), and the
+/// rows are those of a local context over the same files on disk.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ballista_reads_tables_in_s3() -> Result<()> {
+    use object_store::aws::AmazonS3Builder;
+    use pq_testkit::MotoServer;
+
+    let Some(moto) = MotoServer::start_or_skip().unwrap_or_else(|e| panic!("{e}")) else {
+        return Ok(());
+    };
+    let dir = data_dir();
+    let tables = tables(&dir);
+    moto.create_bucket("lake").unwrap_or_else(|e| panic!("{e}"));
+    let lineitem = dir.join("lineitem");
+    for part in 0..4 {
+        let name = format!("part-{part}.parquet");
+        let bytes = std::fs::read(lineitem.join(&name)).unwrap_or_else(|e| panic!("{e}"));
+        moto.put_object("lake", &format!("lineitem/{name}"), &bytes)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
+    let head = std::fs::read(dir.join("head.parquet")).unwrap_or_else(|e| panic!("{e}"));
+    moto.put_object("lake", "head.parquet", &head)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let in_s3 = [
+        ("lineitem", "s3://lake/lineitem/".to_owned()),
+        ("head", "s3://lake/head.parquet".to_owned()),
+    ];
+
+    let s3_dir = dir.join("s3");
+    std::fs::create_dir_all(&s3_dir).unwrap_or_else(|e| panic!("{e}"));
+    let cluster = start_cluster(&s3_dir, &moto.client_env());
+
+    let remote = client(&cluster)?;
+    // The client reads the footers to register the tables: its store is
+    // given to it here (the test's own environment is left alone).
+    let store = AmazonS3Builder::new()
+        .with_bucket_name("lake")
+        .with_endpoint(moto.endpoint())
+        .with_region(MotoServer::REGION)
+        .with_access_key_id(MotoServer::ACCESS_KEY_ID)
+        .with_secret_access_key(MotoServer::SECRET_ACCESS_KEY)
+        .with_allow_http(true)
+        .build()?;
+    let bucket = url::Url::parse("s3://lake").unwrap_or_else(|e| panic!("{e}"));
+    remote.register_object_store(&bucket, std::sync::Arc::new(store));
+    for (name, location) in &in_s3 {
+        remote
+            .register_pq(name, location, PqReadOptions::default())
+            .await?;
+    }
+
+    let local = SessionContext::new_with_config(SessionConfig::new().with_target_partitions(4));
+    for (name, location) in tables.iter().take(2) {
+        local
+            .register_pq(name, location, PqReadOptions::default())
+            .await?;
+    }
+    let on_lineitem = QUERIES
+        .iter()
+        .filter(|q| !q.contains("nested") && !q.contains("all_types") && !q.contains("li_sql"));
+    let mut ran = 0;
+    for sql in on_lineitem {
+        let want = rows(&local, sql).await?;
+        let got = rows(&remote, sql)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: through Ballista from S3: {e}"));
+        assert!(
+            got == want,
+            "{sql}: rows differ ({} against {}), first: {:?}",
+            got.len(),
+            want.len(),
+            got.iter().zip(&want).find(|(a, b)| a != b)
+        );
+        ran += 1;
+    }
+    assert!(ran >= 8, "only {ran} queries over the S3 tables");
     Ok(())
 }
 

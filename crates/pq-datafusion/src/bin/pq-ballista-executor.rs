@@ -9,7 +9,8 @@
 //! Defaults: scheduler 127.0.0.1:50050, bind 127.0.0.1, Arrow Flight port
 //! 50051, gRPC port 50052, as many tasks as cores. `PQ_BALLISTA_LOG=info`
 //! (or `debug`, …; default `warn`) sets what of Ballista's log reaches
-//! standard error.
+//! standard error. Tables in object stores are read with the credentials
+//! and endpoints of the environment (`AWS_*`, `GOOGLE_*`, `AZURE_*`).
 
 mod common;
 
@@ -80,6 +81,10 @@ async fn main() -> ExitCode {
     config.override_config_producer = Some(Arc::new(|| {
         with_pq_codecs(ballista_core::utils::default_config_producer())
     }));
+    // Scans of tables in object stores build their stores from the URL and
+    // the environment; spill files go to the work directory.
+    let work_dir = config.work_dir.clone();
+    config.override_runtime_producer = Some(Arc::new(move |_| common::runtime(work_dir.clone())));
     match start_executor_process(Arc::new(config)).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -6,7 +6,10 @@
 //! pq-ballista-scheduler [--bind HOST:PORT]     (default 127.0.0.1:50050)
 //! ```
 //! `PQ_BALLISTA_LOG=info` (or `debug`, …; default `warn`) sets what of
-//! Ballista's log reaches standard error.
+//! Ballista's log reaches standard error. Tables in object stores
+//! (`s3://`, `gs://`, `az://`, `http(s)://`) are reached with the
+//! credentials and endpoints of the environment (`AWS_*`, `GOOGLE_*`,
+//! `AZURE_*`), as the object_store crate reads them.
 
 mod common;
 
@@ -52,6 +55,17 @@ async fn main() -> ExitCode {
         override_physical_codec: Some(Arc::new(PqPhysicalCodec::default())),
         override_config_producer: Some(Arc::new(|| {
             with_pq_codecs(ballista_core::utils::default_config_producer())
+        })),
+        // Tables in object stores are planned (listed, their footers read)
+        // here: their stores are built from the URL and the environment.
+        override_session_builder: Some(Arc::new(|config| {
+            let state = ballista_core::utils::default_session_builder(config)?;
+            let runtime = common::runtime(None)?;
+            Ok(
+                datafusion::execution::SessionStateBuilder::new_from_existing(state)
+                    .with_runtime_env(runtime)
+                    .build(),
+            )
         })),
         ..SchedulerConfig::default()
     };
