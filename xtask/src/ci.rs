@@ -18,13 +18,14 @@ pub fn run(root: &Path) -> crate::Result<()> {
     let started = Instant::now();
     let in_ci = std::env::var_os("CI").is_some();
     eprintln!(
-        "xtask ci: setup (rustup target and components, Python venv), then rustfmt, clippy, \
+        "xtask ci: setup (rustup target and components, Python venv, Azurite), then rustfmt, clippy, \
          generated code, the no_std build, tests and docs"
     );
     step("setup: rust toolchain", setup::rust_toolchain)?;
     let venv_bin = step("setup: python venv with pyarrow, duckdb and moto", || {
         setup::python_venv(root)
     })?;
+    step("setup: azurite (npm)", || setup::azurite(root))?;
     corpus(in_ci)?;
 
     // The tests find `python3` with pyarrow and duckdb, and `moto_server`,

@@ -72,6 +72,50 @@ pub fn bench_venv(root: &Path) -> crate::Result<PathBuf> {
     venv(root, "bench-venv", "bench-requirements.txt")
 }
 
+/// Installs `xtask/azurite/package.json`'s packages (Azurite, the Azure
+/// Blob Storage emulator, and Azure's client that uploads to it) into
+/// `target/azurite` with npm, for the az:// tests. Again only when the
+/// file changes, as for the venvs. Without npm, says so and leaves it: the
+/// tests that need Azurite then report themselves skipped (a failure under
+/// `CI`).
+pub fn azurite(root: &Path) -> crate::Result<()> {
+    let dir = root.join("target").join("azurite");
+    let package = root.join("xtask").join("azurite").join("package.json");
+    let wanted = std::fs::read_to_string(&package)
+        .map_err(|e| format!("reading {}: {e}", package.display()))?;
+    let stamp = dir.join("pq-package.json");
+    if std::fs::read_to_string(&stamp).ok().as_deref() == Some(wanted.as_str())
+        && dir
+            .join("node_modules")
+            .join(".bin")
+            .join("azurite-blob")
+            .exists()
+    {
+        eprintln!("azurite {}: up to date", dir.display());
+        return Ok(());
+    }
+    if Command::new("npm").arg("--version").output().is_err() {
+        eprintln!("azurite: npm is not installed; the az:// tests will be skipped");
+        return Ok(());
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    std::fs::write(dir.join("package.json"), &wanted)
+        .map_err(|e| format!("writing {}: {e}", dir.display()))?;
+    eprintln!(
+        "azurite: installing {} into {}",
+        package.display(),
+        dir.display()
+    );
+    run(
+        Command::new("npm")
+            .args(["install", "--no-audit", "--no-fund", "--loglevel=error"])
+            .current_dir(&dir),
+        "npm install (Azurite)",
+    )?;
+    std::fs::write(&stamp, &wanted).map_err(|e| format!("writing {}: {e}", stamp.display()))?;
+    Ok(())
+}
+
 /// Creates or updates `target/NAME` from `xtask/REQUIREMENTS` and returns
 /// its `bin` directory.
 ///

@@ -9,7 +9,7 @@
 //! It also holds the tests' pseudo-random generator, [`Rng`], and loopback
 //! [`timing`] for benchmarks that compare two implementations, and
 //! servers for testing remote (object-store) reading: [`RangeServer`],
-//! [`FaultProxy`] and [`MotoServer`] (see [`servers`]).
+//! [`FaultProxy`], [`MotoServer`] and [`AzuriteServer`] (see [`servers`]).
 //!
 //! This crate knows nothing of Parquet. The servers need tokio, an HTTP
 //! parser (httparse) and an HTTP date formatter (httpdate); `Cargo.toml`
@@ -24,8 +24,8 @@ pub mod timing;
 
 pub use rng::Rng;
 pub use servers::{
-    FaultProxy, Faults, MotoError, MotoServer, PendingFaults, ProxyStats, RangeServer, RangeStats,
-    RequestCounts,
+    AzuriteServer, FaultProxy, Faults, MotoError, MotoServer, PendingFaults, ProxyStats,
+    RangeServer, RangeStats, RequestCounts,
 };
 
 /// The environment variable naming the file that skips are appended to, one

@@ -142,11 +142,17 @@ impl AsyncRangeReader for ObjectStoreReader {
                 range: Some(GetRange::Suffix(n)),
                 ..GetOptions::default()
             };
-            let got = self
-                .store
-                .get_opts(&self.path, options)
-                .await
-                .map_err(io_error)?;
+            let got = match self.store.get_opts(&self.path, options).await {
+                Ok(got) => got,
+                // Azure's blob service takes no suffix range: the size
+                // first, then the bytes.
+                Err(object_store::Error::NotSupported { .. }) => {
+                    let len = self.size().await?;
+                    let tail = self.get_range(len.saturating_sub(n)..len).await?;
+                    return Ok((len, tail));
+                }
+                Err(e) => return Err(io_error(e)),
+            };
             let (len, range) = (got.meta.size, got.range.clone());
             let tail = got.bytes().await.map_err(io_error)?;
             if range.end != len || tail.len() as u64 != range.end.saturating_sub(range.start) {

@@ -11,6 +11,9 @@
 //!   test asks while it runs.
 //! - [`MotoServer`]: moto's S3 server (`moto_server`, a Python package that
 //!   `cargo xtask ci` installs) as a child process, for the S3 client.
+//! - [`AzuriteServer`]: Azurite, the Azure Blob Storage emulator (an npm
+//!   package `cargo xtask ci` installs), as a child process, for the
+//!   Azure client.
 //!
 //! The two Rust servers each run on a thread of their own with their own
 //! tokio runtime, so they serve sync tests and async tests alike (a test's
@@ -22,11 +25,13 @@ use std::io;
 use std::net::SocketAddr;
 use std::thread::JoinHandle;
 
+mod azurite;
 mod http;
 mod moto;
 mod proxy;
 mod range;
 
+pub use azurite::AzuriteServer;
 pub use moto::{MotoError, MotoServer};
 pub use proxy::{FaultProxy, Faults, PendingFaults, ProxyStats};
 pub use range::{RangeServer, RangeStats, RequestCounts};
