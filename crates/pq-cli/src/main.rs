@@ -112,7 +112,8 @@ struct Cli {
 const URL_HELP: &str = "\
 Inputs may be URLs of objects: s3://bucket/key, gs://bucket/key, az://container/key (or
 abfs[s]://), http://host/path and https://host/path. Each URL names one object: globs and
-directories (prefixes) of URLs are not read. Data is fetched by byte ranges, each request timed
+directories (prefixes) of URLs are not read, but in `pq sql` (s3://bucket/table/ and
+s3://bucket/table/*.parquet are tables of every object listed there). Data is fetched by byte ranges, each request timed
 out (--timeout) and retried (--retries); `pq scan` reports the requests made.
 
 Credentials and settings come from the environment, as the object_store crate reads them:
@@ -294,7 +295,8 @@ enum Command {
     /// A SQL query over Parquet files, planned and run by DataFusion with
     /// pq reading the files. Tables are named with --table, or written in
     /// the query as a quoted location after FROM or JOIN: a file, a quoted
-    /// glob, a directory (its .parquet files) or an object URL.
+    /// glob, a directory (its .parquet files) or an object URL (an
+    /// object, a prefix ending in / or a glob).
     ///
     /// Example: pq sql "SELECT l_shipmode, count(*) FROM 'data/*.parquet' GROUP BY 1"
     Sql {

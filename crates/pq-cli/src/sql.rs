@@ -128,11 +128,13 @@ async fn query_and_print(
 }
 
 /// Registers the store of an object URL with the context; local paths
-/// need none (DataFusion resolves them against the working directory).
+/// need none (DataFusion resolves them against the working directory). A
+/// URL may name a prefix (`s3://bucket/table/`) or a glob: the table is
+/// then every Parquet object the store lists under it, as for a local
+/// directory.
 fn register_store(ctx: &SessionContext, location: &str) -> Result<(), CliError> {
     let path = Path::new(location);
     if remote::is_url(path) {
-        remote::check_single_object(path)?;
         let (store, root) = remote::store_of(location)?;
         ctx.register_object_store(&root, store);
     }

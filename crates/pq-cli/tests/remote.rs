@@ -523,4 +523,33 @@ fn sql_reads_object_store_tables() {
     moto.put_object("pq-sql", "t/sample.parquet", &bytes)
         .unwrap();
     sql_same_as_local("s3://pq-sql/t/sample.parquet", &moto.client_env());
+    // A prefix or a glob is a table of every object listed under it.
+    for part in ["a", "b"] {
+        moto.put_object("pq-sql", &format!("lake/part-{part}.parquet"), &bytes)
+            .unwrap();
+    }
+    let count = |from: &str, env: &[(&str, String)]| {
+        ok(
+            &[
+                "sql",
+                &format!("SELECT count(*) AS n FROM '{from}'"),
+                "--format",
+                "csv",
+            ],
+            env,
+        )
+    };
+    let one: u64 = count(s(&data("sample.parquet")), &[])
+        .lines()
+        .nth(1)
+        .and_then(|l| l.trim().parse().ok())
+        .unwrap();
+    for from in ["s3://pq-sql/lake/", "s3://pq-sql/lake/*.parquet"] {
+        let got = count(from, &moto.client_env());
+        assert_eq!(
+            got.lines().nth(1),
+            Some((2 * one).to_string().as_str()),
+            "{from}: {got}"
+        );
+    }
 }

@@ -25,7 +25,7 @@ use ballista_core::serde::{BallistaLogicalExtensionCodec, BallistaPhysicalExtens
 use datafusion::catalog::TableProvider;
 use datafusion::common::{TableReference, internal_datafusion_err, not_impl_err};
 use datafusion::datasource::file_format::FileFormatFactory;
-use datafusion::datasource::listing::{ListingOptions, ListingTableUrl};
+use datafusion::datasource::listing::ListingOptions;
 use datafusion::datasource::physical_plan::FileScanConfig;
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::error::{DataFusionError, Result};
@@ -358,7 +358,12 @@ fn encode_table(table: &PqTable) -> Result<TableProto> {
             .listing()
             .table_paths()
             .iter()
-            .map(|url| url.to_string())
+            // The glob is not part of the URL's text: it goes after it,
+            // as it was written.
+            .map(|url| match url.get_glob() {
+                Some(glob) => format!("{}{}", url.as_str(), glob.as_str()),
+                None => url.to_string(),
+            })
             .collect(),
         file_extension: listing.file_extension.clone(),
         partition_cols,
@@ -396,7 +401,7 @@ fn decode_table(proto: &TableProto, schema: &Schema, ctx: &TaskContext) -> Resul
     let urls = proto
         .paths
         .iter()
-        .map(ListingTableUrl::parse)
+        .map(|p| crate::context::table_url(p))
         .collect::<Result<Vec<_>>>()?;
     let listing = ListingOptions::new(Arc::new(PqFormat::new(options)))
         .with_file_extension(proto.file_extension.clone())

@@ -7,7 +7,7 @@ use arrow_schema::{DataType, SchemaRef};
 use async_trait::async_trait;
 use datafusion::dataframe::DataFrame;
 use datafusion::datasource::listing::{ListingOptions, ListingTableUrl};
-use datafusion::error::Result;
+use datafusion::error::{DataFusionError, Result};
 use datafusion::prelude::SessionContext;
 
 use crate::format::{PqFormat, PqFormatFactory, PqOptions};
@@ -81,8 +81,33 @@ impl SessionContextExt for SessionContext {
     }
 }
 
+/// `location` as a listing URL. DataFusion expands globs in local paths
+/// only; in a URL (`s3://bucket/t/*.parquet`, or `file:///t/*.parquet` as
+/// a plan carries a local glob) the glob is split off here the same way,
+/// at the last `/` before its first `*` or `[` (a `?` starts a URL's
+/// query).
+pub(crate) fn table_url(location: &str) -> Result<ListingTableUrl> {
+    if let Some(scheme_end) = location.find("://") {
+        let rest = scheme_end + 3;
+        let glob_at = location
+            .get(rest..)
+            .and_then(|r| r.find(['*', '[']))
+            .map(|g| rest + g);
+        let slash = glob_at.and_then(|g| location.get(..g)?.rfind('/'));
+        if let Some(slash) = slash.filter(|&s| s >= rest) {
+            let (prefix, glob) = location.split_at(slash + 1);
+            let url =
+                url::Url::parse(prefix).map_err(|e| DataFusionError::External(Box::new(e)))?;
+            let glob =
+                glob::Pattern::new(glob).map_err(|e| DataFusionError::External(Box::new(e)))?;
+            return ListingTableUrl::try_new(url, Some(glob));
+        }
+    }
+    ListingTableUrl::parse(location)
+}
+
 async fn pq_table(ctx: &SessionContext, location: &str, options: PqReadOptions) -> Result<PqTable> {
-    let url = ListingTableUrl::parse(location)?;
+    let url = table_url(location)?;
     let extension = if url.is_collection() || location.contains(['*', '?', '[']) {
         options.file_extension.clone()
     } else {
@@ -97,4 +122,33 @@ async fn pq_table(ctx: &SessionContext, location: &str, options: PqReadOptions) 
         None => listing.infer_schema(&state, &url).await?,
     };
     PqTable::from_parts(vec![url], listing, schema, &ctx.runtime_env())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::table_url;
+
+    #[test]
+    fn globs_in_urls_are_split_off() {
+        let url = table_url("s3://bucket/t/part-*.parquet").unwrap();
+        assert_eq!(url.as_str(), "s3://bucket/t/");
+        assert_eq!(
+            url.get_glob().as_ref().map(|g| g.as_str()),
+            Some("part-*.parquet")
+        );
+        let local = table_url("file:///data/t/*.parquet").unwrap();
+        assert_eq!(local.as_str(), "file:///data/t/");
+        assert!(local.get_glob().is_some());
+        for plain in [
+            "s3://bucket/t/",
+            "s3://bucket/t/a.parquet",
+            "https://host/a.parquet",
+        ] {
+            let url = table_url(plain).unwrap();
+            assert_eq!(url.as_str(), plain);
+            assert!(url.get_glob().is_none(), "{plain}");
+        }
+        // A glob in the host is no prefix and glob.
+        assert!(table_url("s3://b*/a.parquet").map_or(true, |u| u.get_glob().is_none()));
+    }
 }

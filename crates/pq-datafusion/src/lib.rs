@@ -58,8 +58,8 @@
 //! support), `object_store` (the stores DataFusion hands a file opener; the
 //! same 0.13 that pq-arrow's `ObjectStoreReader` takes), `async-trait` (the
 //! form of DataFusion's async traits) and `futures` (its streams); with
-//! feature `stores`, object_store's cloud clients (`aws`, `gcp`, `azure`,
-//! `http`) and `url` (the URL type of DataFusion's store registry); with
+//! `url` and `glob` (the parts of DataFusion's listing URLs); with feature
+//! `stores`, object_store's cloud clients (`aws`, `gcp`, `azure`, `http`); with
 //! feature `ballista`, Ballista's crates (its codecs, scheduler and
 //! executor), `datafusion-proto` and `prost` (the plan wire format) and
 //! `tokio` (the binaries' runtime).

@@ -362,6 +362,24 @@ async fn ballista_reads_tables_in_s3() -> Result<()> {
         ran += 1;
     }
     assert!(ran >= 8, "only {ran} queries over the S3 tables");
+    // A glob in a URL reaches the executors whole (the plan carries it):
+    // two of the four parts, as the same glob over the local files.
+    remote
+        .register_pq(
+            "two",
+            "s3://lake/lineitem/part-[01].parquet",
+            PqReadOptions::default(),
+        )
+        .await?;
+    let local_glob = format!("{}/part-[01].parquet", lineitem.display());
+    local
+        .register_pq("two", &local_glob, PqReadOptions::default())
+        .await?;
+    let sql = "SELECT count(*), sum(l_quantity) FROM two";
+    let want = rows(&local, sql).await?;
+    assert_eq!(rows(&remote, sql).await?, want);
+    let all = rows(&local, "SELECT count(*), sum(l_quantity) FROM lineitem").await?;
+    assert_ne!(want, all, "the glob chose every part");
     Ok(())
 }
 
