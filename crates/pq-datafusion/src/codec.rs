@@ -360,9 +360,9 @@ fn encode_table(table: &PqTable) -> Result<TableProto> {
             .iter()
             // The glob is not part of the URL's text: it goes after it,
             // as it was written.
-            .map(|url| match url.get_glob() {
-                Some(glob) => format!("{}{}", url.as_str(), glob.as_str()),
-                None => url.to_string(),
+            .map(|url| {
+                let glob = url.get_glob().as_ref().map_or("", |g| g.as_str());
+                format!("{}{glob}", url.as_str())
             })
             .collect(),
         file_extension: listing.file_extension.clone(),

@@ -11,6 +11,9 @@ use std::time::{Duration, Instant};
 /// How long Azurite may take to answer after it starts.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// The file [`PUT_SCRIPT`] is written to, in the server's directory.
+const PUT_SCRIPT_NAME: &str = "put.js";
+
 /// Creates a container (if missing) and uploads one file as a block blob,
 /// with the emulator's well-known account and key:
 /// `node put.js ENDPOINT CONTAINER NAME FILE`.
@@ -59,6 +62,7 @@ impl AzuriteServer {
         let addr = SocketAddr::from(([127, 0, 0, 1], port));
         let dir = std::env::temp_dir().join(format!("pq-azurite-{}-{port}", std::process::id()));
         std::fs::create_dir_all(&dir)?;
+        std::fs::write(dir.join(PUT_SCRIPT_NAME), PUT_SCRIPT)?;
         let child = Command::new(modules.join(".bin").join("azurite-blob"))
             .args(["--blobHost", "127.0.0.1", "--blobPort", &port.to_string()])
             .arg("--location")
@@ -124,8 +128,7 @@ impl AzuriteServer {
     pub fn put(&self, container: &str, name: &str, bytes: &[u8]) -> io::Result<()> {
         let file = self.dir.join(format!("upload-{}", name.replace('/', "_")));
         std::fs::write(&file, bytes)?;
-        let script = self.dir.join("put.js");
-        std::fs::write(&script, PUT_SCRIPT)?;
+        let script = self.dir.join(PUT_SCRIPT_NAME);
         let endpoint = format!("{}/{}", self.url(), Self::ACCOUNT);
         let out = Command::new("node")
             .arg(&script)
