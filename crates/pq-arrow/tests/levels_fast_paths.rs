@@ -3,6 +3,10 @@
 //! nulls, no nulls and only nulls, in flat, struct and list columns, v1 and
 //! v2 pages, PLAIN and dictionary values, read at odd batch sizes. A batch
 //! without nulls must carry no validity buffer, as arrow-rs's do not.
+//! Chunks whose dictionaries overflow into other encodings (PLAIN, DELTA,
+//! BYTE_STREAM_SPLIT) and row groups of several sizes check that a
+//! column's buffers, handed from one chunk to the next, never carry values
+//! over.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
@@ -98,18 +102,49 @@ fn batch(valid: &[bool]) -> RecordBatch {
     RecordBatch::try_new(Arc::new(Schema::new(fields)), columns).unwrap()
 }
 
-fn write(batch: &RecordBatch, page_rows: usize, dictionary: bool, v2: bool) -> Bytes {
-    let props = WriterProperties::builder()
+/// How the values are encoded besides dictionaries: arrow-rs's fallback
+/// when a dictionary outgrows its page (every page, without dictionaries).
+#[derive(Debug, Clone, Copy)]
+enum Values {
+    /// PLAIN throughout.
+    Plain,
+    /// DELTA_BINARY_PACKED integers, DELTA_LENGTH_BYTE_ARRAY strings and
+    /// BYTE_STREAM_SPLIT doubles.
+    Other,
+}
+
+fn write(
+    batch: &RecordBatch,
+    page_rows: usize,
+    dictionary: bool,
+    v2: bool,
+    (values, dict_limit, group_rows): (Values, usize, usize),
+) -> Bytes {
+    let mut props = WriterProperties::builder()
         .set_data_page_row_count_limit(page_rows)
         .set_write_batch_size(page_rows)
         .set_dictionary_enabled(dictionary)
-        .set_max_row_group_row_count(Some(2500))
+        .set_dictionary_page_size_limit(dict_limit)
+        .set_max_row_group_row_count(Some(group_rows))
         .set_writer_version(if v2 {
             WriterVersion::PARQUET_2_0
         } else {
             WriterVersion::PARQUET_1_0
-        })
-        .build();
+        });
+    if let Values::Other = values {
+        use parquet::basic::Encoding;
+        use parquet::schema::types::ColumnPath;
+        let col = |name: &str| ColumnPath::from(name);
+        props = props
+            .set_column_encoding(col("i"), Encoding::DELTA_BINARY_PACKED)
+            .set_column_encoding(col("s"), Encoding::DELTA_LENGTH_BYTE_ARRAY)
+            .set_column_encoding(col("f"), Encoding::BYTE_STREAM_SPLIT)
+            .set_column_encoding(
+                ColumnPath::new(vec!["st".into(), "x".into()]),
+                Encoding::DELTA_BINARY_PACKED,
+            );
+    }
+    let props = props.build();
     let mut out = Vec::new();
     let mut w = ArrowWriter::try_new(&mut out, batch.schema(), Some(props)).unwrap();
     w.write(batch).unwrap();
@@ -153,9 +188,13 @@ proptest! {
         batch_size in prop_oneof![Just(1usize), 2usize..50, 500usize..3000],
         dictionary in any::<bool>(),
         v2 in any::<bool>(),
+        values in prop_oneof![Just(Values::Plain), Just(Values::Other)],
+        // Small limits make a chunk's dictionary overflow part way.
+        dict_limit in prop_oneof![Just(1usize << 20), 16usize..400],
+        group_rows in prop_oneof![Just(2500usize), 200usize..1200],
     ) {
         let b = batch(&valid);
-        let bytes = write(&b, page_rows, dictionary, v2);
+        let bytes = write(&b, page_rows, dictionary, v2, (values, dict_limit, group_rows));
         let expected = read_arrow_rs(&bytes);
         let reader = pq_arrow::ParquetReader::from_bytes(bytes)
             .unwrap()

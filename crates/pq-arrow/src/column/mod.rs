@@ -209,6 +209,16 @@ pub(crate) struct LeafReader {
     kept_vals: Vec<u32>,
 }
 
+/// A column's buffers, handed from one of its chunks to the next (see
+/// [`LeafReader::take_buffers`]).
+#[derive(Debug, Default)]
+pub(crate) struct ChunkBuffers {
+    /// Where pages are decompressed.
+    page: Option<Vec<u8>>,
+    /// Where pages' levels, indices and values are decoded.
+    spare: Spare,
+}
+
 /// Buffers kept from one page to the next.
 #[derive(Debug, Default)]
 struct Spare {
@@ -440,16 +450,31 @@ fn pass_in_page(page: &mut PageState, template: &Dense, n: usize) -> Result<()> 
 }
 
 impl LeafReader {
-    /// Decompresses pages into `buffer`, the previous chunk's (see
-    /// [`LeafReader::take_page_buffer`]).
-    pub(crate) fn with_page_buffer(mut self, buffer: Vec<u8>) -> Self {
-        self.pages = self.pages.with_buffer(buffer);
+    /// Decodes into `buffers`, the previous chunk's of the same column (see
+    /// [`LeafReader::take_buffers`]).
+    pub(crate) fn with_buffers(mut self, buffers: ChunkBuffers) -> Self {
+        if let Some(page) = buffers.page {
+            self.pages = self.pages.with_buffer(page);
+        }
+        self.spare = buffers.spare;
         self
     }
 
-    /// The page decompression buffer, for the next chunk of the column.
-    pub(crate) fn take_page_buffer(&mut self) -> Option<Vec<u8>> {
-        self.pages.take_buffer()
+    /// The buffers the chunk's pages were decompressed and decoded into, for
+    /// the column's next chunk: a chunk that allocated its own anew would
+    /// page-fault every 4 KiB of them again (DuckDB writes a page per
+    /// column per row group, so its indices and DELTA values fill
+    /// megabytes), and the allocator may hand freed memory back to the
+    /// system in between.
+    pub(crate) fn take_buffers(&mut self) -> ChunkBuffers {
+        let mut spare = std::mem::take(&mut self.spare);
+        if let Some(page) = self.page.take() {
+            spare.keep(page);
+        }
+        ChunkBuffers {
+            page: self.pages.take_buffer(),
+            spare,
+        }
     }
 
     /// A reader of the chunk of `leaf` whose pages `pages` reads, read as
@@ -1126,7 +1151,9 @@ impl LeafReader {
                 "the column chunk holds more values than the row group's rows",
             ));
         }
-        self.page = None;
+        if let Some(done) = self.page.take() {
+            self.spare.keep(done);
+        }
         loop {
             let page = match self.pages.poll_page().map_err(|e| self.pages_err(e))? {
                 PageStep::Page(p) => p,

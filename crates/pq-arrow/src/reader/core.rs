@@ -22,7 +22,7 @@ use super::late::LatePlan;
 use super::pieces::{Pieces, coalesce};
 use super::workers::Workers;
 use crate::assemble::{Leaves, build};
-use crate::column::{KeptRows, LeafReader, Step};
+use crate::column::{ChunkBuffers, KeptRows, LeafReader, Step};
 use crate::error::{Error, Location, Result, data_err};
 use crate::pool::Pool;
 use crate::row_group_tasks::{Batches, Next, RowGroupTasks};
@@ -56,9 +56,9 @@ pub(crate) struct BatchDecoder {
     /// values past its rows (which may need their next pages' bytes).
     /// With each, the bytes it waits for.
     pub(super) finishing: Vec<(usize, LeafReader, Option<Range<u64>>)>,
-    /// Page decompression buffers of finished chunks, by column index,
-    /// for the same columns' chunks in the next row group.
-    pub(super) page_buffers: Vec<(usize, Vec<u8>)>,
+    /// Decompression and decoding buffers of finished chunks, by column
+    /// index, for the same columns' chunks in the next row group.
+    pub(super) buffers: Vec<(usize, ChunkBuffers)>,
     /// Decoding threads besides the caller's (`threads - 1`).
     pub(super) workers: Workers,
     /// Batches the decoding threads may decode past the one being read.
@@ -459,9 +459,9 @@ impl BatchDecoder {
                 .with_total_uncompressed_size(cmd.total_uncompressed_size)
                 .with_slot_def(*slot_def)
                 .with_pool(self.pool.clone());
-            if let Some(k) = self.page_buffers.iter().position(|(c, _)| *c == ci) {
-                let (_, b) = self.page_buffers.swap_remove(k);
-                reader = reader.with_page_buffer(b);
+            if let Some(k) = self.buffers.iter().position(|(c, _)| *c == ci) {
+                let (_, b) = self.buffers.swap_remove(k);
+                reader = reader.with_buffers(b);
             }
             readers.push((ci, reader));
         }
@@ -680,11 +680,9 @@ impl BatchDecoder {
                         return Ok(self.needs(std::iter::once(range).collect()));
                     }
                     let (ci, mut r, _) = self.finishing.remove(0);
-                    // Kept for the column's next chunk: a fresh buffer per
-                    // chunk costs a page fault per 4 KiB.
-                    if let Some(b) = r.take_page_buffer() {
-                        self.page_buffers.push((ci, b));
-                    }
+                    // Kept for the column's next chunk: fresh buffers per
+                    // chunk cost a page fault per 4 KiB.
+                    self.buffers.push((ci, r.take_buffers()));
                 }
                 continue;
             }
@@ -746,8 +744,8 @@ impl BatchDecoder {
                         for (ci, mut r) in readers {
                             if whole {
                                 self.finishing.push((ci, r, None));
-                            } else if let Some(b) = r.take_page_buffer() {
-                                self.page_buffers.push((ci, b));
+                            } else {
+                                self.buffers.push((ci, r.take_buffers()));
                             }
                         }
                         continue;

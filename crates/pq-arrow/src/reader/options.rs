@@ -502,7 +502,7 @@ impl ReadOptions {
             next_rg: 0,
             current: None,
             finishing: Vec::new(),
-            page_buffers: Vec::new(),
+            buffers: Vec::new(),
             workers: Workers::new(threads - 1),
             ahead: if threads > 1 { 4 * threads } else { 1 },
             pool: Pool::new(self.pool_bytes),
