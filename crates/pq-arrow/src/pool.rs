@@ -80,6 +80,18 @@ impl Pool {
         v
     }
 
+    /// A kept empty vector with room for `cap` values, if there is one:
+    /// for sizes read from a file, which are reserved fallibly.
+    pub(crate) fn take_room<T: Copy + Send + 'static>(&self, cap: usize) -> Option<Vec<T>> {
+        let v = self.take_kept::<T>(cap)?;
+        if v.capacity() >= cap {
+            Some(v)
+        } else {
+            self.put(v);
+            None
+        }
+    }
+
     fn take_kept<T: Copy + Send + 'static>(&self, cap: usize) -> Option<Vec<T>> {
         let shared = self.0.as_ref()?;
         let want = cap.saturating_mul(size_of::<T>());
@@ -141,6 +153,41 @@ impl Pool {
     }
 }
 
+impl Pool {
+    /// `Bytes` of `v` whose memory comes back to this pool when the last
+    /// clone is dropped (if the pool still exists): for bytes read from a
+    /// file, so that each read does not fault fresh pages in.
+    pub(crate) fn bytes(&self, v: Vec<u8>) -> bytes::Bytes {
+        let Some(shared) = self.0.as_ref().filter(|_| v.capacity() > 0) else {
+            return bytes::Bytes::from(v);
+        };
+        bytes::Bytes::from_owner(ReturningBytes {
+            vec: v,
+            pool: Arc::downgrade(shared),
+        })
+    }
+}
+
+/// The owner of pooled `Bytes`: gives its vector back on drop.
+struct ReturningBytes {
+    vec: Vec<u8>,
+    pool: Weak<Shared>,
+}
+
+impl AsRef<[u8]> for ReturningBytes {
+    fn as_ref(&self) -> &[u8] {
+        &self.vec
+    }
+}
+
+impl Drop for ReturningBytes {
+    fn drop(&mut self) {
+        if let Some(shared) = self.pool.upgrade() {
+            put(&shared, std::mem::take(&mut self.vec));
+        }
+    }
+}
+
 fn put<T: Copy + Send + 'static>(shared: &Shared, mut v: Vec<T>) {
     let bytes = v.capacity().saturating_mul(size_of::<T>());
     if bytes == 0 || bytes > shared.limit {
@@ -184,6 +231,22 @@ impl<T: Copy + Send + 'static> Drop for Returning<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pooled_bytes_come_back_when_the_last_clone_is_dropped() {
+        let pool = Pool::new(1 << 20);
+        let mut v: Vec<u8> = pool.take(1000);
+        v.extend_from_slice(&[7; 1000]);
+        let p = v.as_ptr();
+        let b = pool.bytes(v);
+        let part = b.slice(10..20);
+        drop(b);
+        assert_eq!(&part[..], &[7; 10]);
+        // Still in use: not handed out.
+        assert_ne!(pool.take::<u8>(1000).as_ptr(), p);
+        drop(part);
+        assert_eq!(pool.take::<u8>(1000).as_ptr(), p);
+    }
 
     #[test]
     fn a_vector_put_back_is_taken_again() {

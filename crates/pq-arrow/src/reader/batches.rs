@@ -59,7 +59,11 @@ impl ParquetRecordBatchReader {
                 Decoded::Finished => return Ok(None),
                 Decoded::Needs(ranges) => {
                     for r in ranges {
-                        let data = self.source.read(&r, &self.core.location_of(r.start))?;
+                        let data = self.source.read(
+                            &r,
+                            &self.core.location_of(r.start),
+                            &self.core.pool,
+                        )?;
                         self.requests += 1;
                         // What was asked for: from `Bytes` the slice
                         // reaches the file's end, which costs nothing.

@@ -7,6 +7,7 @@ use std::ops::Range;
 use bytes::Bytes;
 
 use crate::error::{Error, Location, Result, data_err};
+use crate::pool::Pool;
 
 /// Where the file's bytes come from.
 ///
@@ -38,7 +39,7 @@ impl Source {
     /// where they are in errors. From `Bytes`, the rest of the file: a
     /// slice costs nothing, and the decoder then finds every later page of
     /// the chunk in it without asking again.
-    pub(super) fn read(&mut self, range: &Range<u64>, at: &Location) -> Result<Bytes> {
+    pub(super) fn read(&mut self, range: &Range<u64>, at: &Location, pool: &Pool) -> Result<Bytes> {
         let start = range.start;
         let io = |source| Error::Io {
             at: Box::new(at.clone()),
@@ -57,15 +58,24 @@ impl Source {
                 }
                 Ok(b.slice(s..))
             }
-            Source::File(f) => read_at(f, start, len).map_err(io),
-            Source::Reader(r) => read_at(r, start, len).map_err(io),
+            Source::File(f) => read_at(f, start, len, pool).map_err(io),
+            Source::Reader(r) => read_at(r, start, len, pool).map_err(io),
         }
     }
 }
 
-fn read_at<R: Read + Seek + ?Sized>(r: &mut R, start: u64, len: usize) -> std::io::Result<Bytes> {
+/// Reads `len` bytes at `start` into a vector of `pool`'s, whose memory
+/// returns there once the pages cut from it are decoded: a fresh vector per
+/// read would fault in every page of it.
+fn read_at<R: Read + Seek + ?Sized>(
+    r: &mut R,
+    start: u64,
+    len: usize,
+    pool: &Pool,
+) -> std::io::Result<Bytes> {
     r.seek(SeekFrom::Start(start))?;
-    let mut buf = Vec::new();
+    // `len` comes from the footer: ask for the memory without aborting.
+    let mut buf: Vec<u8> = pool.take_room(len).unwrap_or_default();
     buf.try_reserve_exact(len)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::OutOfMemory, e))?;
     r.take(len as u64).read_to_end(&mut buf)?;
@@ -75,5 +85,5 @@ fn read_at<R: Read + Seek + ?Sized>(r: &mut R, start: u64, len: usize) -> std::i
             format!("expected {len} bytes, found {}", buf.len()),
         ));
     }
-    Ok(Bytes::from(buf))
+    Ok(pool.bytes(buf))
 }
