@@ -421,6 +421,79 @@ impl<'a> RleDecoder<'a> {
     }
 }
 
+/// Where an [`RleDecoder`] is in its stream, without the borrow of the
+/// stream's bytes: for a decoder that must stop and resume later over bytes
+/// its owner keeps (a page's dictionary indices, decoded a batch at a
+/// time).
+///
+/// Resumed over other bytes than it was taken from, a decoder reads
+/// whatever those bytes hold, checked as any input is: errors, never a
+/// panic.
+///
+/// ```
+/// use pq_encoding::rle::{RleDecoder, encode};
+/// let mut runs = Vec::new();
+/// encode(&[3u32, 3, 3, 1, 2, 0, 1, 2, 3, 3], 2, &mut runs);
+/// let mut dec = RleDecoder::new(&runs, 2).unwrap().with_count(10);
+/// let mut first = [0u32; 4];
+/// dec.decode(&mut first).unwrap();
+/// let cursor = dec.into_cursor();
+/// // Later, over the same bytes:
+/// let mut dec = RleDecoder::resume(&runs, cursor);
+/// let mut rest = [0u32; 6];
+/// assert_eq!(dec.decode(&mut rest).unwrap(), 6);
+/// assert_eq!(rest, [2, 0, 1, 2, 3, 3]);
+/// ```
+#[derive(Debug, Clone)]
+pub struct RleCursor {
+    pos: usize,
+    bit_width: usize,
+    rle_left: usize,
+    rle_value: u32,
+    bp_left: usize,
+    buf: [u32; 32],
+    buf_pos: usize,
+    buf_len: usize,
+    limit: usize,
+    run_end: usize,
+}
+
+impl<'a> RleDecoder<'a> {
+    /// The decoder's position, to [`resume`](Self::resume) it later.
+    pub fn into_cursor(self) -> RleCursor {
+        RleCursor {
+            pos: self.pos,
+            bit_width: self.bit_width,
+            rle_left: self.rle_left,
+            rle_value: self.rle_value,
+            bp_left: self.bp_left,
+            buf: self.buf,
+            buf_pos: self.buf_pos,
+            buf_len: self.buf_len,
+            limit: self.limit,
+            run_end: self.run_end,
+        }
+    }
+
+    /// The decoder that [`into_cursor`](Self::into_cursor) stopped, over
+    /// the same bytes `data`.
+    pub fn resume(data: &'a [u8], cursor: RleCursor) -> Self {
+        RleDecoder {
+            data,
+            pos: cursor.pos,
+            bit_width: cursor.bit_width,
+            rle_left: cursor.rle_left,
+            rle_value: cursor.rle_value,
+            bp_left: cursor.bp_left,
+            buf: cursor.buf,
+            buf_pos: cursor.buf_pos,
+            buf_len: cursor.buf_len,
+            limit: cursor.limit,
+            run_end: cursor.run_end,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -449,6 +522,19 @@ mod tests {
                 got.extend_from_slice(&o[..k]);
                 i += k;
             }
+        }
+        assert_eq!(got, values);
+        // Stopped and resumed between every read, as an owner of the bytes
+        // does between batches.
+        let mut cursor = RleDecoder::new(&buf, w).unwrap().into_cursor();
+        let mut got = Vec::new();
+        while got.len() < values.len() {
+            let mut dec = RleDecoder::resume(&buf, cursor);
+            let mut o = vec![0u32; (got.len() % 5 + 1).min(values.len() - got.len())];
+            let k = dec.decode(&mut o).unwrap();
+            assert!(k > 0);
+            got.extend_from_slice(&o[..k]);
+            cursor = dec.into_cursor();
         }
         assert_eq!(got, values);
     }

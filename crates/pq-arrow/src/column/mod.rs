@@ -11,6 +11,7 @@
 
 mod buffer;
 pub(crate) mod byte_arrays;
+pub(crate) mod indices;
 mod kept;
 mod native;
 pub(crate) mod utf8;
@@ -33,6 +34,7 @@ use crate::convert::{to_arrow, wants_large_offsets};
 use crate::error::{Error, Location, Result, data_err, enc_err};
 use crate::pool::Pool;
 use crate::schema::LeafColumn;
+use indices::PageIndices;
 pub(crate) use kept::KeptRows;
 use kept::RunCursor;
 use values::{
@@ -155,7 +157,7 @@ enum PageValues {
     /// for booleans).
     Plain { data: Bytes, pos: usize },
     /// Dictionary indices of the page's non-null values.
-    Dict { idx: Vec<u32>, pos: usize },
+    Dict(PageIndices),
     /// Values of another encoding, decoded when the page was opened.
     Decoded { dense: Dense, pos: usize },
 }
@@ -237,7 +239,7 @@ impl Spare {
         self.def = page.def;
         self.rep = page.rep;
         match page.values {
-            PageValues::Dict { idx, .. } => self.idx = idx,
+            PageValues::Dict(idx) => self.idx = idx.into_buffer(),
             PageValues::Decoded { mut dense, .. } => {
                 dense.clear();
                 self.decoded = Some(dense);
@@ -433,12 +435,9 @@ fn pass_in_page(page: &mut PageState, template: &Dense, n: usize) -> Result<()> 
     match &mut page.values {
         PageValues::None => {}
         PageValues::Plain { data, pos } => skip_plain(template, data, pos, non_null, at)?,
-        PageValues::Dict { idx, pos } => {
-            if idx.len().saturating_sub(*pos) < non_null {
-                return Err(fewer("dictionary indices"));
-            }
-            *pos += non_null;
-        }
+        PageValues::Dict(idx) => idx
+            .skip(non_null)
+            .map_err(|_| fewer("dictionary indices"))?,
         PageValues::Decoded { dense, pos } => {
             if dense.len().saturating_sub(*pos) < non_null {
                 return Err(fewer("decoded values"));
@@ -674,16 +673,10 @@ impl LeafReader {
                             "a dictionary-encoded page without a dictionary page",
                         ));
                     }
-                    // `non_null` entries of the decoded levels: no larger
-                    // than the data justifies.
-                    idx.clear();
-                    idx.reserve(non_null);
-                    pq_encoding::dictionary::indices_decoder(&p.values)
-                        .map_err(|e| enc_err(&at, e))?
-                        .with_count(non_null)
-                        .decode_into(&mut idx, non_null)
+                    // Decoded as batches need them.
+                    let idx = PageIndices::new(p.values, non_null, std::mem::take(&mut idx))
                         .map_err(|e| enc_err(&at, e))?;
-                    PageValues::Dict { idx, pos: 0 }
+                    PageValues::Dict(idx)
                 }
                 other => {
                     let mut dense = decoded.unwrap_or_else(|| self.template.empty_like());
@@ -938,11 +931,8 @@ impl LeafReader {
                 let at = &page.at;
                 match &mut page.values {
                     PageValues::None => {}
-                    PageValues::Dict { idx, pos } => {
-                        let Some(page_idx) = idx.get(*pos..*pos + passed) else {
-                            return Err(data_err(at, "fewer dictionary indices than values"));
-                        };
-                        *pos += passed;
+                    PageValues::Dict(idx) => {
+                        let page_idx = idx.take(passed).map_err(|e| enc_err(at, e))?;
                         // Positions become the kept values' indices.
                         for v in vals.iter_mut() {
                             *v = page_idx.get(*v as usize).copied().unwrap_or(u32::MAX);
@@ -1002,11 +992,8 @@ impl LeafReader {
             let at = &page.at;
             match &mut page.values {
                 PageValues::None => {}
-                PageValues::Dict { idx, pos } => {
-                    let Some(ix) = idx.get(*pos..*pos + non_null) else {
-                        return Err(data_err(at, "fewer dictionary indices than values"));
-                    };
-                    *pos += non_null;
+                PageValues::Dict(idx) => {
+                    let ix = idx.take(non_null).map_err(|e| enc_err(at, e))?;
                     let dict = self.dict.as_ref();
                     append_indices(dict, keys_mode, &mut keys, &mut dense, ix, at)?;
                 }

@@ -1,0 +1,169 @@
+//! A data page's dictionary indices, decoded a batch's worth at a time.
+//!
+//! Why not the whole page when it opens: DuckDB and Polars write a page per
+//! column per row group, 120 000 or more indices, and a whole page's
+//! indices (half a megabyte a column) are memory to fault in and hold that
+//! a batch of 8192 rows never needs. Here a page holds its encoded runs and
+//! a buffer of about a batch of decoded indices; the decoder stops between
+//! batches as an [`RleCursor`] and resumes over the same bytes.
+
+use bytes::Bytes;
+use pq_encoding::rle::{RleCursor, RleDecoder};
+
+/// Indices decoded ahead of need at least this many at a time, so that
+/// small batches do not each restart the decoder.
+const STEP: usize = 4096;
+
+/// The dictionary indices of a page's non-null values.
+#[derive(Debug)]
+pub(crate) struct PageIndices {
+    /// The runs, after the page's bit-width byte.
+    runs: Bytes,
+    /// Where decoding stopped; `None` once every index is decoded.
+    cursor: Option<RleCursor>,
+    /// Decoded, from `pos` on not yet handed out.
+    buf: Vec<u32>,
+    pos: usize,
+    /// Indices not yet decoded.
+    left: usize,
+}
+
+impl PageIndices {
+    /// The `count` indices encoded in a page's values section `values` (a
+    /// bit width, then runs), to decode into `buf` (emptied; a previous
+    /// page's, see [`into_buffer`](Self::into_buffer)).
+    pub(crate) fn new(
+        values: Bytes,
+        count: usize,
+        mut buf: Vec<u32>,
+    ) -> Result<Self, pq_encoding::Error> {
+        let decoder = pq_encoding::dictionary::indices_decoder(&values)?.with_count(count);
+        let cursor = decoder.into_cursor();
+        buf.clear();
+        Ok(PageIndices {
+            runs: values.slice(1..),
+            cursor: Some(cursor),
+            buf,
+            pos: 0,
+            left: count,
+        })
+    }
+
+    /// The next `n` indices, or an error when the runs hold fewer.
+    pub(crate) fn take(&mut self, n: usize) -> Result<&[u32], pq_encoding::Error> {
+        let held = self.buf.len() - self.pos;
+        if held < n {
+            self.decode(n - held)?;
+        }
+        let start = self.pos;
+        self.pos += n;
+        // `decode` left at least `n` held.
+        Ok(self.buf.get(start..start + n).unwrap_or_default())
+    }
+
+    /// Passes over the next `n` indices without decoding them where runs
+    /// allow (a repeated run is passed by arithmetic).
+    pub(crate) fn skip(&mut self, n: usize) -> Result<(), pq_encoding::Error> {
+        let held = self.buf.len() - self.pos;
+        let from_buf = held.min(n);
+        self.pos += from_buf;
+        let rest = n - from_buf;
+        if rest == 0 {
+            return Ok(());
+        }
+        if rest > self.left {
+            return Err(Self::fewer(n, held + self.left));
+        }
+        let cursor = self.cursor()?;
+        let mut decoder = RleDecoder::resume(&self.runs, cursor);
+        let skipped = decoder.skip(rest)?;
+        self.cursor = Some(decoder.into_cursor());
+        self.left -= rest;
+        if skipped < rest {
+            return Err(Self::fewer(n, held + skipped));
+        }
+        Ok(())
+    }
+
+    /// The buffer, for the next page.
+    pub(crate) fn into_buffer(self) -> Vec<u32> {
+        self.buf
+    }
+
+    /// Decodes at least `need` more indices (up to [`STEP`]) after those
+    /// held, first moving the held ones to the buffer's start.
+    fn decode(&mut self, need: usize) -> Result<(), pq_encoding::Error> {
+        if need > self.left {
+            let held = self.buf.len() - self.pos;
+            return Err(Self::fewer(held + need, held + self.left));
+        }
+        self.buf.drain(..self.pos);
+        self.pos = 0;
+        let n = need.max(STEP).min(self.left);
+        let cursor = self.cursor()?;
+        let mut decoder = RleDecoder::resume(&self.runs, cursor);
+        decoder.decode_into(&mut self.buf, n)?;
+        self.cursor = Some(decoder.into_cursor());
+        self.left -= n;
+        Ok(())
+    }
+
+    /// Where decoding stopped: gone only after a decode failed part way,
+    /// when nothing more is read.
+    fn cursor(&mut self) -> Result<RleCursor, pq_encoding::Error> {
+        self.cursor.take().ok_or(Self::fewer(1, 0))
+    }
+
+    fn fewer(expected: usize, found: usize) -> pq_encoding::Error {
+        pq_encoding::Error::NotEnoughValues {
+            what: "dictionary indices",
+            expected,
+            found,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn encoded(idx: &[u32], width: u8) -> Bytes {
+        let mut out = vec![width];
+        pq_encoding::rle::encode(idx, width, &mut out);
+        Bytes::from(out)
+    }
+
+    #[test]
+    fn takes_and_skips_agree_with_the_whole_page() {
+        let idx: Vec<u32> = (0..20_000u32)
+            .map(|i| if i % 1000 < 300 { 7 } else { i % 13 })
+            .collect();
+        let mut page = PageIndices::new(encoded(&idx, 4), idx.len(), Vec::new()).unwrap();
+        let mut at = 0;
+        let mut step = 1;
+        while at < idx.len() {
+            let n = step.min(idx.len() - at);
+            if step % 3 == 0 {
+                page.skip(n).unwrap();
+            } else {
+                assert_eq!(page.take(n).unwrap(), &idx[at..at + n], "at {at}");
+            }
+            at += n;
+            step = step * 7 % 9001 + 1;
+        }
+        assert!(page.take(1).is_err());
+        assert!(page.skip(1).is_err());
+    }
+
+    #[test]
+    fn fewer_indices_than_the_page_declares_is_an_error() {
+        let idx = [1u32, 2, 3];
+        let mut page = PageIndices::new(encoded(&idx, 2), 10, Vec::new()).unwrap();
+        assert!(page.take(10).is_err());
+        let mut page = PageIndices::new(encoded(&idx, 2), 3, Vec::new()).unwrap();
+        assert!(page.take(4).is_err());
+        assert_eq!(page.take(3).unwrap(), &idx);
+        // A page without its bit-width byte.
+        assert!(PageIndices::new(Bytes::new(), 1, Vec::new()).is_err());
+    }
+}
