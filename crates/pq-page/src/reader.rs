@@ -638,7 +638,12 @@ impl PageReader {
         let from = body_start - self.buf_start;
         let body = self.buf.slice(from..from + compressed);
         self.pos = body_end;
-        self.last_page_len = body_end - header_pos;
+        // A dictionary page says nothing of the data pages' size (pyarrow's
+        // reach 1 MiB where its data pages take some 40 KiB): guessed from
+        // it, the next read would hold a dictionary's size of every column.
+        if header.type_ != PageType::DICTIONARY_PAGE {
+            self.last_page_len = body_end - header_pos;
+        }
 
         if let (true, Some(crc)) = (self.options.verify_checksums, header.crc) {
             let actual = crc32fast::hash(&body);
@@ -909,9 +914,13 @@ impl PageReader {
             }
             return Ok(body.clone());
         }
-        // Reuse the previous page's buffer if nobody holds it any more.
+        // Reuse the previous page's buffer if nobody holds it any more and
+        // it is not far larger than this page: a dictionary page's buffer
+        // (pyarrow's reach 1 MiB before data pages of some 40 KiB) would
+        // otherwise hold a dictionary's size per column all through the
+        // chunk.
         let mut buf = match self.spare.take().map(Bytes::try_into_mut) {
-            Some(Ok(m)) => Vec::from(m),
+            Some(Ok(m)) if m.capacity() <= size.saturating_mul(4).max(64 << 10) => Vec::from(m),
             _ => Vec::new(),
         };
         if let Err(e) = self
