@@ -80,16 +80,13 @@ impl Pool {
         v
     }
 
-    /// A kept empty vector with room for `cap` values, if there is one:
-    /// for sizes read from a file, which are reserved fallibly.
-    pub(crate) fn take_room<T: Copy + Send + 'static>(&self, cap: usize) -> Option<Vec<T>> {
-        let v = self.take_kept::<T>(cap)?;
-        if v.capacity() >= cap {
-            Some(v)
-        } else {
-            self.put(v);
-            None
-        }
+    /// A kept empty vector for `cap` values, not grown: the smallest with
+    /// room for them, else the largest (for the caller to grow, fallibly,
+    /// when `cap` comes from a file). Growing the largest rather than
+    /// allocating anew keeps the pool from holding a buffer too small for
+    /// the next reads beside the new one.
+    pub(crate) fn take_kept_for<T: Copy + Send + 'static>(&self, cap: usize) -> Option<Vec<T>> {
+        self.take_kept(cap)
     }
 
     fn take_kept<T: Copy + Send + 'static>(&self, cap: usize) -> Option<Vec<T>> {

@@ -75,14 +75,25 @@ fn read_at<R: Read + Seek + ?Sized>(
 ) -> std::io::Result<Bytes> {
     r.seek(SeekFrom::Start(start))?;
     // `len` comes from the footer: ask for the memory without aborting.
-    let mut buf: Vec<u8> = pool.take_room(len).unwrap_or_default();
+    let mut buf: Vec<u8> = pool.take_kept_for(len).unwrap_or_default();
     buf.try_reserve_exact(len)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::OutOfMemory, e))?;
-    r.take(len as u64).read_to_end(&mut buf)?;
-    if buf.len() != len {
+    // Read straight into the whole range: `read_to_end` would probe with
+    // reads of 8, 16 and 32 KiB first, four calls per 64 KiB.
+    buf.resize(len, 0);
+    let mut filled = 0;
+    while let Some(rest) = buf.get_mut(filled..).filter(|r| !r.is_empty()) {
+        match r.read(rest) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    if filled != len {
         return Err(std::io::Error::new(
             std::io::ErrorKind::UnexpectedEof,
-            format!("expected {len} bytes, found {}", buf.len()),
+            format!("expected {len} bytes, found {filled}"),
         ));
     }
     Ok(pool.bytes(buf))
