@@ -219,8 +219,9 @@ pub enum PageStep {
 /// which bytes it needs, as absolute file offsets, always from the page's
 /// first byte so that a page is never copied to join pieces. It asks for
 /// `[page start, page start + guess)`, the guess being the larger of
-/// [`PageOptions::min_read`] and the last page's size plus a margin (8 KiB,
-/// or `min_read` if smaller), capped at the chunk's end; when the header shows the page is longer, it asks
+/// [`PageOptions::min_read`] and the last data page's size plus a margin
+/// (8 KiB, or `min_read` if smaller), capped at the chunk's end; when the
+/// header shows the page is longer, it asks
 /// again for exactly the page. Bytes after a page in what was pushed are
 /// kept for the next pages. A header cut off by the end of what is held is
 /// "needs more", not an error, until the held bytes reach the chunk's end:
