@@ -6,7 +6,8 @@
 //! Chunks whose dictionaries overflow into other encodings (PLAIN, DELTA,
 //! BYTE_STREAM_SPLIT) and row groups of several sizes check that a
 //! column's buffers, handed from one chunk to the next, never carry values
-//! over.
+//! over. Reads with a row selection check that skipped rows leave each
+//! decoder where the next selected row starts.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
@@ -192,11 +193,12 @@ proptest! {
         // Small limits make a chunk's dictionary overflow part way.
         dict_limit in prop_oneof![Just(1usize << 20), 16usize..400],
         group_rows in prop_oneof![Just(2500usize), 200usize..1200],
+        runs in proptest::collection::vec(1usize..700, 0..10),
     ) {
         let b = batch(&valid);
         let bytes = write(&b, page_rows, dictionary, v2, (values, dict_limit, group_rows));
         let expected = read_arrow_rs(&bytes);
-        let reader = pq_arrow::ParquetReader::from_bytes(bytes)
+        let reader = pq_arrow::ParquetReader::from_bytes(bytes.clone())
             .unwrap()
             .with_batch_size(batch_size)
             .build()
@@ -214,6 +216,40 @@ proptest! {
         for (i, f) in schema.fields().iter().enumerate() {
             let (a, e) = (got.column(i), expected.column(i));
             prop_assert_eq!(a.as_ref(), e.as_ref(), "column {}", f.name());
+        }
+
+        // Runs of rows skipped and selected, alternately: skipped values
+        // are passed over inside pages (and whole pages from their
+        // headers), which must leave every decoder where the next selected
+        // row starts.
+        let mut selectors = Vec::new();
+        let mut wanted = Vec::new();
+        let mut row = 0;
+        for (k, n) in runs.iter().enumerate() {
+            let n = (*n).min(valid.len() - row);
+            if k % 2 == 0 {
+                selectors.push(pq_arrow::RowSelector::skip(n));
+            } else {
+                selectors.push(pq_arrow::RowSelector::select(n));
+                wanted.push(expected.slice(row, n));
+            }
+            row += n;
+        }
+        selectors.push(pq_arrow::RowSelector::select(valid.len() - row));
+        wanted.push(expected.slice(row, valid.len() - row));
+        let want = arrow_select::concat::concat_batches(&expected.schema(), &wanted).unwrap();
+        let reader = pq_arrow::ParquetReader::from_bytes(bytes)
+            .unwrap()
+            .with_batch_size(batch_size)
+            .with_row_selection(selectors.into())
+            .build()
+            .unwrap();
+        let batches: Vec<RecordBatch> = reader.collect::<Result<_, _>>().unwrap();
+        let got = arrow_select::concat::concat_batches(&schema, &batches).unwrap();
+        prop_assert_eq!(got.num_rows(), want.num_rows());
+        for (i, f) in schema.fields().iter().enumerate() {
+            let (a, e) = (got.column(i), want.column(i));
+            prop_assert_eq!(a.as_ref(), e.as_ref(), "column {} with a selection", f.name());
         }
     }
 }

@@ -317,6 +317,99 @@ impl<'a, T: DeltaInt> DeltaBitPackDecoder<'a, T> {
     }
 }
 
+/// Where a [`DeltaBitPackDecoder`] is in its stream, without the borrow of
+/// the stream's bytes: for a decoder that stops and resumes later over
+/// bytes its owner keeps (a page's values, decoded a batch at a time).
+/// Resumed over other bytes, it reads whatever they hold, checked as any
+/// input is.
+///
+/// ```
+/// use pq_encoding::delta_binary_packed::{DeltaBitPackDecoder, DeltaBitPackEncoder};
+/// let mut enc = DeltaBitPackEncoder::<i64>::default();
+/// let values: Vec<i64> = (0..300).map(|i| i * i - 7).collect();
+/// enc.put(&values);
+/// let mut buf = Vec::new();
+/// enc.finish(&mut buf);
+/// let mut dec = DeltaBitPackDecoder::<i64>::new(&buf).unwrap();
+/// let mut first = Vec::new();
+/// dec.decode_into(&mut first, 100).unwrap();
+/// let cursor = dec.into_cursor();
+/// let mut dec = DeltaBitPackDecoder::resume(&buf, cursor);
+/// let mut rest = Vec::new();
+/// dec.decode_into(&mut rest, 200).unwrap();
+/// assert_eq!([first, rest].concat(), values);
+/// ```
+#[derive(Debug, Clone)]
+pub struct DeltaBitPackCursor<T> {
+    pos: usize,
+    miniblocks: usize,
+    mb_size: usize,
+    left: usize,
+    to_unpack: usize,
+    first: Option<u64>,
+    last: u64,
+    min_delta: u64,
+    widths: Vec<u8>,
+    mb_index: usize,
+    mb_pos: usize,
+    mb_left: usize,
+    mb_width: usize,
+    buf: [u64; 32],
+    buf_pos: usize,
+    buf_len: usize,
+    _t: core::marker::PhantomData<T>,
+}
+
+impl<'a, T: DeltaInt> DeltaBitPackDecoder<'a, T> {
+    /// The decoder's position, to [`resume`](Self::resume) it later.
+    pub fn into_cursor(self) -> DeltaBitPackCursor<T> {
+        DeltaBitPackCursor {
+            pos: self.pos,
+            miniblocks: self.miniblocks,
+            mb_size: self.mb_size,
+            left: self.left,
+            to_unpack: self.to_unpack,
+            first: self.first,
+            last: self.last,
+            min_delta: self.min_delta,
+            widths: self.widths,
+            mb_index: self.mb_index,
+            mb_pos: self.mb_pos,
+            mb_left: self.mb_left,
+            mb_width: self.mb_width,
+            buf: self.buf,
+            buf_pos: self.buf_pos,
+            buf_len: self.buf_len,
+            _t: core::marker::PhantomData,
+        }
+    }
+
+    /// The decoder that [`into_cursor`](Self::into_cursor) stopped, over
+    /// the same bytes `data`.
+    pub fn resume(data: &'a [u8], cursor: DeltaBitPackCursor<T>) -> Self {
+        DeltaBitPackDecoder {
+            data,
+            pos: cursor.pos,
+            miniblocks: cursor.miniblocks,
+            mb_size: cursor.mb_size,
+            left: cursor.left,
+            to_unpack: cursor.to_unpack,
+            first: cursor.first,
+            last: cursor.last,
+            min_delta: cursor.min_delta,
+            widths: cursor.widths,
+            mb_index: cursor.mb_index,
+            mb_pos: cursor.mb_pos,
+            mb_left: cursor.mb_left,
+            mb_width: cursor.mb_width,
+            buf: cursor.buf,
+            buf_pos: cursor.buf_pos,
+            buf_len: cursor.buf_len,
+            _t: core::marker::PhantomData,
+        }
+    }
+}
+
 /// Streaming DELTA_BINARY_PACKED encoder.
 #[derive(Debug, Clone)]
 pub struct DeltaBitPackEncoder<T> {

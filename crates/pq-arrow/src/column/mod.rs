@@ -11,6 +11,7 @@
 
 mod buffer;
 pub(crate) mod byte_arrays;
+pub(crate) mod deltas;
 pub(crate) mod indices;
 mod kept;
 mod native;
@@ -34,6 +35,7 @@ use crate::convert::{to_arrow, wants_large_offsets};
 use crate::error::{Error, Location, Result, data_err, enc_err};
 use crate::pool::Pool;
 use crate::schema::LeafColumn;
+use deltas::PageDeltas;
 use indices::PageIndices;
 pub(crate) use kept::KeptRows;
 use kept::RunCursor;
@@ -158,6 +160,9 @@ enum PageValues {
     Plain { data: Bytes, pos: usize },
     /// Dictionary indices of the page's non-null values.
     Dict(PageIndices),
+    /// DELTA_BINARY_PACKED integers, decoded as batches take them;
+    /// `scratch` holds those of a batch that keeps some rows only.
+    Delta { deltas: PageDeltas, scratch: Dense },
     /// Values of another encoding, decoded when the page was opened.
     Decoded { dense: Dense, pos: usize },
 }
@@ -244,7 +249,7 @@ impl Spare {
                 dense.clear();
                 self.decoded = Some(dense);
             }
-            PageValues::None | PageValues::Plain { .. } => {}
+            PageValues::None | PageValues::Plain { .. } | PageValues::Delta { .. } => {}
         }
     }
 }
@@ -438,6 +443,7 @@ fn pass_in_page(page: &mut PageState, template: &Dense, n: usize) -> Result<()> 
         PageValues::Dict(idx) => idx
             .skip(non_null)
             .map_err(|_| fewer("dictionary indices"))?,
+        PageValues::Delta { deltas, .. } => deltas.skip(non_null, at)?,
         PageValues::Decoded { dense, pos } => {
             if dense.len().saturating_sub(*pos) < non_null {
                 return Err(fewer("decoded values"));
@@ -677,6 +683,15 @@ impl LeafReader {
                     let idx = PageIndices::new(p.values, non_null, std::mem::take(&mut idx))
                         .map_err(|e| enc_err(&at, e))?;
                     PageValues::Dict(idx)
+                }
+                Encoding::DELTA_BINARY_PACKED
+                    if let Some(deltas) =
+                        PageDeltas::new(p.values.clone(), non_null, &self.template, &at) =>
+                {
+                    PageValues::Delta {
+                        deltas: deltas?,
+                        scratch: self.template.empty_like(),
+                    }
                 }
                 other => {
                     let mut dense = decoded.unwrap_or_else(|| self.template.empty_like());
@@ -957,7 +972,10 @@ impl LeafReader {
                                 gather_dense(&mut dense, src, vals, at)?;
                                 *pos += passed;
                             }
-                            _ => {}
+                            PageValues::Delta { deltas, scratch } => {
+                                deltas.gather(&mut dense, passed, vals, scratch, at)?
+                            }
+                            PageValues::None | PageValues::Dict(_) => {}
                         }
                     }
                 }
@@ -1008,7 +1026,10 @@ impl LeafReader {
                             extend_range(&mut dense, src, *pos, non_null, at)?;
                             *pos += non_null;
                         }
-                        _ => {}
+                        PageValues::Delta { deltas, .. } => {
+                            deltas.append(&mut dense, non_null, at)?
+                        }
+                        PageValues::None | PageValues::Dict(_) => {}
                     }
                 }
             }
