@@ -75,26 +75,8 @@ const MAX_BLOCK_SIZE: u64 = u32::MAX as u64;
 #[derive(Debug, Clone)]
 pub struct DeltaBitPackDecoder<'a, T> {
     data: &'a [u8],
-    /// End of the current miniblock (or of the last structure read).
-    pos: usize,
-    miniblocks: usize,
-    mb_size: usize,
-    /// Values not yet handed out.
-    left: usize,
-    /// Values not yet unpacked (excludes the first value and `buf`).
-    to_unpack: usize,
-    first: Option<u64>,
-    last: u64,
-    min_delta: u64,
-    widths: Vec<u8>,
-    mb_index: usize,
-    mb_pos: usize,
-    mb_left: usize,
-    mb_width: usize,
-    buf: [u64; 32],
-    buf_pos: usize,
-    buf_len: usize,
-    _t: core::marker::PhantomData<T>,
+    /// Where decoding is: everything but the bytes.
+    at: DeltaBitPackCursor<T>,
 }
 
 impl<'a, T: DeltaInt> DeltaBitPackDecoder<'a, T> {
@@ -138,61 +120,63 @@ impl<'a, T: DeltaInt> DeltaBitPackDecoder<'a, T> {
         };
         Ok(Self {
             data,
-            pos,
-            miniblocks,
-            mb_size,
-            left: total,
-            to_unpack: total.saturating_sub(1),
-            first: (total > 0).then_some(first as u64),
-            last: first as u64,
-            min_delta: 0,
-            widths: Vec::new(),
-            mb_index: miniblocks,
-            mb_pos: pos,
-            mb_left: 0,
-            mb_width: 0,
-            buf: [0; 32],
-            buf_pos: 0,
-            buf_len: 0,
-            _t: core::marker::PhantomData,
+            at: DeltaBitPackCursor {
+                pos,
+                miniblocks,
+                mb_size,
+                left: total,
+                to_unpack: total.saturating_sub(1),
+                first: (total > 0).then_some(first as u64),
+                last: first as u64,
+                min_delta: 0,
+                widths: Vec::new(),
+                mb_index: miniblocks,
+                mb_pos: pos,
+                mb_left: 0,
+                mb_width: 0,
+                buf: [0; 32],
+                buf_pos: 0,
+                buf_len: 0,
+                _t: core::marker::PhantomData,
+            },
         })
     }
 
     /// Values not yet decoded.
     pub fn remaining(&self) -> usize {
-        self.left
+        self.at.left
     }
 
     /// Bytes of input read so far; after the last value this is the length
     /// of the whole encoded stream (what follows it starts here).
     pub fn bytes_consumed(&self) -> usize {
-        self.pos
+        self.at.pos
     }
 
     fn next_block(&mut self) -> Result<()> {
-        let min = varint::read_zigzag(self.data, &mut self.pos)?;
-        self.min_delta = min as u64;
-        let end = self.pos.saturating_add(self.miniblocks);
-        let Some(w) = self.data.get(self.pos..end) else {
+        let min = varint::read_zigzag(self.data, &mut self.at.pos)?;
+        self.at.min_delta = min as u64;
+        let end = self.at.pos.saturating_add(self.at.miniblocks);
+        let Some(w) = self.data.get(self.at.pos..end) else {
             return Err(eof(
                 "DELTA miniblock bit widths",
-                self.miniblocks,
-                self.data.len() - self.pos,
+                self.at.miniblocks,
+                self.data.len() - self.at.pos,
             ));
         };
-        self.widths.clear();
-        self.widths.extend_from_slice(w);
-        self.pos += self.miniblocks;
-        self.mb_index = 0;
+        self.at.widths.clear();
+        self.at.widths.extend_from_slice(w);
+        self.at.pos += self.at.miniblocks;
+        self.at.mb_index = 0;
         Ok(())
     }
 
     fn next_miniblock(&mut self) -> Result<()> {
-        if self.mb_index >= self.miniblocks {
+        if self.at.mb_index >= self.at.miniblocks {
             self.next_block()?;
         }
-        let width = self.widths.get(self.mb_index).copied().unwrap_or(0) as usize;
-        self.mb_index += 1;
+        let width = self.at.widths.get(self.at.mb_index).copied().unwrap_or(0) as usize;
+        self.at.mb_index += 1;
         if width > T::BITS {
             return Err(Error::BitWidth {
                 what: "DELTA miniblock",
@@ -200,13 +184,13 @@ impl<'a, T: DeltaInt> DeltaBitPackDecoder<'a, T> {
                 found: width as u32,
             });
         }
-        let remaining = self.data.len() - self.pos;
+        let remaining = self.data.len() - self.at.pos;
         // A miniblock is padded to its full size, but only the values still
         // to come are read: a last miniblock cut short after them (or a
         // block size far larger than the page) still decodes, as in other
         // readers, and nothing follows such a stream.
-        let full = (self.mb_size as u64).saturating_mul(width as u64) / 8;
-        let wanted = self.to_unpack.min(self.mb_size) as u64;
+        let full = (self.at.mb_size as u64).saturating_mul(width as u64) / 8;
+        let wanted = self.at.to_unpack.min(self.at.mb_size) as u64;
         let needed = wanted.saturating_mul(width as u64).div_ceil(8);
         if needed > remaining as u64 {
             return Err(eof(
@@ -215,73 +199,73 @@ impl<'a, T: DeltaInt> DeltaBitPackDecoder<'a, T> {
                 remaining,
             ));
         }
-        self.mb_pos = self.pos;
-        self.pos += usize::try_from(full).unwrap_or(usize::MAX).min(remaining);
-        self.mb_width = width;
-        self.mb_left = self.mb_size;
+        self.at.mb_pos = self.at.pos;
+        self.at.pos += usize::try_from(full).unwrap_or(usize::MAX).min(remaining);
+        self.at.mb_width = width;
+        self.at.mb_left = self.at.mb_size;
         Ok(())
     }
 
     /// Unpacks and prefix-sums the next group of up to 32 values into `buf`.
     #[inline]
     fn fill_buf(&mut self) -> Result<()> {
-        if self.mb_left == 0 {
+        if self.at.mb_left == 0 {
             self.next_miniblock()?;
         }
-        let input = self.data.get(self.mb_pos..).unwrap_or(&[]);
+        let input = self.data.get(self.at.mb_pos..).unwrap_or(&[]);
         let mut raw = [0u64; 32];
-        if self.mb_width <= 32 {
-            bit_pack::unpack32(input, &mut raw, self.mb_width);
+        if self.at.mb_width <= 32 {
+            bit_pack::unpack32(input, &mut raw, self.at.mb_width);
         } else {
-            bit_pack::unpack32_u64(input, &mut raw, self.mb_width);
+            bit_pack::unpack32_u64(input, &mut raw, self.at.mb_width);
         }
-        self.mb_pos += 4 * self.mb_width;
-        self.mb_left -= 32;
-        let n = self.to_unpack.min(32);
-        let mut last = self.last;
-        let min = self.min_delta;
-        for (b, &d) in self.buf.iter_mut().zip(raw.iter()).take(n) {
+        self.at.mb_pos += 4 * self.at.mb_width;
+        self.at.mb_left -= 32;
+        let n = self.at.to_unpack.min(32);
+        let mut last = self.at.last;
+        let min = self.at.min_delta;
+        for (b, &d) in self.at.buf.iter_mut().zip(raw.iter()).take(n) {
             last = last.wrapping_add(min).wrapping_add(d);
             *b = last;
         }
-        self.last = last;
-        self.to_unpack -= n;
-        self.buf_pos = 0;
-        self.buf_len = n;
+        self.at.last = last;
+        self.at.to_unpack -= n;
+        self.at.buf_pos = 0;
+        self.at.buf_len = n;
         Ok(())
     }
 
     /// Fills up to `out.len()` values; returns how many (fewer only at the end).
     pub fn decode(&mut self, out: &mut [T]) -> Result<usize> {
-        let n = out.len().min(self.left);
+        let n = out.len().min(self.at.left);
         let mut done = 0;
         if n > 0
-            && let Some(first) = self.first.take()
+            && let Some(first) = self.at.first.take()
         {
             out[0] = T::from_u64(first);
             done = 1;
         }
         while done < n {
-            if self.buf_pos == self.buf_len {
+            if self.at.buf_pos == self.at.buf_len {
                 self.fill_buf()?;
             }
-            let k = (self.buf_len - self.buf_pos).min(n - done);
+            let k = (self.at.buf_len - self.at.buf_pos).min(n - done);
             for (o, &v) in out[done..done + k]
                 .iter_mut()
-                .zip(&self.buf[self.buf_pos..self.buf_pos + k])
+                .zip(&self.at.buf[self.at.buf_pos..self.at.buf_pos + k])
             {
                 *o = T::from_u64(v);
             }
-            self.buf_pos += k;
+            self.at.buf_pos += k;
             done += k;
         }
-        self.left -= n;
+        self.at.left -= n;
         Ok(n)
     }
 
     /// Appends exactly `n` values to `out`, or fails.
     pub fn decode_into(&mut self, out: &mut Vec<T>, n: usize) -> Result<()> {
-        append_exactly(out, n, self.left, "DELTA_BINARY_PACKED", |buf| {
+        append_exactly(out, n, self.at.left, "DELTA_BINARY_PACKED", |buf| {
             self.decode(buf)
         })
     }
@@ -304,16 +288,17 @@ impl<'a, T: DeltaInt> DeltaBitPackDecoder<'a, T> {
     /// total length of the encoded stream. Used to find the data that
     /// follows a DELTA stream (DELTA_LENGTH_BYTE_ARRAY, DELTA_BYTE_ARRAY).
     pub fn skip_to_end(mut self) -> Result<usize> {
-        self.first = None;
-        self.to_unpack = self
+        self.at.first = None;
+        self.at.to_unpack = self
+            .at
             .to_unpack
-            .saturating_sub(self.mb_left.min(self.to_unpack));
-        self.mb_left = 0;
-        while self.to_unpack > 0 {
+            .saturating_sub(self.at.mb_left.min(self.at.to_unpack));
+        self.at.mb_left = 0;
+        while self.at.to_unpack > 0 {
             self.next_miniblock()?;
-            self.to_unpack = self.to_unpack.saturating_sub(self.mb_size);
+            self.at.to_unpack = self.at.to_unpack.saturating_sub(self.at.mb_size);
         }
-        Ok(self.pos)
+        Ok(self.at.pos)
     }
 }
 
@@ -341,10 +326,13 @@ impl<'a, T: DeltaInt> DeltaBitPackDecoder<'a, T> {
 /// ```
 #[derive(Debug, Clone)]
 pub struct DeltaBitPackCursor<T> {
+    /// End of the current miniblock (or of the last structure read).
     pos: usize,
     miniblocks: usize,
     mb_size: usize,
+    /// Values not yet handed out.
     left: usize,
+    /// Values not yet unpacked (excludes the first value and `buf`).
     to_unpack: usize,
     first: Option<u64>,
     last: u64,
@@ -363,50 +351,13 @@ pub struct DeltaBitPackCursor<T> {
 impl<'a, T: DeltaInt> DeltaBitPackDecoder<'a, T> {
     /// The decoder's position, to [`resume`](Self::resume) it later.
     pub fn into_cursor(self) -> DeltaBitPackCursor<T> {
-        DeltaBitPackCursor {
-            pos: self.pos,
-            miniblocks: self.miniblocks,
-            mb_size: self.mb_size,
-            left: self.left,
-            to_unpack: self.to_unpack,
-            first: self.first,
-            last: self.last,
-            min_delta: self.min_delta,
-            widths: self.widths,
-            mb_index: self.mb_index,
-            mb_pos: self.mb_pos,
-            mb_left: self.mb_left,
-            mb_width: self.mb_width,
-            buf: self.buf,
-            buf_pos: self.buf_pos,
-            buf_len: self.buf_len,
-            _t: core::marker::PhantomData,
-        }
+        self.at
     }
 
     /// The decoder that [`into_cursor`](Self::into_cursor) stopped, over
     /// the same bytes `data`.
     pub fn resume(data: &'a [u8], cursor: DeltaBitPackCursor<T>) -> Self {
-        DeltaBitPackDecoder {
-            data,
-            pos: cursor.pos,
-            miniblocks: cursor.miniblocks,
-            mb_size: cursor.mb_size,
-            left: cursor.left,
-            to_unpack: cursor.to_unpack,
-            first: cursor.first,
-            last: cursor.last,
-            min_delta: cursor.min_delta,
-            widths: cursor.widths,
-            mb_index: cursor.mb_index,
-            mb_pos: cursor.mb_pos,
-            mb_left: cursor.mb_left,
-            mb_width: cursor.mb_width,
-            buf: cursor.buf,
-            buf_pos: cursor.buf_pos,
-            buf_len: cursor.buf_len,
-            _t: core::marker::PhantomData,
-        }
+        DeltaBitPackDecoder { data, at: cursor }
     }
 }
 

@@ -175,21 +175,8 @@ pub fn read_run(data: &[u8], pos: &mut usize, bit_width: usize, remaining: usize
 #[derive(Debug, Clone)]
 pub struct RleDecoder<'a> {
     data: &'a [u8],
-    pos: usize,
-    bit_width: usize,
-    /// Values left in the current repeated run.
-    rle_left: usize,
-    rle_value: u32,
-    /// Values left in the current bit-packed run (excluding `buf`).
-    bp_left: usize,
-    buf: [u32; 32],
-    buf_pos: usize,
-    buf_len: usize,
-    /// Values the runs not yet started may hold; `usize::MAX` when the
-    /// stream's count is not known (see [`RleDecoder::with_count`]).
-    limit: usize,
-    /// The byte just past the last run started, for [`RleDecoder::check_end`].
-    run_end: usize,
+    /// Where decoding is: everything but the bytes.
+    at: RleCursor,
 }
 
 impl<'a> RleDecoder<'a> {
@@ -198,16 +185,18 @@ impl<'a> RleDecoder<'a> {
     pub fn new(data: &'a [u8], bit_width: u8) -> Result<Self> {
         Ok(Self {
             data,
-            pos: 0,
-            bit_width: check_width(bit_width)?,
-            rle_left: 0,
-            rle_value: 0,
-            bp_left: 0,
-            buf: [0; 32],
-            buf_pos: 0,
-            buf_len: 0,
-            limit: usize::MAX,
-            run_end: 0,
+            at: RleCursor {
+                pos: 0,
+                bit_width: check_width(bit_width)?,
+                rle_left: 0,
+                rle_value: 0,
+                bp_left: 0,
+                buf: [0; 32],
+                buf_pos: 0,
+                buf_len: 0,
+                limit: usize::MAX,
+                run_end: 0,
+            },
         })
     }
 
@@ -228,7 +217,7 @@ impl<'a> RleDecoder<'a> {
     /// assert!(dec.decode(&mut [0u8; 5]).is_err());
     /// ```
     pub fn with_count(mut self, count: usize) -> Self {
-        self.limit = count;
+        self.at.limit = count;
         self
     }
 
@@ -238,11 +227,11 @@ impl<'a> RleDecoder<'a> {
     /// the stream's length disagree. Only for streams whose length is
     /// known: levels with a length prefix or a declared length.
     pub fn check_end(&self) -> Result<()> {
-        let left = self.data.len().saturating_sub(self.run_end);
+        let left = self.data.len().saturating_sub(self.at.run_end);
         if left > 0 {
             return Err(Error::TrailingBytes {
                 found: left,
-                offset: self.run_end,
+                offset: self.at.run_end,
             });
         }
         Ok(())
@@ -265,31 +254,36 @@ impl<'a> RleDecoder<'a> {
 
     /// The bit width.
     pub fn bit_width(&self) -> u8 {
-        self.bit_width as u8
+        self.at.bit_width as u8
     }
 
     /// Reads the next run header. Returns false at the end of the data.
     fn next_run(&mut self) -> Result<bool> {
         // The next run starts where the last one's bytes end, past any
         // padding values that were never handed out.
-        self.pos = self.pos.max(self.run_end);
-        if self.pos >= self.data.len() {
+        self.at.pos = self.at.pos.max(self.at.run_end);
+        if self.at.pos >= self.data.len() {
             return Ok(false);
         }
-        match read_run(self.data, &mut self.pos, self.bit_width, self.limit)? {
+        match read_run(
+            self.data,
+            &mut self.at.pos,
+            self.at.bit_width,
+            self.at.limit,
+        )? {
             Run::Repeated { value, count } => {
-                self.rle_value = value;
-                self.rle_left = count;
-                self.run_end = self.pos;
-                self.limit -= count;
+                self.at.rle_value = value;
+                self.at.rle_left = count;
+                self.at.run_end = self.at.pos;
+                self.at.limit -= count;
             }
             Run::BitPacked { start, end, values } => {
                 // Unpacked from `start`; the padding values are never
                 // handed out.
-                self.pos = start;
-                self.run_end = end;
-                self.bp_left = values;
-                self.limit -= values;
+                self.at.pos = start;
+                self.at.run_end = end;
+                self.at.bp_left = values;
+                self.at.limit -= values;
             }
         }
         Ok(true)
@@ -299,13 +293,13 @@ impl<'a> RleDecoder<'a> {
     /// `out`, returning how many are valid.
     #[inline]
     fn unpack_group(&mut self, out: &mut [u32; 32]) -> usize {
-        let n = self.bp_left.min(32);
-        let rest = self.data.get(self.pos..).unwrap_or(&[]);
-        bit_pack::unpack32(rest, out, self.bit_width);
+        let n = self.at.bp_left.min(32);
+        let rest = self.data.get(self.at.pos..).unwrap_or(&[]);
+        bit_pack::unpack32(rest, out, self.at.bit_width);
         // n is a multiple of 8 unless the run was cut short.
-        let bytes = (n * self.bit_width).div_ceil(8);
-        self.pos = (self.pos + bytes).min(self.data.len());
-        self.bp_left -= n;
+        let bytes = (n * self.at.bit_width).div_ceil(8);
+        self.at.pos = (self.at.pos + bytes).min(self.data.len());
+        self.at.bp_left -= n;
         n
     }
 
@@ -316,42 +310,42 @@ impl<'a> RleDecoder<'a> {
         let mut done = 0;
         while done < total {
             let rest = &mut out[done..];
-            if self.buf_pos < self.buf_len {
-                let n = (self.buf_len - self.buf_pos).min(rest.len());
+            if self.at.buf_pos < self.at.buf_len {
+                let n = (self.at.buf_len - self.at.buf_pos).min(rest.len());
                 for (o, &v) in rest[..n]
                     .iter_mut()
-                    .zip(&self.buf[self.buf_pos..self.buf_pos + n])
+                    .zip(&self.at.buf[self.at.buf_pos..self.at.buf_pos + n])
                 {
                     *o = T::from_u32(v);
                 }
-                self.buf_pos += n;
+                self.at.buf_pos += n;
                 done += n;
-            } else if self.rle_left > 0 {
-                let n = self.rle_left.min(rest.len());
-                rest[..n].fill(T::from_u32(self.rle_value));
-                self.rle_left -= n;
+            } else if self.at.rle_left > 0 {
+                let n = self.at.rle_left.min(rest.len());
+                rest[..n].fill(T::from_u32(self.at.rle_value));
+                self.at.rle_left -= n;
                 done += n;
-            } else if self.bp_left > 0 {
+            } else if self.at.bp_left > 0 {
                 // Whole groups straight into the output, the tail via `buf`.
                 for chunk in rest.chunks_exact_mut(32) {
-                    if self.bp_left < 32 {
+                    if self.at.bp_left < 32 {
                         break;
                     }
                     let Ok(chunk) = <&mut [T; 32]>::try_from(chunk) else {
                         break;
                     };
-                    let input = self.data.get(self.pos..).unwrap_or(&[]);
-                    bit_pack::unpack32(input, chunk, self.bit_width);
-                    self.pos = (self.pos + 4 * self.bit_width).min(self.data.len());
-                    self.bp_left -= 32;
+                    let input = self.data.get(self.at.pos..).unwrap_or(&[]);
+                    bit_pack::unpack32(input, chunk, self.at.bit_width);
+                    self.at.pos = (self.at.pos + 4 * self.at.bit_width).min(self.data.len());
+                    self.at.bp_left -= 32;
                     done += 32;
                 }
-                if done < total && self.bp_left > 0 {
+                if done < total && self.at.bp_left > 0 {
                     let mut b = [0u32; 32];
                     let n = self.unpack_group(&mut b);
-                    self.buf = b;
-                    self.buf_pos = 0;
-                    self.buf_len = n;
+                    self.at.buf = b;
+                    self.at.buf_pos = 0;
+                    self.at.buf_len = n;
                 }
             } else if !self.next_run()? {
                 break;
@@ -390,28 +384,28 @@ impl<'a> RleDecoder<'a> {
         let mut done = 0;
         while done < n {
             let want = n - done;
-            if self.buf_pos < self.buf_len {
-                let k = (self.buf_len - self.buf_pos).min(want);
-                self.buf_pos += k;
+            if self.at.buf_pos < self.at.buf_len {
+                let k = (self.at.buf_len - self.at.buf_pos).min(want);
+                self.at.buf_pos += k;
                 done += k;
-            } else if self.rle_left > 0 {
-                let k = self.rle_left.min(want);
-                self.rle_left -= k;
+            } else if self.at.rle_left > 0 {
+                let k = self.at.rle_left.min(want);
+                self.at.rle_left -= k;
                 done += k;
-            } else if self.bp_left > 0 {
+            } else if self.at.bp_left > 0 {
                 // Whole groups of 8 are skipped by arithmetic.
-                let groups = (want.min(self.bp_left)) / 8;
+                let groups = (want.min(self.at.bp_left)) / 8;
                 if groups > 0 {
                     let k = groups * 8;
-                    self.pos = (self.pos + groups * self.bit_width).min(self.data.len());
-                    self.bp_left -= k;
+                    self.at.pos = (self.at.pos + groups * self.at.bit_width).min(self.data.len());
+                    self.at.bp_left -= k;
                     done += k;
                 } else {
                     let mut b = [0u32; 32];
                     let got = self.unpack_group(&mut b);
-                    self.buf = b;
-                    self.buf_pos = 0;
-                    self.buf_len = got;
+                    self.at.buf = b;
+                    self.at.buf_pos = 0;
+                    self.at.buf_len = got;
                 }
             } else if !self.next_run()? {
                 break;
@@ -448,49 +442,31 @@ impl<'a> RleDecoder<'a> {
 pub struct RleCursor {
     pos: usize,
     bit_width: usize,
+    /// Values left in the current repeated run.
     rle_left: usize,
     rle_value: u32,
+    /// Values left in the current bit-packed run (excluding `buf`).
     bp_left: usize,
     buf: [u32; 32],
     buf_pos: usize,
     buf_len: usize,
+    /// Values the runs not yet started may hold; `usize::MAX` when the
+    /// stream's count is not known (see [`RleDecoder::with_count`]).
     limit: usize,
+    /// The byte just past the last run started, for [`RleDecoder::check_end`].
     run_end: usize,
 }
 
 impl<'a> RleDecoder<'a> {
     /// The decoder's position, to [`resume`](Self::resume) it later.
     pub fn into_cursor(self) -> RleCursor {
-        RleCursor {
-            pos: self.pos,
-            bit_width: self.bit_width,
-            rle_left: self.rle_left,
-            rle_value: self.rle_value,
-            bp_left: self.bp_left,
-            buf: self.buf,
-            buf_pos: self.buf_pos,
-            buf_len: self.buf_len,
-            limit: self.limit,
-            run_end: self.run_end,
-        }
+        self.at
     }
 
     /// The decoder that [`into_cursor`](Self::into_cursor) stopped, over
     /// the same bytes `data`.
     pub fn resume(data: &'a [u8], cursor: RleCursor) -> Self {
-        RleDecoder {
-            data,
-            pos: cursor.pos,
-            bit_width: cursor.bit_width,
-            rle_left: cursor.rle_left,
-            rle_value: cursor.rle_value,
-            bp_left: cursor.bp_left,
-            buf: cursor.buf,
-            buf_pos: cursor.buf_pos,
-            buf_len: cursor.buf_len,
-            limit: cursor.limit,
-            run_end: cursor.run_end,
-        }
+        RleDecoder { data, at: cursor }
     }
 }
 
