@@ -240,9 +240,11 @@ mod tests {
         drop(b);
         assert_eq!(&part[..], &[7; 10]);
         // Still in use: not handed out.
-        assert_ne!(pool.take::<u8>(1000).as_ptr(), p);
+        let other = pool.take::<u8>(1000);
+        assert_ne!(other.as_ptr(), p);
         drop(part);
-        assert_eq!(pool.take::<u8>(1000).as_ptr(), p);
+        let back = pool.take::<u8>(1000);
+        assert_eq!(back.as_ptr(), p);
     }
 
     #[test]

@@ -158,11 +158,16 @@ enum PageValues {
     /// PLAIN values still encoded; `pos` is a byte position (a bit position
     /// for booleans).
     Plain { data: Bytes, pos: usize },
-    /// Dictionary indices of the page's non-null values.
-    Dict(PageIndices),
+    /// Dictionary indices of the page's non-null values (boxed, as
+    /// `Delta`'s decoder).
+    Dict(Box<PageIndices>),
     /// DELTA_BINARY_PACKED integers, decoded as batches take them;
-    /// `scratch` holds those of a batch that keeps some rows only.
-    Delta { deltas: PageDeltas, scratch: Dense },
+    /// `scratch` holds those of a batch that keeps some rows only. Boxed:
+    /// the decoder's position holds a group of 32 unpacked values.
+    Delta {
+        deltas: Box<PageDeltas>,
+        scratch: Dense,
+    },
     /// Values of another encoding, decoded when the page was opened.
     Decoded { dense: Dense, pos: usize },
 }
@@ -682,14 +687,14 @@ impl LeafReader {
                     // Decoded as batches need them.
                     let idx = PageIndices::new(p.values, non_null, std::mem::take(&mut idx))
                         .map_err(|e| enc_err(&at, e))?;
-                    PageValues::Dict(idx)
+                    PageValues::Dict(Box::new(idx))
                 }
                 Encoding::DELTA_BINARY_PACKED
                     if let Some(deltas) =
                         PageDeltas::new(p.values.clone(), non_null, &self.template, &at) =>
                 {
                     PageValues::Delta {
-                        deltas: deltas?,
+                        deltas: Box::new(deltas?),
                         scratch: self.template.empty_like(),
                     }
                 }
