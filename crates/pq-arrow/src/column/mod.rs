@@ -445,9 +445,7 @@ fn pass_in_page(page: &mut PageState, template: &Dense, n: usize) -> Result<()> 
     match &mut page.values {
         PageValues::None => {}
         PageValues::Plain { data, pos } => skip_plain(template, data, pos, non_null, at)?,
-        PageValues::Dict(idx) => idx
-            .skip(non_null)
-            .map_err(|_| fewer("dictionary indices"))?,
+        PageValues::Dict(idx) => idx.skip(non_null).map_err(|e| enc_err(at, e))?,
         PageValues::Delta { deltas, .. } => deltas.skip(non_null, at)?,
         PageValues::Decoded { dense, pos } => {
             if dense.len().saturating_sub(*pos) < non_null {
