@@ -161,7 +161,7 @@ impl<'a, T: DeltaInt> DeltaBitPackDecoder<'a, T> {
             return Err(eof(
                 "DELTA miniblock bit widths",
                 self.at.miniblocks,
-                self.data.len() - self.at.pos,
+                self.data.len().saturating_sub(self.at.pos),
             ));
         };
         self.at.widths.clear();
@@ -184,7 +184,9 @@ impl<'a, T: DeltaInt> DeltaBitPackDecoder<'a, T> {
                 found: width as u32,
             });
         }
-        let remaining = self.data.len() - self.at.pos;
+        // Saturating: a cursor resumed over shorter bytes than it came from
+        // may stand past their end.
+        let remaining = self.data.len().saturating_sub(self.at.pos);
         // A miniblock is padded to its full size, but only the values still
         // to come are read: a last miniblock cut short after them (or a
         // block size far larger than the page) still decodes, as in other
@@ -305,8 +307,8 @@ impl<'a, T: DeltaInt> DeltaBitPackDecoder<'a, T> {
 /// Where a [`DeltaBitPackDecoder`] is in its stream, without the borrow of
 /// the stream's bytes: for a decoder that stops and resumes later over
 /// bytes its owner keeps (a page's values, decoded a batch at a time).
-/// Resumed over other bytes, it reads whatever they hold, checked as any
-/// input is.
+/// A cursor belongs with the bytes it was taken over: resumed over others,
+/// a decoder never panics, but what it decodes from them means nothing.
 ///
 /// ```
 /// use pq_encoding::delta_binary_packed::{DeltaBitPackDecoder, DeltaBitPackEncoder};
@@ -536,6 +538,27 @@ mod tests {
                 .unwrap(),
             buf.len()
         );
+    }
+
+    #[test]
+    fn a_cursor_resumed_over_other_bytes_does_not_panic() {
+        let values: Vec<i64> = (0..2000).map(|i| i * 31 % 977).collect();
+        let mut buf = Vec::new();
+        encode(&values, &mut buf);
+        for stop in [1usize, 100, 700, 1999] {
+            let mut dec = DeltaBitPackDecoder::<i64>::new(&buf).unwrap();
+            let mut out = Vec::new();
+            dec.decode_into(&mut out, stop).unwrap();
+            let cursor = dec.into_cursor();
+            for cut in [0, 1, buf.len() / 3, buf.len() - 1] {
+                let mut dec = DeltaBitPackDecoder::resume(&buf[..cut], cursor.clone());
+                let mut rest = Vec::new();
+                // Values or an error, whatever the bytes hold; never a panic.
+                let _ = dec.decode_into(&mut rest, values.len() - stop);
+                let mut dec = DeltaBitPackDecoder::resume(&buf[..cut], cursor.clone());
+                let _ = dec.skip(values.len() - stop);
+            }
+        }
     }
 
     #[test]

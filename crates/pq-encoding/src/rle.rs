@@ -420,9 +420,9 @@ impl<'a> RleDecoder<'a> {
 /// its owner keeps (a page's dictionary indices, decoded a batch at a
 /// time).
 ///
-/// Resumed over other bytes than it was taken from, a decoder reads
-/// whatever those bytes hold, checked as any input is: errors, never a
-/// panic.
+/// A cursor belongs with the bytes it was taken over: resumed over others,
+/// a decoder never panics, but what it decodes from them means nothing
+/// (values may come from a run whose header it read in the old bytes).
 ///
 /// ```
 /// use pq_encoding::rle::{RleDecoder, encode};
@@ -513,6 +513,29 @@ mod tests {
             cursor = dec.into_cursor();
         }
         assert_eq!(got, values);
+    }
+
+    #[test]
+    fn a_cursor_resumed_over_other_bytes_does_not_panic() {
+        let values: Vec<u32> = (0..3000)
+            .map(|i| if i % 500 < 200 { 5 } else { i % 7 })
+            .collect();
+        let mut buf = Vec::new();
+        encode(&values, 3, &mut buf);
+        for stop in [1usize, 300, 1500, 2999] {
+            let mut dec = RleDecoder::new(&buf, 3).unwrap().with_count(values.len());
+            let mut out = vec![0u32; stop];
+            assert_eq!(dec.decode(&mut out).unwrap(), stop);
+            let cursor = dec.into_cursor();
+            for cut in [0, 1, buf.len() / 3, buf.len() - 1] {
+                let mut dec = RleDecoder::resume(&buf[..cut], cursor.clone());
+                let mut rest: Vec<u32> = Vec::new();
+                // Values or an error, whatever the bytes hold; never a panic.
+                let _ = dec.decode_into(&mut rest, values.len() - stop);
+                let mut dec = RleDecoder::resume(&buf[..cut], cursor.clone());
+                let _ = dec.skip(values.len() - stop);
+            }
+        }
     }
 
     #[test]
