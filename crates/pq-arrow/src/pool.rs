@@ -85,11 +85,7 @@ impl Pool {
     /// when `cap` comes from a file). Growing the largest rather than
     /// allocating anew keeps the pool from holding a buffer too small for
     /// the next reads beside the new one.
-    pub(crate) fn take_kept_for<T: Copy + Send + 'static>(&self, cap: usize) -> Option<Vec<T>> {
-        self.take_kept(cap)
-    }
-
-    fn take_kept<T: Copy + Send + 'static>(&self, cap: usize) -> Option<Vec<T>> {
+    pub(crate) fn take_kept<T: Copy + Send + 'static>(&self, cap: usize) -> Option<Vec<T>> {
         let shared = self.0.as_ref()?;
         let want = cap.saturating_mul(size_of::<T>());
         let id = TypeId::of::<Vec<T>>();

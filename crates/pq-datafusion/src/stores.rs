@@ -82,18 +82,25 @@ pub fn store_for_url(
         ..RetryConfig::default()
     };
     let text = url.as_str();
+    // What every cloud store takes alike, from the environment and the
+    // options. A macro: the three builders share no trait.
+    macro_rules! cloud_builder {
+        ($builder:ty, $key:ident) => {
+            <$builder>::from_env()
+                .with_url(text)
+                .with_config($key::Client(ClientConfigKey::Timeout), &timeout)
+                .with_config($key::Client(ClientConfigKey::ConnectTimeout), &connect)
+                .with_retry(retry)
+                .with_skip_signature(options.no_sign_request)
+        };
+    }
     let built: std::result::Result<Arc<dyn ObjectStore>, object_store::Error> =
         match scheme.as_str() {
             "s3" | "s3a" => {
                 use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey as K};
                 // Timeouts are set key by key: setting whole `ClientOptions`
                 // would drop what the environment set (AWS_ALLOW_HTTP).
-                let mut b = AmazonS3Builder::from_env()
-                    .with_url(text)
-                    .with_config(K::Client(ClientConfigKey::Timeout), &timeout)
-                    .with_config(K::Client(ClientConfigKey::ConnectTimeout), &connect)
-                    .with_retry(retry)
-                    .with_skip_signature(options.no_sign_request);
+                let mut b = cloud_builder!(AmazonS3Builder, K);
                 if let Some(e) = &options.endpoint {
                     b = b.with_endpoint(e).with_virtual_hosted_style_request(false);
                 }
@@ -111,23 +118,13 @@ pub fn store_for_url(
             }
             "gs" => {
                 use object_store::gcp::{GoogleCloudStorageBuilder, GoogleConfigKey as K};
-                GoogleCloudStorageBuilder::from_env()
-                    .with_url(text)
-                    .with_config(K::Client(ClientConfigKey::Timeout), &timeout)
-                    .with_config(K::Client(ClientConfigKey::ConnectTimeout), &connect)
-                    .with_retry(retry)
-                    .with_skip_signature(options.no_sign_request)
+                cloud_builder!(GoogleCloudStorageBuilder, K)
                     .build()
                     .map(|s| Arc::new(s) as _)
             }
             "az" | "abfs" | "abfss" | "azure" => {
                 use object_store::azure::{AzureConfigKey as K, MicrosoftAzureBuilder};
-                let mut b = MicrosoftAzureBuilder::from_env()
-                    .with_url(text)
-                    .with_config(K::Client(ClientConfigKey::Timeout), &timeout)
-                    .with_config(K::Client(ClientConfigKey::ConnectTimeout), &connect)
-                    .with_retry(retry)
-                    .with_skip_signature(options.no_sign_request);
+                let mut b = cloud_builder!(MicrosoftAzureBuilder, K);
                 if let Some(e) = &options.endpoint {
                     b = b
                         .with_endpoint(e.clone())

@@ -75,7 +75,7 @@ fn read_at<R: Read + Seek + ?Sized>(
 ) -> std::io::Result<Bytes> {
     r.seek(SeekFrom::Start(start))?;
     // `len` comes from the footer: ask for the memory without aborting.
-    let mut buf: Vec<u8> = pool.take_kept_for(len).unwrap_or_default();
+    let mut buf: Vec<u8> = pool.take_kept(len).unwrap_or_default();
     buf.try_reserve_exact(len)
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::OutOfMemory, e))?;
     // Read straight into the whole range: `read_to_end` would probe with
