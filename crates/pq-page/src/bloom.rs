@@ -17,6 +17,7 @@
 //! assert!(read.check(xxh64(b"AIR")));
 //! ```
 
+use bytes::Bytes;
 use pq_format::{
     BloomFilterAlgorithm, BloomFilterCompression, BloomFilterHash, BloomFilterHeader, ThriftDecode,
     ThriftEncode,
@@ -38,9 +39,22 @@ const SALT: [u32; 8] = [
 const BLOCK_BYTES: usize = 32;
 
 /// A split-block Bloom filter.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Built block by block for writing, or read from a file's bytes. Read
+/// with [`Sbbf::from_shared`], the bitset stays where the file's bytes
+/// are: a reader asking about one value does not copy (and fault in) a
+/// bitset of megabytes.
+#[derive(Debug, Clone)]
 pub struct Sbbf {
-    blocks: Vec<[u32; 8]>,
+    bits: Bits,
+}
+
+#[derive(Debug, Clone)]
+enum Bits {
+    /// Words to insert into.
+    Words(Vec<[u32; 8]>),
+    /// A bitset as the file holds it: blocks of eight little-endian words.
+    Shared(Bytes),
 }
 
 /// Why a filter's bytes were refused.
@@ -52,7 +66,7 @@ impl Sbbf {
     /// An empty filter of `n` blocks (at least one).
     pub fn with_blocks(n: usize) -> Self {
         Sbbf {
-            blocks: vec![[0; 8]; n.max(1)],
+            bits: Bits::Words(vec![[0; 8]; n.max(1)]),
         }
     }
 
@@ -75,75 +89,97 @@ impl Sbbf {
     /// whole number of blocks, past the end of `bytes`, or of an algorithm,
     /// hash or compression this reader does not know is an error.
     pub fn from_bytes(bytes: &[u8], max_bytes: usize) -> Result<(Sbbf, usize), BloomError> {
-        let (header, header_len) =
-            BloomFilterHeader::decode_prefix(bytes, &pq_format::Limits::default())
-                .map_err(|e| BloomError(format!("header: {e}")))?;
-        if !matches!(header.algorithm, BloomFilterAlgorithm::Block(_)) {
-            return Err(BloomError("an algorithm other than split blocks".into()));
-        }
-        if !matches!(header.hash, BloomFilterHash::Xxhash(_)) {
-            return Err(BloomError("a hash other than XXH64".into()));
-        }
-        if !matches!(header.compression, BloomFilterCompression::Uncompressed(_)) {
-            return Err(BloomError("a compressed bitset".into()));
-        }
-        let n = usize::try_from(header.num_bytes)
-            .map_err(|_| BloomError(format!("negative size {}", header.num_bytes)))?;
-        if n == 0 || n % BLOCK_BYTES != 0 {
-            return Err(BloomError(format!(
-                "a bitset of {n} bytes is not a whole number of 32-byte blocks"
-            )));
-        }
-        if n > max_bytes {
-            return Err(BloomError(format!(
-                "a bitset of {n} bytes is larger than the limit of {max_bytes}"
-            )));
-        }
-        let Some(bits) = bytes.get(header_len..header_len + n) else {
-            return Err(BloomError(format!(
-                "a bitset of {n} bytes runs past the {} bytes read",
-                bytes.len().saturating_sub(header_len)
-            )));
-        };
-        let blocks = bits
+        let bits = bitset(bytes, max_bytes)?;
+        let blocks = bytes
+            .get(bits.clone())
+            .unwrap_or_default()
             .chunks_exact(BLOCK_BYTES)
-            .map(|b| {
-                let mut words = [0u32; 8];
-                for (w, c) in words.iter_mut().zip(b.chunks_exact(4)) {
-                    *w = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-                }
-                words
-            })
+            .map(|b| core::array::from_fn(|j| word_at(b, j)))
             .collect();
-        Ok((Sbbf { blocks }, header_len + n))
+        Ok((
+            Sbbf {
+                bits: Bits::Words(blocks),
+            },
+            bits.end,
+        ))
+    }
+
+    /// As [`Sbbf::from_bytes`], keeping the bitset in `bytes` (a slice of
+    /// them, no copy).
+    ///
+    /// ```
+    /// use pq_page::bloom::{Sbbf, xxh64};
+    /// let mut built = Sbbf::with_blocks(64);
+    /// built.insert(xxh64(b"TRUCK"));
+    /// let file = bytes::Bytes::from(built.to_bytes());
+    /// let (read, _) = Sbbf::from_shared(file, 1 << 20).unwrap();
+    /// assert!(read.check(xxh64(b"TRUCK")));
+    /// assert_eq!(read, built);
+    /// ```
+    pub fn from_shared(bytes: Bytes, max_bytes: usize) -> Result<(Sbbf, usize), BloomError> {
+        let bits = bitset(&bytes, max_bytes)?;
+        let end = bits.end;
+        Ok((
+            Sbbf {
+                bits: Bits::Shared(bytes.slice(bits)),
+            },
+            end,
+        ))
     }
 
     /// The filter as a file holds it: header, then bitset.
     pub fn to_bytes(&self) -> Vec<u8> {
         let header = BloomFilterHeader {
-            num_bytes: i32::try_from(self.blocks.len() * BLOCK_BYTES).unwrap_or(i32::MAX),
+            num_bytes: i32::try_from(self.num_bytes()).unwrap_or(i32::MAX),
             algorithm: BloomFilterAlgorithm::Block(Default::default()),
             hash: BloomFilterHash::Xxhash(Default::default()),
             compression: BloomFilterCompression::Uncompressed(Default::default()),
         };
         let mut out = header.encode();
-        for block in &self.blocks {
-            for w in block {
+        for i in 0..self.num_blocks() {
+            for w in self.block_words(i).unwrap_or_default() {
                 out.extend_from_slice(&w.to_le_bytes());
             }
         }
         out
     }
 
-    fn block(&self, hash: u64) -> usize {
-        // The top 32 bits scaled to the number of blocks.
-        (((hash >> 32) * self.blocks.len() as u64) >> 32) as usize
+    fn num_blocks(&self) -> usize {
+        match &self.bits {
+            Bits::Words(w) => w.len(),
+            Bits::Shared(b) => b.len() / BLOCK_BYTES,
+        }
     }
 
-    /// Adds a value's hash.
+    /// The words of block `i`.
+    fn block_words(&self, i: usize) -> Option<[u32; 8]> {
+        match &self.bits {
+            Bits::Words(w) => w.get(i).copied(),
+            Bits::Shared(b) => {
+                let block = b.get(i * BLOCK_BYTES..(i + 1) * BLOCK_BYTES)?;
+                Some(core::array::from_fn(|j| word_at(block, j)))
+            }
+        }
+    }
+
+    fn block(&self, hash: u64) -> usize {
+        // The top 32 bits scaled to the number of blocks.
+        (((hash >> 32) * self.num_blocks() as u64) >> 32) as usize
+    }
+
+    /// Adds a value's hash (a filter read with [`Sbbf::from_shared`] is
+    /// copied first).
     pub fn insert(&mut self, hash: u64) {
         let i = self.block(hash);
-        if let Some(b) = self.blocks.get_mut(i) {
+        if let Bits::Shared(_) = self.bits {
+            let words = (0..self.num_blocks())
+                .map(|b| self.block_words(b).unwrap_or_default())
+                .collect();
+            self.bits = Bits::Words(words);
+        }
+        if let Bits::Words(blocks) = &mut self.bits
+            && let Some(b) = blocks.get_mut(i)
+        {
             for (w, s) in b.iter_mut().zip(SALT) {
                 *w |= 1 << ((hash as u32).wrapping_mul(s) >> 27);
             }
@@ -153,7 +189,7 @@ impl Sbbf {
     /// Whether a value of this hash may have been added (false: certainly
     /// not).
     pub fn check(&self, hash: u64) -> bool {
-        let Some(b) = self.blocks.get(self.block(hash)) else {
+        let Some(b) = self.block_words(self.block(hash)) else {
             return true;
         };
         b.iter()
@@ -163,8 +199,63 @@ impl Sbbf {
 
     /// The bitset's size in bytes.
     pub fn num_bytes(&self) -> usize {
-        self.blocks.len() * BLOCK_BYTES
+        self.num_blocks() * BLOCK_BYTES
     }
+}
+
+/// Two filters are equal when their bitsets are, however each is held.
+impl PartialEq for Sbbf {
+    fn eq(&self, other: &Self) -> bool {
+        self.num_blocks() == other.num_blocks()
+            && (0..self.num_blocks()).all(|i| self.block_words(i) == other.block_words(i))
+    }
+}
+
+impl Eq for Sbbf {}
+
+/// Word `j` of a 32-byte block.
+fn word_at(block: &[u8], j: usize) -> u32 {
+    match block.get(j * 4..j * 4 + 4) {
+        Some(&[a, b, c, d]) => u32::from_le_bytes([a, b, c, d]),
+        _ => 0,
+    }
+}
+
+/// Where the bitset of the filter at the start of `bytes` lies in them,
+/// its header checked (see [`Sbbf::from_bytes`]).
+fn bitset(bytes: &[u8], max_bytes: usize) -> Result<core::ops::Range<usize>, BloomError> {
+    let (header, header_len) =
+        BloomFilterHeader::decode_prefix(bytes, &pq_format::Limits::default())
+            .map_err(|e| BloomError(format!("header: {e}")))?;
+    if !matches!(header.algorithm, BloomFilterAlgorithm::Block(_)) {
+        return Err(BloomError("an algorithm other than split blocks".into()));
+    }
+    if !matches!(header.hash, BloomFilterHash::Xxhash(_)) {
+        return Err(BloomError("a hash other than XXH64".into()));
+    }
+    if !matches!(header.compression, BloomFilterCompression::Uncompressed(_)) {
+        return Err(BloomError("a compressed bitset".into()));
+    }
+    let n = usize::try_from(header.num_bytes)
+        .map_err(|_| BloomError(format!("negative size {}", header.num_bytes)))?;
+    if n == 0 || n % BLOCK_BYTES != 0 {
+        return Err(BloomError(format!(
+            "a bitset of {n} bytes is not a whole number of 32-byte blocks"
+        )));
+    }
+    if n > max_bytes {
+        return Err(BloomError(format!(
+            "a bitset of {n} bytes is larger than the limit of {max_bytes}"
+        )));
+    }
+    let end = header_len.saturating_add(n);
+    if bytes.len() < end {
+        return Err(BloomError(format!(
+            "a bitset of {n} bytes runs past the {} bytes read",
+            bytes.len().saturating_sub(header_len)
+        )));
+    }
+    Ok(header_len..end)
 }
 
 const P1: u64 = 0x9E37_79B1_85EB_CA87;
@@ -286,5 +377,35 @@ mod tests {
                 .contains("limit")
         );
         assert!(Sbbf::from_bytes(&[0xff; 4], 1 << 20).is_err());
+    }
+
+    #[test]
+    fn a_shared_bitset_answers_as_a_copied_one() {
+        let mut built = Sbbf::for_values(500, 0.05, 1 << 20);
+        for i in 0..500u64 {
+            built.insert(xxh64(&i.to_le_bytes()));
+        }
+        // Behind other bytes, as in a file, and with bytes after it.
+        let mut file = vec![7u8; 13];
+        file.extend(built.to_bytes());
+        file.extend([9u8; 5]);
+        let file = Bytes::from(file);
+        let (copied, used) = Sbbf::from_bytes(&file[13..], 1 << 20).unwrap();
+        let (mut shared, used_shared) = Sbbf::from_shared(file.slice(13..), 1 << 20).unwrap();
+        assert_eq!(used, used_shared);
+        assert_eq!(shared, built);
+        assert_eq!(shared, copied);
+        for i in 0..5000u64 {
+            let h = xxh64(&i.to_le_bytes());
+            assert_eq!(shared.check(h), copied.check(h), "{i}");
+        }
+        // Inserting into a shared filter copies it and leaves the file's bytes.
+        let h = xxh64(b"not there before");
+        shared.insert(h);
+        assert!(shared.check(h));
+        assert_ne!(shared, copied);
+        assert_eq!(Sbbf::from_shared(file.slice(13..), 1 << 20).unwrap().0, copied);
+        let short = file.slice(13..file.len() - 6);
+        assert!(Sbbf::from_shared(short, 1 << 20).unwrap_err().to_string().contains("past"));
     }
 }

@@ -584,7 +584,7 @@ fn load_bloom(
         let end = start.checked_add(len)?.min(file_len);
         let bytes = fetch(start, end).ok()?;
         metrics.bloom_filter_bytes += bytes.len() as u64;
-        match Sbbf::from_bytes(&bytes, MAX_BLOOM_BYTES) {
+        match Sbbf::from_shared(bytes.clone(), MAX_BLOOM_BYTES) {
             Ok((f, _)) => Some(f),
             Err(_) if meta.bloom_filter_length.is_none() => {
                 // The bitset runs past the first read: read it whole.
@@ -598,7 +598,7 @@ fn load_bloom(
                 let end = start.checked_add((header_len + n) as u64)?.min(file_len);
                 let bytes = fetch(start, end).ok()?;
                 metrics.bloom_filter_bytes += bytes.len() as u64;
-                Sbbf::from_bytes(&bytes, MAX_BLOOM_BYTES)
+                Sbbf::from_shared(bytes, MAX_BLOOM_BYTES)
                     .ok()
                     .map(|(f, _)| f)
             }
