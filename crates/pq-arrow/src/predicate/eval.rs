@@ -131,6 +131,13 @@ fn eval(node: &Bound, columns: &[ArrayRef]) -> Result<BooleanArray> {
 
 fn compare(a: &dyn Array, op: CmpOp, value: &ArrayRef) -> Result<BooleanArray> {
     use arrow_ord::cmp;
+    if matches!(op, CmpOp::Eq | CmpOp::NotEq)
+        && a.data_type() == value.data_type()
+        && let Some(needle) = scalar_bytes(value)
+        && let Some(r) = super::byte_eq::eq_bytes(a, needle, op == CmpOp::NotEq)
+    {
+        return Ok(r);
+    }
     let v = Scalar::new(value.clone());
     match op {
         CmpOp::Eq => cmp::eq(&a, &v),
@@ -141,6 +148,22 @@ fn compare(a: &dyn Array, op: CmpOp, value: &ArrayRef) -> Result<BooleanArray> {
         CmpOp::GtEq => cmp::gt_eq(&a, &v),
     }
     .map_err(arrow_err)
+}
+
+/// The bytes of the one value of a string or binary literal.
+fn scalar_bytes(value: &ArrayRef) -> Option<&[u8]> {
+    if value.len() != 1 || value.is_null(0) {
+        return None;
+    }
+    Some(match value.data_type() {
+        DataType::Utf8 => value.as_string::<i32>().value(0).as_bytes(),
+        DataType::LargeUtf8 => value.as_string::<i64>().value(0).as_bytes(),
+        DataType::Utf8View => value.as_string_view().value(0).as_bytes(),
+        DataType::Binary => value.as_binary::<i32>().value(0),
+        DataType::LargeBinary => value.as_binary::<i64>().value(0),
+        DataType::BinaryView => value.as_binary_view().value(0),
+        _ => return None,
+    })
 }
 
 /// `f` on the values of `array`; on a dictionary, on its (usually few)

@@ -1,0 +1,199 @@
+//! `=` and `!=` of a string or binary column against one value, the test
+//! of a selective string predicate (`l_comment = '…'`, `IN (…)`).
+//!
+//! Arrow's general comparison kernel calls `memcmp` for every value and
+//! collects the answers one by one. Here a value whose length differs is
+//! ruled out from its offsets (or its view) alone, bytes are compared only
+//! when the lengths agree, and a view of a short value is compared whole as
+//! one 128-bit word. The answers are packed 64 at a time.
+
+use arrow_array::cast::AsArray;
+use arrow_array::{Array, BooleanArray, OffsetSizeTrait};
+use arrow_buffer::{BooleanBuffer, Buffer};
+use arrow_schema::DataType;
+
+/// Whether each value of `a` equals `needle` (differs from it with
+/// `negate`), nulls where `a` has them; `None` when `a` is not a string or
+/// binary array (the caller uses Arrow's kernel).
+pub(crate) fn eq_bytes(a: &dyn Array, needle: &[u8], negate: bool) -> Option<BooleanArray> {
+    let values = match a.data_type() {
+        DataType::Utf8 => {
+            let s = a.as_string::<i32>();
+            eq_offsets(s.value_offsets(), s.values(), needle)
+        }
+        DataType::LargeUtf8 => {
+            let s = a.as_string::<i64>();
+            eq_offsets(s.value_offsets(), s.values(), needle)
+        }
+        DataType::Binary => {
+            let b = a.as_binary::<i32>();
+            eq_offsets(b.value_offsets(), b.values(), needle)
+        }
+        DataType::LargeBinary => {
+            let b = a.as_binary::<i64>();
+            eq_offsets(b.value_offsets(), b.values(), needle)
+        }
+        DataType::Utf8View => {
+            let s = a.as_string_view();
+            eq_views(s.views(), s.data_buffers(), needle)
+        }
+        DataType::BinaryView => {
+            let b = a.as_binary_view();
+            eq_views(b.views(), b.data_buffers(), needle)
+        }
+        _ => return None,
+    };
+    let values = if negate { !&values } else { values };
+    Some(BooleanArray::new(values, a.logical_nulls()))
+}
+
+fn eq_offsets<O: OffsetSizeTrait>(offsets: &[O], data: &[u8], needle: &[u8]) -> BooleanBuffer {
+    let n = offsets.len().saturating_sub(1);
+    let len = needle.len();
+    BooleanBuffer::collect_bool(n, |i| {
+        let (Some(s), Some(e)) = (offsets.get(i), offsets.get(i + 1)) else {
+            return false;
+        };
+        let (s, e) = (s.as_usize(), e.as_usize());
+        e.wrapping_sub(s) == len && data.get(s..e).is_some_and(|v| same(v, needle))
+    })
+}
+
+/// `a == b` for slices of one length, short ones without a `memcmp` call:
+/// two overlapping words compare up to 16 bytes.
+#[inline(always)]
+fn same(a: &[u8], b: &[u8]) -> bool {
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    let word = |s: &[u8], at: usize| -> u64 {
+        s.get(at..at + 8)
+            .and_then(|w| w.try_into().ok())
+            .map_or(0, u64::from_le_bytes)
+    };
+    let half = |s: &[u8], at: usize| -> u32 {
+        s.get(at..at + 4)
+            .and_then(|w| w.try_into().ok())
+            .map_or(0, u32::from_le_bytes)
+    };
+    match n {
+        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
+        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        _ => a == b,
+    }
+}
+
+fn eq_views(views: &[u128], buffers: &[Buffer], needle: &[u8]) -> BooleanBuffer {
+    let len = needle.len();
+    let Ok(len32) = u32::try_from(len) else {
+        return BooleanBuffer::new_unset(views.len());
+    };
+    if len <= 12 {
+        // Length and the whole value inline: one comparison, the bytes past
+        // the value masked off.
+        let mut word = [0u8; 16];
+        word[..4].copy_from_slice(&len32.to_le_bytes());
+        word[4..4 + len].copy_from_slice(needle);
+        let want = u128::from_le_bytes(word);
+        let mask = if len == 12 {
+            u128::MAX
+        } else {
+            (1u128 << ((4 + len) * 8)) - 1
+        };
+        return BooleanBuffer::collect_bool(views.len(), |i| views[i] & mask == want);
+    }
+    // Length and the first four bytes, then the rest from its buffer.
+    let mut head = [0u8; 8];
+    head[..4].copy_from_slice(&len32.to_le_bytes());
+    head[4..].copy_from_slice(&needle[..4]);
+    let head = u64::from_le_bytes(head);
+    BooleanBuffer::collect_bool(views.len(), |i| {
+        let v = views[i];
+        if v as u64 != head {
+            return false;
+        }
+        let buffer = (v >> 64) as u32 as usize;
+        let offset = (v >> 96) as u32 as usize;
+        buffers
+            .get(buffer)
+            .and_then(|b| b.get(offset..offset.checked_add(len)?))
+            .is_some_and(|v| same(v, needle))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use arrow_array::{
+        ArrayRef, BinaryArray, BinaryViewArray, LargeStringArray, Scalar, StringArray,
+        StringViewArray,
+    };
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Arrow's kernel: the answer to match.
+    fn arrow_eq(a: &ArrayRef, needle: &ArrayRef, negate: bool) -> BooleanArray {
+        let s = Scalar::new(needle.clone());
+        if negate {
+            arrow_ord::cmp::neq(a, &s).unwrap()
+        } else {
+            arrow_ord::cmp::eq(a, &s).unwrap()
+        }
+    }
+
+    fn value() -> impl Strategy<Value = Option<String>> {
+        // Short and long values sharing prefixes and lengths, so that the
+        // length and prefix tests are not enough alone.
+        prop::option::weighted(
+            0.9,
+            prop::string::string_regex("(ab|abc|x){0,9}[a-c]{0,3}").unwrap(),
+        )
+    }
+
+    proptest! {
+        #[test]
+        fn answers_as_arrows_kernel(
+            values in prop::collection::vec(value(), 0..200),
+            needle in prop::string::string_regex("(ab|abc|x){0,9}[a-c]{0,3}").unwrap(),
+            offset in 0usize..5,
+            negate: bool,
+        ) {
+            let offset = offset.min(values.len());
+            let strings = StringArray::from(values.clone());
+            let arrays: Vec<(ArrayRef, ArrayRef)> = vec![
+                (Arc::new(strings.clone()), Arc::new(StringArray::from(vec![needle.as_str()]))),
+                (
+                    Arc::new(LargeStringArray::from(values.clone())),
+                    Arc::new(LargeStringArray::from(vec![needle.as_str()])),
+                ),
+                (
+                    Arc::new(BinaryArray::from_iter(values.iter().map(|v| v.as_deref().map(str::as_bytes)))),
+                    Arc::new(BinaryArray::from_iter_values([needle.as_bytes()])),
+                ),
+                (
+                    Arc::new(StringViewArray::from_iter(values.iter().map(|v| v.as_deref()))),
+                    Arc::new(StringViewArray::from_iter_values([needle.as_str()])),
+                ),
+                (
+                    Arc::new(BinaryViewArray::from_iter(values.iter().map(|v| v.as_deref().map(str::as_bytes)))),
+                    Arc::new(BinaryViewArray::from_iter_values([needle.as_bytes()])),
+                ),
+            ];
+            for (a, n) in arrays {
+                // A slice, as batches cut from a larger array are.
+                let a = a.slice(offset, a.len() - offset);
+                let ours = eq_bytes(a.as_ref(), needle.as_bytes(), negate).unwrap();
+                prop_assert_eq!(&ours, &arrow_eq(&a, &n, negate), "{}", a.data_type());
+            }
+        }
+    }
+
+    #[test]
+    fn other_types_are_left_to_arrow() {
+        let ints = arrow_array::Int32Array::from(vec![1, 2]);
+        assert!(eq_bytes(&ints, b"1", false).is_none());
+    }
+}
