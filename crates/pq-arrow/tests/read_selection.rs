@@ -226,3 +226,51 @@ fn selecting_nothing_reads_nothing() {
     let empty = RowSelection::from(Vec::<RowSelector>::new());
     assert_eq!(read(&file, empty, |r| r).unwrap(), None);
 }
+
+/// A chunk's dictionary is decoded when a page encoded with it is read, not
+/// before: a selection of the pages written PLAIN after the dictionary
+/// overflowed reads them even when the dictionary page is corrupt, and a
+/// selection that reaches a dictionary-encoded page still fails, naming
+/// the dictionary page.
+#[test]
+fn a_dictionary_is_decoded_only_for_the_pages_that_use_it() {
+    let ids: Vec<i64> = (0..1000).collect();
+    let s: Vec<String> = ids.iter().map(|i| format!("value number {i:05}")).collect();
+    let batch = RecordBatch::try_from_iter([
+        ("id", Arc::new(Int64Array::from(ids)) as ArrayRef),
+        ("s", Arc::new(StringArray::from(s))),
+    ])
+    .unwrap();
+    let options = WriterOptions::builder()
+        .set_compression(pq_arrow::write::Codec::Uncompressed)
+        .set_data_page_row_count_limit(100)
+        .set_dictionary_page_size_limit(2000)
+        .build();
+    let mut out = Vec::new();
+    let mut w = ParquetWriter::try_new(&mut out, batch.schema(), options).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let good = Bytes::from(out.clone());
+    let md = ParquetReader::from_bytes(good.clone()).unwrap().metadata().clone();
+    let chunk = md.row_groups[0].columns[1].meta_data.clone().unwrap();
+    let dict_at = usize::try_from(chunk.dictionary_page_offset.expect("a dictionary page")).unwrap();
+    // The dictionary's first value's length, past the page header, made huge.
+    let (_, header_len) = <pq_format::PageHeader as pq_format::ThriftDecode>::decode_prefix(
+        &out[dict_at..],
+        &pq_format::Limits::default(),
+    )
+    .unwrap();
+    out[dict_at + header_len..dict_at + header_len + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    let bad = Bytes::from(out);
+
+    // The last 100 rows were written PLAIN (the dictionary held ~90 values).
+    let tail = RowSelection::from(vec![RowSelector::skip(900), RowSelector::select(100)]);
+    let read_tail = |file: &Bytes| read(file, tail.clone(), |r| r).unwrap().unwrap();
+    assert_eq!(read_tail(&bad), read_tail(&good));
+    assert_eq!(read_tail(&bad), batch.slice(900, 100));
+
+    let head = RowSelection::from(vec![RowSelector::select(10)]);
+    let err = read(&bad, head.clone(), |r| r).unwrap_err().to_string();
+    assert!(err.contains("page 0") && err.contains(&format!("offset {dict_at}")), "{err}");
+    assert_eq!(read(&good, head, |r| r).unwrap().unwrap(), batch.slice(0, 10));
+}

@@ -28,7 +28,8 @@ use arrow_schema::DataType;
 use bytes::Bytes;
 use pq_format::Encoding;
 use pq_page::{
-    Bitmap, CompactLevels, DataPage, LevelForm, LevelShape, Levels, Page, PageReader, PageStep,
+    Bitmap, CompactLevels, DataPage, DictionaryPage, LevelForm, LevelShape, Levels, Page,
+    PageReader, PageStep,
 };
 
 use crate::convert::{to_arrow, wants_large_offsets};
@@ -203,6 +204,10 @@ pub(crate) struct LeafReader {
     template: Dense,
     at: Location,
     dict: Option<Dict>,
+    /// The chunk's dictionary page, until a page encoded with it is opened:
+    /// a read whose pages are all PLAIN or passed over (a selection, a
+    /// dictionary that overflowed) never decodes it.
+    dict_page: Option<DictionaryPage>,
     page: Option<PageState>,
     /// The batch being read, while it waits for a page's bytes.
     partial: Option<Partial>,
@@ -521,6 +526,7 @@ impl LeafReader {
             template,
             at,
             dict: None,
+            dict_page: None,
             page: None,
             partial: None,
             skip_left: None,
@@ -600,30 +606,43 @@ impl LeafReader {
             };
             match page {
                 Page::Dictionary(d) => {
-                    let at = self.at.clone().at_offset(d.file_offset).at_page(d.index);
-                    let mut values = self.template.empty_like();
-                    if let Err(e) = decode_plain(&mut values, &d.buf, d.num_values, &at) {
-                        // An invalid string, used or not: kept as bytes,
-                        // for what is gathered from it to be checked.
-                        let Some(bytes) = values.unchecked_strings() else {
-                            return Err(e);
-                        };
-                        values = bytes;
-                        decode_plain(&mut values, &d.buf, d.num_values, &at)?;
-                    }
-                    self.dict = Some(Dict {
-                        dense: values,
-                        array: None,
-                        views: None,
-                    });
+                    self.dict = None;
+                    self.dict_page = Some(d);
                 }
                 Page::Data(p) => {
+                    if matches!(
+                        p.encoding,
+                        Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY
+                    ) && let Some(d) = self.dict_page.take()
+                    {
+                        self.dict = Some(self.decode_dictionary(d)?);
+                    }
                     let spare = std::mem::take(&mut self.spare);
                     self.page = Some(self.open_page(p, spare)?);
                     return Ok(Opened::Page);
                 }
             }
         }
+    }
+
+    /// Decodes the chunk's dictionary page (when a page first needs it).
+    fn decode_dictionary(&self, d: DictionaryPage) -> Result<Dict> {
+        let at = self.at.clone().at_offset(d.file_offset).at_page(d.index);
+        let mut values = self.template.empty_like();
+        if let Err(e) = decode_plain(&mut values, &d.buf, d.num_values, &at) {
+            // An invalid string, used or not: kept as bytes, for what is
+            // gathered from it to be checked.
+            let Some(bytes) = values.unchecked_strings() else {
+                return Err(e);
+            };
+            values = bytes;
+            decode_plain(&mut values, &d.buf, d.num_values, &at)?;
+        }
+        Ok(Dict {
+            dense: values,
+            array: None,
+            views: None,
+        })
     }
 
     fn open_page(&self, p: DataPage, spare: Spare) -> Result<PageState> {
