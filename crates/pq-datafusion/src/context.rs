@@ -76,7 +76,7 @@ impl SessionContextExt for SessionContext {
         // with the format registered under X.
         state
             .table_factories_mut()
-            .insert("PQ".to_owned(), Arc::new(PqTableFactory::default()));
+            .insert("PQ".to_owned(), Arc::new(PqTableFactory::new(options.clone())));
         state.register_file_format(Arc::new(PqFormatFactory::new(options)), true)
     }
 }

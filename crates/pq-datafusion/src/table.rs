@@ -16,7 +16,10 @@ use std::sync::Arc;
 use arrow_schema::SchemaRef;
 use async_trait::async_trait;
 use datafusion::catalog::{ScanArgs, ScanResult, Session, TableProvider, TableProviderFactory};
-use datafusion::common::{Constraints, Statistics, internal_datafusion_err};
+use arrow_schema::DataType;
+use datafusion::common::{
+    Constraints, Statistics, arrow_datafusion_err, internal_datafusion_err, plan_err,
+};
 use datafusion::datasource::listing::{
     ListingOptions, ListingTable, ListingTableConfig, ListingTableUrl,
 };
@@ -29,6 +32,7 @@ use datafusion::logical_expr::{
 };
 use datafusion::physical_plan::ExecutionPlan;
 
+use crate::context::table_url;
 use crate::format::{PqFormat, PqOptions};
 
 /// Parquet files read by pq as one DataFusion table: a `ListingTable` over
@@ -152,9 +156,91 @@ impl TableProvider for PqTable {
 /// Makes the tables of `CREATE EXTERNAL TABLE … STORED AS PQ`: DataFusion's
 /// listing-table factory finds [`PqFormatFactory`](crate::PqFormatFactory)
 /// under `pq`, and the table it makes is wrapped as a [`PqTable`].
+///
+/// DataFusion splits globs off local paths only: a location that is a URL
+/// with a glob (`s3://bucket/t/*.parquet`, `file:///t/part-[01].parquet`)
+/// would be taken as the name of one object. Such a table is built here
+/// instead, as `register_pq` builds one: its files are those the glob
+/// matches, its schema (unless the statement gives one) inferred from them.
 #[derive(Debug, Default)]
 pub(crate) struct PqTableFactory {
     listing: DefaultTableFactory,
+    /// The session's pq options, which a statement's `OPTIONS` override.
+    options: PqOptions,
+}
+
+impl PqTableFactory {
+    pub(crate) fn new(options: PqOptions) -> Self {
+        PqTableFactory {
+            listing: DefaultTableFactory::default(),
+            options,
+        }
+    }
+
+    /// The table of a statement with a URL glob among its locations.
+    async fn url_glob_table(
+        &self,
+        state: &dyn Session,
+        cmd: &CreateExternalTable,
+    ) -> Result<PqTable> {
+        if !cmd.order_exprs.is_empty() || cmd.unbounded {
+            return plan_err!(
+                "STORED AS PQ over a URL with a glob takes no WITH ORDER and is not UNBOUNDED"
+            );
+        }
+        let options = self.options.clone().with_map(&cmd.options)?;
+        let urls = cmd
+            .locations
+            .iter()
+            .map(|l| table_url(l))
+            .collect::<Result<Vec<_>>>()?;
+        let Some(first) = urls.first() else {
+            return plan_err!("CREATE EXTERNAL TABLE requires at least one location");
+        };
+        let given = !cmd.schema.fields().is_empty();
+        let partitions = cmd
+            .table_partition_cols
+            .iter()
+            .map(|name| {
+                // Typed by the statement's schema, else as DataFusion types
+                // partition values it infers.
+                let ty = if given {
+                    cmd.schema
+                        .inner()
+                        .field_with_name(name)
+                        .map_err(|e| arrow_datafusion_err!(e))?
+                        .data_type()
+                        .clone()
+                } else {
+                    DataType::Dictionary(Box::new(DataType::UInt16), Box::new(DataType::Utf8))
+                };
+                Ok((name.clone(), ty))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        // The glob picks the files: no extension is required of them.
+        let listing = ListingOptions::new(Arc::new(PqFormat::new(options)))
+            .with_file_extension("")
+            .with_table_partition_cols(partitions);
+        let file_schema = if given {
+            let schema = cmd.schema.inner();
+            let keep: Vec<usize> = (0..schema.fields().len())
+                .filter(|&i| !cmd.table_partition_cols.contains(schema.field(i).name()))
+                .collect();
+            Arc::new(schema.project(&keep)?)
+        } else {
+            listing.infer_schema(state, first).await?
+        };
+        let config = ListingTableConfig::new_with_multi_paths(urls)
+            .with_listing_options(listing)
+            .with_schema(file_schema);
+        let cache = state.runtime_env().cache_manager.get_file_statistic_cache();
+        let table = ListingTable::try_new(config)?
+            .with_cache(cache)
+            .with_constraints(cmd.constraints.clone())
+            .with_column_defaults(cmd.column_defaults.clone())
+            .with_definition(cmd.definition.clone());
+        PqTable::new(table)
+    }
 }
 
 #[async_trait]
@@ -164,6 +250,13 @@ impl TableProviderFactory for PqTableFactory {
         state: &dyn Session,
         cmd: &CreateExternalTable,
     ) -> Result<Arc<dyn TableProvider>> {
+        if cmd
+            .locations
+            .iter()
+            .any(|l| l.contains("://") && l.contains(['*', '[']))
+        {
+            return Ok(Arc::new(self.url_glob_table(state, cmd).await?));
+        }
         let table: Arc<dyn Any + Send + Sync> = self.listing.create(state, cmd).await?;
         let listing = table.downcast::<ListingTable>().map_err(|_| {
             internal_datafusion_err!("STORED AS PQ made a table that is not a listing table")

@@ -279,6 +279,49 @@ async fn create_external_table_stored_as_pq() -> Result<()> {
     Ok(())
 }
 
+/// A location that is a URL with a glob reads the files the glob matches
+/// (DataFusion's own factory would take the glob as a file's name), with a
+/// schema inferred from them or given by the statement.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn create_external_table_over_a_url_glob() -> Result<()> {
+    tables();
+    let ctx = SessionContext::new();
+    ctx.register_pq_format(Default::default())?;
+    let dir = url::Url::from_directory_path(data_dir()).unwrap_or_else(|()| panic!("a path"));
+    // Of lineitem-200k and lineitem-head, only the second.
+    ctx.sql(&format!(
+        "CREATE EXTERNAL TABLE head STORED AS PQ LOCATION '{dir}lineitem-h*.parquet'"
+    ))
+    .await?;
+    assert_eq!(rows(&ctx, "SELECT count(*) FROM head").await?, vec!["4000".to_owned()]);
+    ctx.sql(&format!(
+        "CREATE EXTERNAL TABLE both_globbed STORED AS PQ LOCATION '{dir}lineitem-[2h]*.parquet' \
+         OPTIONS ('pushdown' 'false')"
+    ))
+    .await?;
+    assert_eq!(
+        rows(&ctx, "SELECT count(*) FROM both_globbed").await?,
+        vec!["204000".to_owned()]
+    );
+    ctx.sql(&format!(
+        "CREATE EXTERNAL TABLE head_typed (l_orderkey BIGINT NOT NULL) STORED AS PQ \
+         LOCATION '{dir}lineitem-h*.parquet'"
+    ))
+    .await?;
+    let want = rows(&ctx, "SELECT max(l_orderkey) FROM head").await?;
+    assert_eq!(rows(&ctx, "SELECT max(l_orderkey) FROM head_typed").await?, want);
+    let err = ctx
+        .sql(&format!(
+            "CREATE EXTERNAL TABLE bad STORED AS PQ LOCATION '{dir}x*.parquet' OPTIONS ('pushdwn' 'false')"
+        ))
+        .await
+        .err()
+        .map(|e| e.to_string())
+        .unwrap_or_default();
+    assert!(err.contains("unknown pq option 'pushdwn'"), "{err}");
+    Ok(())
+}
+
 /// The `.parquet` files of `dir`, sorted.
 fn parquet_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
