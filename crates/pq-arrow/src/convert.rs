@@ -668,14 +668,19 @@ pub(crate) fn dictionary_array(
         at: &Location,
     ) -> Result<ArrayRef> {
         use arrow_buffer::ArrowNativeType;
-        let k = keys
+        // One check of the largest key, then a plain conversion (in place
+        // for 32-bit keys).
+        let max = keys.iter().copied().max().unwrap_or(0);
+        if K::Native::from_usize(max as usize).is_none() {
+            return Err(data_err(
+                at,
+                format!("dictionary key {max} does not fit the key type"),
+            ));
+        }
+        let k: Vec<K::Native> = keys
             .into_iter()
-            .map(|k| {
-                K::Native::from_usize(k as usize).ok_or_else(|| {
-                    data_err(at, format!("dictionary key {k} does not fit the key type"))
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
+            .map(|k| K::Native::usize_as(k as usize))
+            .collect();
         let keys = PrimitiveArray::<K>::try_new(ScalarBuffer::from(k), nulls)
             .map_err(|e| arrow_err(at, e))?;
         Ok(Arc::new(
