@@ -179,6 +179,22 @@ fn per_value(
         return f(array.as_ref());
     };
     let on_values = f(dict.values().as_ref())?;
+    // Int32 keys (pq's own, for a predicate's column read as keys) index
+    // the answers straight, a word of 64 rows at a time.
+    if on_values.null_count() == 0
+        && let Some(keys) = array
+            .as_any()
+            .downcast_ref::<arrow_array::DictionaryArray<arrow_array::types::Int32Type>>()
+    {
+        // The answers as a byte per value: a lookup, not a bit extraction.
+        let answers: Vec<bool> = on_values.values().iter().collect();
+        let keys = keys.keys();
+        let k = keys.values();
+        let bits = arrow_buffer::BooleanBuffer::collect_bool(k.len(), |i| {
+            answers.get(k[i] as usize).copied().unwrap_or(false)
+        });
+        return Ok(BooleanArray::new(bits, keys.nulls().cloned()));
+    }
     let keys: Vec<u32> = dict
         .normalized_keys()
         .into_iter()

@@ -386,6 +386,7 @@ impl BatchDecoder {
         })?;
         let mut selected: Vec<usize> = self.leaf_types.keys().copied().collect();
         selected.sort_unstable();
+        let keyable = self.keyable_leaves();
         let mut readers = Vec::with_capacity(selected.len());
         self.chunks.clear();
         for ci in selected {
@@ -455,6 +456,21 @@ impl BatchDecoder {
             // The chunk's pages are asked for as they are needed, so that a
             // reader holds a page or two of each column, not the chunk.
             let pages = PageReader::streaming(range.end - range.start, ctx, &self.page_options);
+            // A predicate's column whose pages all index a small dictionary
+            // is read as its keys: the predicate is tested on the
+            // dictionary's values once a batch, and only the kept rows are
+            // turned into values (see `LatePlan::restore_types`).
+            let keyed;
+            let dt = if keyable.contains(&ci)
+                && crate::predicate::dictionary::all_pages_use_dictionary(cmd)
+                && crate::predicate::dictionary::dictionary_range(cmd)
+                    .is_some_and(|(start, end)| end - start <= 2 * self.batch_size as u64)
+            {
+                keyed = DataType::Dictionary(Box::new(DataType::Int32), Box::new(dt.clone()));
+                &keyed
+            } else {
+                dt
+            };
             let mut reader = LeafReader::new(pages, &leaf, dt, at)?
                 .with_total_uncompressed_size(cmd.total_uncompressed_size)
                 .with_slot_def(*slot_def)
@@ -511,6 +527,35 @@ impl BatchDecoder {
             whole: skip + read == num_rows,
             early: None,
         })
+    }
+
+    /// The leaves that may be read as dictionary keys: those of early
+    /// top-level fields that are a leaf themselves (not nested) and not
+    /// already read as a dictionary.
+    fn keyable_leaves(&self) -> Vec<usize> {
+        let (Some(plan), Some(FieldNode {
+            kind: FieldKind::Group(children),
+            ..
+        })) = (&self.late, &self.root)
+        else {
+            return Vec::new();
+        };
+        children
+            .iter()
+            .enumerate()
+            .filter_map(|(i, child)| match child.kind {
+                FieldKind::Leaf { column_index }
+                    if !plan.field_is_late(i)
+                        && !matches!(
+                            self.leaf_types.get(&column_index),
+                            Some((DataType::Dictionary(_, _), _)) | None
+                        ) =>
+                {
+                    Some(column_index)
+                }
+                _ => None,
+            })
+            .collect()
     }
 
     /// The batch of `num_rows` rows from row `first_row` of row group
@@ -619,6 +664,7 @@ impl BatchDecoder {
                 keep.values().clone(),
             ),
         };
+        let early = plan.restore_types(early)?;
         let skipped = (n - early.num_rows()) as u64;
         filter.metrics.values_skipped_late += skipped * plan.late_columns() as u64;
         Ok((early, KeptRows::new(mask)))

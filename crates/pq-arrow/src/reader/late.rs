@@ -11,6 +11,7 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
+use arrow_array::cast::AsArray;
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
 use arrow_schema::{Schema, SchemaRef};
 
@@ -90,14 +91,60 @@ impl LatePlan {
         self.late_field.get(i).copied().unwrap_or(false)
     }
 
-    /// The early fields' arrays, `rows` long, as a batch to test.
+    /// The early fields' arrays, `rows` long, as a batch to test. A column
+    /// read as dictionary keys has its dictionary type in the batch.
     pub(super) fn early_batch(&self, columns: Vec<ArrayRef>, rows: usize) -> Result<RecordBatch> {
+        let fields = self.early_schema.fields();
+        let keyed = columns
+            .iter()
+            .zip(fields.iter())
+            .any(|(c, f)| c.data_type() != f.data_type());
+        let schema = if keyed {
+            let fields: Vec<_> = columns
+                .iter()
+                .zip(fields.iter())
+                .map(|(c, f)| f.as_ref().clone().with_data_type(c.data_type().clone()))
+                .collect();
+            Arc::new(Schema::new(fields))
+        } else {
+            self.early_schema.clone()
+        };
+        RecordBatch::try_new_with_options(
+            schema,
+            columns,
+            &RecordBatchOptions::new().with_row_count(Some(rows)),
+        )
+        .map_err(|e| arrow_err(&Location::default(), e))
+    }
+
+    /// `early` (tested, and cut to its kept rows) with the columns read as
+    /// dictionary keys turned into the values of the schema's types: the
+    /// kept rows alone are gathered from the dictionary.
+    pub(super) fn restore_types(&self, early: RecordBatch) -> Result<RecordBatch> {
+        let fields = self.early_schema.fields();
+        if early.schema().fields() == fields {
+            return Ok(early);
+        }
+        let at = Location::default();
+        let rows = early.num_rows();
+        let columns = early
+            .columns()
+            .iter()
+            .zip(fields.iter())
+            .map(|(c, f)| match c.as_any_dictionary_opt() {
+                Some(d) if c.data_type() != f.data_type() => {
+                    arrow_select::take::take(d.values().as_ref(), d.keys(), None)
+                        .map_err(|e| arrow_err(&at, e))
+                }
+                _ => Ok(c.clone()),
+            })
+            .collect::<Result<Vec<_>>>()?;
         RecordBatch::try_new_with_options(
             self.early_schema.clone(),
             columns,
             &RecordBatchOptions::new().with_row_count(Some(rows)),
         )
-        .map_err(|e| arrow_err(&Location::default(), e))
+        .map_err(|e| arrow_err(&at, e))
     }
 
     /// The batch of `schema` from the kept rows of the early fields
