@@ -85,6 +85,60 @@ impl PageIndices {
         Ok(())
     }
 
+    /// Consumes the next `n` indices, writing over each of `positions`
+    /// (increasing, each below `n`) the index at that position. Few
+    /// positions among many indices (the kept rows of a column read late)
+    /// are reached by skipping, which passes bit-packed groups by
+    /// arithmetic: a group of eight is unpacked only where a position
+    /// falls. A position out of order or range becomes `u32::MAX`, which
+    /// no dictionary holds.
+    pub(crate) fn gather(
+        &mut self,
+        n: usize,
+        positions: &mut [u32],
+    ) -> Result<(), pq_encoding::Error> {
+        if positions.len().saturating_mul(16) >= n {
+            let idx = self.take(n)?;
+            for v in positions.iter_mut() {
+                *v = idx.get(*v as usize).copied().unwrap_or(u32::MAX);
+            }
+            return Ok(());
+        }
+        let mut at = 0;
+        for v in positions.iter_mut() {
+            let p = *v as usize;
+            if p < at || p >= n {
+                *v = u32::MAX;
+                continue;
+            }
+            self.skip(p - at)?;
+            *v = self.take_one()?;
+            at = p + 1;
+        }
+        self.skip(n - at)
+    }
+
+    /// The next index, decoding no more than the group it is in.
+    fn take_one(&mut self) -> Result<u32, pq_encoding::Error> {
+        if let Some(&v) = self.buf.get(self.pos) {
+            self.pos += 1;
+            return Ok(v);
+        }
+        if self.left == 0 {
+            return Err(Self::fewer(1, 0));
+        }
+        self.buf.clear();
+        self.pos = 0;
+        let cursor = self.cursor()?;
+        let mut decoder = RleDecoder::resume(&self.runs, cursor);
+        decoder.decode_into(&mut self.buf, 1)?;
+        self.cursor = Some(decoder.into_cursor());
+        self.left -= 1;
+        let v = self.buf.first().copied().ok_or(Self::fewer(1, 0))?;
+        self.pos = 1;
+        Ok(v)
+    }
+
     /// The buffer, for the next page.
     pub(crate) fn into_buffer(self) -> Vec<u32> {
         self.buf
@@ -153,6 +207,47 @@ mod tests {
         }
         assert!(page.take(1).is_err());
         assert!(page.skip(1).is_err());
+    }
+
+    #[test]
+    fn gathers_agree_with_the_whole_page() {
+        // Bit-packed runs (varied values) and repeated ones (the 7s).
+        let idx: Vec<u32> = (0..30_000u32)
+            .map(|i| if i % 2000 < 500 { 7 } else { (i * 7) % 29 })
+            .collect();
+        let mut page = PageIndices::new(encoded(&idx, 5), idx.len(), Vec::new()).unwrap();
+        let mut at = 0;
+        let mut step = 5usize;
+        let mut round = 0;
+        while at < idx.len() {
+            let n = step.min(idx.len() - at);
+            // Sparse (one position in 50 or 400) and dense gathers, takes
+            // and skips in between.
+            let every = [50, 400, 3, 1][round % 4];
+            let mut positions: Vec<u32> = (0..n as u32).filter(|p| p % every as u32 == 1).collect();
+            let want: Vec<u32> = positions.iter().map(|&p| idx[at + p as usize]).collect();
+            match round % 5 {
+                3 => page.skip(n).unwrap(),
+                4 => assert_eq!(page.take(n).unwrap(), &idx[at..at + n], "at {at}"),
+                _ => {
+                    page.gather(n, &mut positions).unwrap();
+                    assert_eq!(positions, want, "at {at}, every {every}");
+                }
+            }
+            at += n;
+            round += 1;
+            step = step * 13 % 7919 + 3;
+        }
+        assert!(page.take(1).is_err());
+        // Positions out of order or range are not read from elsewhere.
+        let mut page = PageIndices::new(encoded(&idx, 5), idx.len(), Vec::new()).unwrap();
+        let mut positions = vec![10, 5, 9_999, 20_000];
+        page.gather(10_000, &mut positions).unwrap();
+        assert_eq!(positions, vec![idx[10], u32::MAX, idx[9_999], u32::MAX]);
+        assert_eq!(page.take(1).unwrap(), &idx[10_000..10_001]);
+        // Fewer indices than asked for is an error, not a short answer.
+        let mut page = PageIndices::new(encoded(&idx[..100], 5), 100, Vec::new()).unwrap();
+        assert!(page.gather(1_000, &mut [900]).is_err());
     }
 
     #[test]

@@ -969,11 +969,8 @@ impl LeafReader {
                 match &mut page.values {
                     PageValues::None => {}
                     PageValues::Dict(idx) => {
-                        let page_idx = idx.take(passed).map_err(|e| enc_err(at, e))?;
                         // Positions become the kept values' indices.
-                        for v in vals.iter_mut() {
-                            *v = page_idx.get(*v as usize).copied().unwrap_or(u32::MAX);
-                        }
+                        idx.gather(passed, vals).map_err(|e| enc_err(at, e))?;
                         let dict = self.dict.as_ref();
                         append_indices(dict, keys_mode, &mut keys, &mut dense, vals, at)?;
                     }
