@@ -143,7 +143,13 @@ impl Partial {
 /// is invalid: then what is gathered from it is checked).
 #[derive(Debug)]
 struct Dict {
+    /// The values, decoded; empty while `plain` stands for them.
     dense: Dense,
+    /// A dictionary of fixed-width numbers read as plain values: its PLAIN
+    /// bytes and entry count, which values are gathered from as they are.
+    /// A read may need a few entries of a dictionary of a megabyte (a
+    /// selection's pages), and a decoded copy is memory to fault in.
+    plain: Option<(Bytes, usize)>,
     /// The dictionary as an Arrow array, for dictionary output; made on
     /// first use and shared by every batch.
     array: Option<ArrayRef>,
@@ -378,8 +384,29 @@ fn append_indices(
         keys.extend_from_slice(ix);
         Ok(())
     } else {
-        gather_dense(dense, &dict.dense, ix, at)
+        gather_dict(dense, dict, ix, at)
     }
+}
+
+/// Appends the dictionary's values at `ix` to `out`.
+fn gather_dict(out: &mut Dense, dict: &Dict, ix: &[u32], at: &Location) -> Result<()> {
+    let Some((raw, n)) = &dict.plain else {
+        return gather_dense(out, &dict.dense, ix, at);
+    };
+    let n = *n;
+    match out {
+        Dense::I32(o) => native::gather_plain(raw, n, ix, o),
+        Dense::I64(o) => native::gather_plain(raw, n, ix, o),
+        Dense::F32(o) => native::gather_plain(raw, n, ix, o),
+        Dense::F64(o) => native::gather_plain(raw, n, ix, o),
+        _ => {
+            return Err(data_err(
+                at,
+                "the dictionary's type differs from the column's",
+            ));
+        }
+    }
+    .map_err(|e| enc_err(at, e))
 }
 
 /// At a page of another encoding than the dictionary's: values from here
@@ -393,7 +420,7 @@ fn leave_keys_mode(
 ) -> Result<()> {
     if *keys_mode {
         if let Some(dict) = dict {
-            gather_dense(dense, &dict.dense, keys, at)?;
+            gather_dict(dense, dict, keys, at)?;
         }
         keys.clear();
         *keys_mode = false;
@@ -628,6 +655,28 @@ impl LeafReader {
     /// Decodes the chunk's dictionary page (when a page first needs it).
     fn decode_dictionary(&self, d: DictionaryPage) -> Result<Dict> {
         let at = self.at.clone().at_offset(d.file_offset).at_page(d.index);
+        let fixed_width = matches!(
+            self.template,
+            Dense::I32(_) | Dense::I64(_) | Dense::F32(_) | Dense::F64(_)
+        );
+        // Kept as bytes when batches want plain values (not keys or views,
+        // which are made from the decoded dictionary), the bytes hold every
+        // entry (short bytes are decoded below, to fail as such), and the
+        // dictionary is larger than the table small ones are gathered
+        // through.
+        if fixed_width
+            && d.num_values > native::SMALL_DICT
+            && self.key_type.is_none()
+            && !views::is_view(&self.dt)
+            && plain_len(&self.template, d.num_values).is_some_and(|n| n <= d.buf.len())
+        {
+            return Ok(Dict {
+                dense: self.template.empty_like(),
+                plain: Some((d.buf, d.num_values)),
+                array: None,
+                views: None,
+            });
+        }
         let mut values = self.template.empty_like();
         if let Err(e) = decode_plain(&mut values, &d.buf, d.num_values, &at) {
             // An invalid string, used or not: kept as bytes, for what is
@@ -640,6 +689,7 @@ impl LeafReader {
         }
         Ok(Dict {
             dense: values,
+            plain: None,
             array: None,
             views: None,
         })

@@ -238,8 +238,31 @@ fn split<T: FixedWidth>(out: &mut Vec<T>, page: Encoded<'_>, at: &Location) -> R
     Ok(())
 }
 
+/// The values at `idx` of a dictionary page of `len` PLAIN fixed-width
+/// values in `raw` (at least `len` values long), appended to `out`, read
+/// where they lie: the largest index is checked once against `len`.
+pub(crate) fn gather_plain<T: FixedWidth>(
+    raw: &[u8],
+    len: usize,
+    idx: &[u32],
+    out: &mut Vec<T>,
+) -> std::result::Result<(), pq_encoding::Error> {
+    let max = idx.iter().copied().fold(0u32, u32::max);
+    if !idx.is_empty() && (max as usize >= len || raw.len() < len.saturating_mul(T::SIZE)) {
+        return Err(pq_encoding::Error::IndexOutOfBounds {
+            index: max.into(),
+            len,
+        });
+    }
+    out.extend(idx.iter().map(|&i| {
+        let at = i as usize * T::SIZE;
+        T::from_le(raw.get(at..at + T::SIZE).unwrap_or_default())
+    }));
+    Ok(())
+}
+
 /// Entries of a dictionary small enough for [`gather_small`]'s table.
-const SMALL_DICT: usize = 256;
+pub(crate) const SMALL_DICT: usize = 256;
 
 /// `dict[i]` for every `i` of `idx`, appended to `out`. A dictionary of at
 /// most [`SMALL_DICT`] entries (flags, codes, small counts) is copied into
@@ -271,6 +294,26 @@ fn gather_small<T: Copy + Default>(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    /// Gathering from a dictionary page's bytes gives the decoded
+    /// dictionary's values; an index past it is an error.
+    #[test]
+    fn gathers_from_plain_bytes_as_from_decoded_values() {
+        let dict: Vec<f64> = (0..1000).map(|i| f64::from(i) * 0.5 - 7.0).collect();
+        let mut raw = Vec::new();
+        pq_encoding::plain::encode(&dict, &mut raw);
+        raw.extend([1, 2, 3]); // bytes past the entries are not values
+        let idx: Vec<u32> = (0..5000u32).map(|i| (i * 7919) % 1000).collect();
+        let (mut from_raw, mut decoded) = (vec![1.5f64], vec![1.5f64]);
+        gather_plain(&raw, dict.len(), &idx, &mut from_raw).unwrap();
+        gather(&dict, &idx, &mut decoded).unwrap();
+        assert_eq!(from_raw, decoded);
+        let mut out: Vec<f64> = Vec::new();
+        assert!(gather_plain(&raw, dict.len(), &[3, 1000], &mut out).is_err());
+        assert!(out.is_empty());
+        // A page shorter than its entry count gives nothing from past its end.
+        assert!(gather_plain::<f64>(&raw[..80], dict.len(), &[0], &mut out).is_err());
+    }
 
     /// The table gather against the plain one, at the table's size and
     /// around it, and an index past a small dictionary.
