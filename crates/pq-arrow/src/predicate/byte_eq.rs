@@ -48,15 +48,73 @@ pub(crate) fn eq_bytes(a: &dyn Array, needle: &[u8], negate: bool) -> Option<Boo
 }
 
 fn eq_offsets<O: OffsetSizeTrait>(offsets: &[O], data: &[u8], needle: &[u8]) -> BooleanBuffer {
-    let n = offsets.len().saturating_sub(1);
     let len = needle.len();
-    BooleanBuffer::collect_bool(n, |i| {
-        let (Some(s), Some(e)) = (offsets.get(i), offsets.get(i + 1)) else {
-            return false;
+    // Values of 4 to 16 bytes: two overlapping words of the value's place
+    // compared whatever its length, so that the answer is the product of
+    // three tests, not a branch on lengths that vary row by row.
+    match len {
+        8..=16 => {
+            let (a, b) = (load::<8>(needle, 0), load::<8>(needle, len - 8));
+            scan(offsets, len, |s| {
+                (load::<8>(data, s) == a) & (load::<8>(data, s + len - 8) == b)
+            })
+        }
+        4..=7 => {
+            let (a, b) = (load::<4>(needle, 0), load::<4>(needle, len - 4));
+            scan(offsets, len, |s| {
+                (load::<4>(data, s) == a) & (load::<4>(data, s + len - 4) == b)
+            })
+        }
+        _ => scan(offsets, len, |s| {
+            data.get(s..s.saturating_add(len)) == Some(needle)
+        }),
+    }
+}
+
+/// Whether each value of `offsets` is `len` bytes long and `same` says
+/// its bytes (from its start) are the needle's, packed 64 to a word.
+#[inline(always)]
+fn scan<O: OffsetSizeTrait>(
+    offsets: &[O],
+    len: usize,
+    same: impl Fn(usize) -> bool,
+) -> BooleanBuffer {
+    let n = offsets.len().saturating_sub(1);
+    let mut words = Vec::with_capacity(n.div_ceil(64));
+    let (mut word, mut bit) = (0u64, 0u32);
+    for w in offsets.windows(2) {
+        let hit = match w {
+            [s, e] => {
+                let (s, e) = (s.as_usize(), e.as_usize());
+                (e.wrapping_sub(s) == len) & same(s)
+            }
+            _ => false,
         };
-        let (s, e) = (s.as_usize(), e.as_usize());
-        e.wrapping_sub(s) == len && data.get(s..e).is_some_and(|v| same(v, needle))
-    })
+        word |= u64::from(hit) << bit;
+        bit += 1;
+        if bit == 64 {
+            words.push(word);
+            (word, bit) = (0, 0);
+        }
+    }
+    if bit > 0 {
+        words.push(word);
+    }
+    BooleanBuffer::new(Buffer::from_vec(words), 0, n)
+}
+
+/// `N` (4 or 8) bytes of `data` from `at` as a little-endian number; 0
+/// past its end (where no value of the needle's length can lie anyway).
+#[inline(always)]
+fn load<const N: usize>(data: &[u8], at: usize) -> u64 {
+    match data.get(at..at.saturating_add(N)) {
+        Some(b) => {
+            let mut w = [0u8; 8];
+            w[..N].copy_from_slice(b);
+            u64::from_le_bytes(w)
+        }
+        None => 0,
+    }
 }
 
 /// `a == b` for slices of one length, short ones without a `memcmp` call:
@@ -67,19 +125,9 @@ fn same(a: &[u8], b: &[u8]) -> bool {
     if n != b.len() {
         return false;
     }
-    let word = |s: &[u8], at: usize| -> u64 {
-        s.get(at..at + 8)
-            .and_then(|w| w.try_into().ok())
-            .map_or(0, u64::from_le_bytes)
-    };
-    let half = |s: &[u8], at: usize| -> u32 {
-        s.get(at..at + 4)
-            .and_then(|w| w.try_into().ok())
-            .map_or(0, u32::from_le_bytes)
-    };
     match n {
-        8..=16 => word(a, 0) == word(b, 0) && word(a, n - 8) == word(b, n - 8),
-        4..=7 => half(a, 0) == half(b, 0) && half(a, n - 4) == half(b, n - 4),
+        8..=16 => load::<8>(a, 0) == load::<8>(b, 0) && load::<8>(a, n - 8) == load::<8>(b, n - 8),
+        4..=7 => load::<4>(a, 0) == load::<4>(b, 0) && load::<4>(a, n - 4) == load::<4>(b, n - 4),
         _ => a == b,
     }
 }
