@@ -251,9 +251,13 @@ fn a_dictionary_is_decoded_only_for_the_pages_that_use_it() {
     w.write(&batch).unwrap();
     w.close().unwrap();
     let good = Bytes::from(out.clone());
-    let md = ParquetReader::from_bytes(good.clone()).unwrap().metadata().clone();
+    let md = ParquetReader::from_bytes(good.clone())
+        .unwrap()
+        .metadata()
+        .clone();
     let chunk = md.row_groups[0].columns[1].meta_data.clone().unwrap();
-    let dict_at = usize::try_from(chunk.dictionary_page_offset.expect("a dictionary page")).unwrap();
+    let dict_at =
+        usize::try_from(chunk.dictionary_page_offset.expect("a dictionary page")).unwrap();
     // The dictionary's first value's length, past the page header, made huge.
     let (_, header_len) = <pq_format::PageHeader as pq_format::ThriftDecode>::decode_prefix(
         &out[dict_at..],
@@ -271,6 +275,12 @@ fn a_dictionary_is_decoded_only_for_the_pages_that_use_it() {
 
     let head = RowSelection::from(vec![RowSelector::select(10)]);
     let err = read(&bad, head.clone(), |r| r).unwrap_err().to_string();
-    assert!(err.contains("page 0") && err.contains(&format!("offset {dict_at}")), "{err}");
-    assert_eq!(read(&good, head, |r| r).unwrap().unwrap(), batch.slice(0, 10));
+    assert!(
+        err.contains("page 0") && err.contains(&format!("offset {dict_at}")),
+        "{err}"
+    );
+    assert_eq!(
+        read(&good, head, |r| r).unwrap().unwrap(),
+        batch.slice(0, 10)
+    );
 }

@@ -74,9 +74,10 @@ impl SessionContextExt for SessionContext {
         let mut state = state.write();
         // `STORED AS X` finds a table factory by X, which lists the files
         // with the format registered under X.
-        state
-            .table_factories_mut()
-            .insert("PQ".to_owned(), Arc::new(PqTableFactory::new(options.clone())));
+        state.table_factories_mut().insert(
+            "PQ".to_owned(),
+            Arc::new(PqTableFactory::new(options.clone())),
+        );
         state.register_file_format(Arc::new(PqFormatFactory::new(options)), true)
     }
 }

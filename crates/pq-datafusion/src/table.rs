@@ -13,10 +13,10 @@ use std::any::Any;
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use arrow_schema::DataType;
 use arrow_schema::SchemaRef;
 use async_trait::async_trait;
 use datafusion::catalog::{ScanArgs, ScanResult, Session, TableProvider, TableProviderFactory};
-use arrow_schema::DataType;
 use datafusion::common::{
     Constraints, Statistics, arrow_datafusion_err, internal_datafusion_err, plan_err,
 };

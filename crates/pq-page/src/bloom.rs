@@ -404,8 +404,16 @@ mod tests {
         shared.insert(h);
         assert!(shared.check(h));
         assert_ne!(shared, copied);
-        assert_eq!(Sbbf::from_shared(file.slice(13..), 1 << 20).unwrap().0, copied);
+        assert_eq!(
+            Sbbf::from_shared(file.slice(13..), 1 << 20).unwrap().0,
+            copied
+        );
         let short = file.slice(13..file.len() - 6);
-        assert!(Sbbf::from_shared(short, 1 << 20).unwrap_err().to_string().contains("past"));
+        assert!(
+            Sbbf::from_shared(short, 1 << 20)
+                .unwrap_err()
+                .to_string()
+                .contains("past")
+        );
     }
 }

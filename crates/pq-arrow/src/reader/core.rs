@@ -533,10 +533,13 @@ impl BatchDecoder {
     /// top-level fields that are a leaf themselves (not nested) and not
     /// already read as a dictionary.
     fn keyable_leaves(&self) -> Vec<usize> {
-        let (Some(plan), Some(FieldNode {
-            kind: FieldKind::Group(children),
-            ..
-        })) = (&self.late, &self.root)
+        let (
+            Some(plan),
+            Some(FieldNode {
+                kind: FieldKind::Group(children),
+                ..
+            }),
+        ) = (&self.late, &self.root)
         else {
             return Vec::new();
         };
