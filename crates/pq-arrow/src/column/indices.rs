@@ -89,15 +89,17 @@ impl PageIndices {
     /// (increasing, each below `n`) the index at that position. Few
     /// positions among many indices (the kept rows of a column read late)
     /// are reached by skipping, which passes bit-packed groups by
-    /// arithmetic: a group of eight is unpacked only where a position
-    /// falls. A position out of order or range becomes `u32::MAX`, which
-    /// no dictionary holds.
+    /// arithmetic: up to 32 indices are unpacked where a position falls.
+    /// Only below one position in 128 does that pay: at 1 % (a 1 % filter
+    /// over a SNAPPY table, every column projected) skipping cost 5-10 %
+    /// more than decoding every index, at 0.2 % it saved 11 %. A position
+    /// out of order or range becomes `u32::MAX`, which no dictionary holds.
     pub(crate) fn gather(
         &mut self,
         n: usize,
         positions: &mut [u32],
     ) -> Result<(), pq_encoding::Error> {
-        if positions.len().saturating_mul(16) >= n {
+        if positions.len().saturating_mul(128) >= n {
             let idx = self.take(n)?;
             for v in positions.iter_mut() {
                 *v = idx.get(*v as usize).copied().unwrap_or(u32::MAX);
