@@ -459,12 +459,16 @@ impl BatchDecoder {
             // A predicate's column whose pages all index a small dictionary
             // is read as its keys: the predicate is tested on the
             // dictionary's values once a batch, and only the kept rows are
-            // turned into values (see `LatePlan::restore_types`).
+            // turned into values (see `LatePlan::restore_types`). Small: at
+            // most half a byte of dictionary page per row of a batch, so
+            // that testing every entry each batch stays well under testing
+            // its rows (a date column's 2 500 entries against batches of
+            // 8 192 rows cost TPC-H Q1, which keeps 98 % of its rows, 1-2 %).
             let keyed;
             let dt = if keyable.contains(&ci)
                 && crate::predicate::dictionary::all_pages_use_dictionary(cmd)
                 && crate::predicate::dictionary::dictionary_range(cmd)
-                    .is_some_and(|(start, end)| end - start <= 2 * self.batch_size as u64)
+                    .is_some_and(|(start, end)| end - start <= self.batch_size as u64 / 2)
             {
                 keyed = DataType::Dictionary(Box::new(DataType::Int32), Box::new(dt.clone()));
                 &keyed
