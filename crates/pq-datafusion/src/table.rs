@@ -79,12 +79,23 @@ impl PqTable {
         file_schema: SchemaRef,
         runtime: &RuntimeEnv,
     ) -> Result<Self> {
-        let config = ListingTableConfig::new_with_multi_paths(urls)
-            .with_listing_options(listing)
-            .with_schema(file_schema);
-        let cache = runtime.cache_manager.get_file_statistic_cache();
-        PqTable::new(ListingTable::try_new(config)?.with_cache(cache))
+        PqTable::new(listing_table(urls, listing, file_schema, runtime)?)
     }
+}
+
+/// The `ListingTable` over `urls` with a known file schema, sharing
+/// `runtime`'s file statistics cache.
+fn listing_table(
+    urls: Vec<ListingTableUrl>,
+    listing: ListingOptions,
+    file_schema: SchemaRef,
+    runtime: &RuntimeEnv,
+) -> Result<ListingTable> {
+    let config = ListingTableConfig::new_with_multi_paths(urls)
+        .with_listing_options(listing)
+        .with_schema(file_schema);
+    let cache = runtime.cache_manager.get_file_statistic_cache();
+    Ok(ListingTable::try_new(config)?.with_cache(cache))
 }
 
 /// Every call goes to the `ListingTable`.
@@ -230,12 +241,7 @@ impl PqTableFactory {
         } else {
             listing.infer_schema(state, first).await?
         };
-        let config = ListingTableConfig::new_with_multi_paths(urls)
-            .with_listing_options(listing)
-            .with_schema(file_schema);
-        let cache = state.runtime_env().cache_manager.get_file_statistic_cache();
-        let table = ListingTable::try_new(config)?
-            .with_cache(cache)
+        let table = listing_table(urls, listing, file_schema, state.runtime_env())?
             .with_constraints(cmd.constraints.clone())
             .with_column_defaults(cmd.column_defaults.clone())
             .with_definition(cmd.definition.clone());

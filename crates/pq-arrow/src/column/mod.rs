@@ -41,8 +41,8 @@ use indices::PageIndices;
 pub(crate) use kept::KeptRows;
 use kept::RunCursor;
 use values::{
-    Dense, decode_plain, decode_values, extend_range, gather_dense, plain_len, skip_plain,
-    take_plain, take_plain_at,
+    Dense, decode_plain, decode_values, extend_range, gather_dense, gather_plain_dict,
+    gathers_plain_dict, plain_len, skip_plain, take_plain, take_plain_at,
 };
 
 /// The decoded content of one batch of a leaf column.
@@ -390,23 +390,10 @@ fn append_indices(
 
 /// Appends the dictionary's values at `ix` to `out`.
 fn gather_dict(out: &mut Dense, dict: &Dict, ix: &[u32], at: &Location) -> Result<()> {
-    let Some((raw, n)) = &dict.plain else {
-        return gather_dense(out, &dict.dense, ix, at);
-    };
-    let n = *n;
-    match out {
-        Dense::I32(o) => native::gather_plain(raw, n, ix, o),
-        Dense::I64(o) => native::gather_plain(raw, n, ix, o),
-        Dense::F32(o) => native::gather_plain(raw, n, ix, o),
-        Dense::F64(o) => native::gather_plain(raw, n, ix, o),
-        _ => {
-            return Err(data_err(
-                at,
-                "the dictionary's type differs from the column's",
-            ));
-        }
+    match &dict.plain {
+        Some((raw, n)) => gather_plain_dict(out, raw, *n, ix, at),
+        None => gather_dense(out, &dict.dense, ix, at),
     }
-    .map_err(|e| enc_err(at, e))
 }
 
 /// At a page of another encoding than the dictionary's: values from here
@@ -655,16 +642,12 @@ impl LeafReader {
     /// Decodes the chunk's dictionary page (when a page first needs it).
     fn decode_dictionary(&self, d: DictionaryPage) -> Result<Dict> {
         let at = self.at.clone().at_offset(d.file_offset).at_page(d.index);
-        let fixed_width = matches!(
-            self.template,
-            Dense::I32(_) | Dense::I64(_) | Dense::F32(_) | Dense::F64(_)
-        );
         // Kept as bytes when batches want plain values (not keys or views,
         // which are made from the decoded dictionary), the bytes hold every
         // entry (short bytes are decoded below, to fail as such), and the
         // dictionary is larger than the table small ones are gathered
         // through.
-        if fixed_width
+        if gathers_plain_dict(&self.template)
             && d.num_values > native::SMALL_DICT
             && self.key_type.is_none()
             && !views::is_view(&self.dt)

@@ -247,17 +247,27 @@ pub(crate) fn gather_plain<T: FixedWidth>(
     idx: &[u32],
     out: &mut Vec<T>,
 ) -> std::result::Result<(), pq_encoding::Error> {
+    // A page short of its entries gives nothing (its caller keeps only
+    // whole ones).
+    let whole = raw.len() >= len.saturating_mul(T::SIZE);
+    check_indices(idx, if whole { len } else { 0 })?;
+    out.extend(idx.iter().map(|&i| {
+        let at = i as usize * T::SIZE;
+        T::from_le(raw.get(at..at + T::SIZE).unwrap_or_default())
+    }));
+    Ok(())
+}
+
+/// Every index of `idx` below `len`, checked once by their largest (the
+/// gathers then need no check per value that can fail).
+fn check_indices(idx: &[u32], len: usize) -> std::result::Result<(), pq_encoding::Error> {
     let max = idx.iter().copied().fold(0u32, u32::max);
-    if !idx.is_empty() && (max as usize >= len || raw.len() < len.saturating_mul(T::SIZE)) {
+    if !idx.is_empty() && max as usize >= len {
         return Err(pq_encoding::Error::IndexOutOfBounds {
             index: max.into(),
             len,
         });
     }
-    out.extend(idx.iter().map(|&i| {
-        let at = i as usize * T::SIZE;
-        T::from_le(raw.get(at..at + T::SIZE).unwrap_or_default())
-    }));
     Ok(())
 }
 
@@ -279,13 +289,7 @@ fn gather_small<T: Copy + Default>(
         return gather(dict, idx, out);
     };
     head.copy_from_slice(dict);
-    let max = idx.iter().copied().fold(0u32, u32::max);
-    if !idx.is_empty() && max as usize >= dict.len() {
-        return Err(pq_encoding::Error::IndexOutOfBounds {
-            index: max.into(),
-            len: dict.len(),
-        });
-    }
+    check_indices(idx, dict.len())?;
     out.extend(idx.iter().map(|&i| table[i as usize % SMALL_DICT]));
     Ok(())
 }

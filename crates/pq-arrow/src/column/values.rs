@@ -10,6 +10,7 @@ use pq_format::{Encoding, Type};
 
 use super::buffer::{Encoded, ValueBuffer};
 use super::byte_arrays::{ByteArrays, FixedBytes};
+use super::native;
 use super::utf8::CheckedUtf8;
 use crate::error::{Location, Result, data_err, enc_err};
 use crate::pool::Pool;
@@ -212,6 +213,40 @@ pub(crate) fn gather_dense(
             "the dictionary's type differs from the column's",
         ))),
     }
+}
+
+/// Whether a PLAIN dictionary page of `kind`'s values is gathered from as
+/// it is (see [`gather_plain_dict`]): fixed-width numbers, whose PLAIN
+/// bytes are the values.
+pub(crate) fn gathers_plain_dict(kind: &Dense) -> bool {
+    matches!(
+        kind,
+        Dense::I32(_) | Dense::I64(_) | Dense::F32(_) | Dense::F64(_)
+    )
+}
+
+/// Appends the values at `idx` of the `n` PLAIN values in `raw` (a
+/// dictionary page) to `out`, for the kinds [`gathers_plain_dict`] names.
+pub(crate) fn gather_plain_dict(
+    out: &mut Dense,
+    raw: &[u8],
+    n: usize,
+    idx: &[u32],
+    at: &Location,
+) -> Result<()> {
+    match out {
+        Dense::I32(o) => native::gather_plain(raw, n, idx, o),
+        Dense::I64(o) => native::gather_plain(raw, n, idx, o),
+        Dense::F32(o) => native::gather_plain(raw, n, idx, o),
+        Dense::F64(o) => native::gather_plain(raw, n, idx, o),
+        _ => {
+            return Err(data_err(
+                at,
+                "the dictionary's type differs from the column's",
+            ));
+        }
+    }
+    .map_err(|e| enc_err(at, e))
 }
 
 /// The bytes `n` PLAIN values of `kind`'s type take, for every type whose
