@@ -14,6 +14,7 @@
 //! a buffer still in use when the reader is gone is simply freed.
 
 use std::any::{Any, TypeId};
+use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, Weak};
 
 use arrow_buffer::Buffer;
@@ -21,6 +22,17 @@ use arrow_buffer::Buffer;
 /// Bytes a reader's pool keeps at most: a few rounds of batches of a wide
 /// table (a 13-column lineitem batch of 8192 rows is about 1.5 MB).
 pub(crate) const DEFAULT_POOL_BYTES: usize = 64 << 20;
+
+/// Vectors a pool keeps at most, whatever their bytes: a lookup scans them
+/// all. A few rounds of a wide table's batches are a few hundred buffers;
+/// a selective read producing thousands of small arrays made the scan 12 %
+/// of its time before this bound.
+const MAX_KEPT: usize = 256;
+
+/// Vectors smaller than this are not kept: the allocator serves them from
+/// its own free lists without faulting pages in, which is what the pool
+/// saves on large ones.
+const MIN_KEPT_BYTES: usize = 4096;
 
 /// A vector kept for reuse.
 struct Kept {
@@ -33,7 +45,7 @@ struct Kept {
 #[derive(Default)]
 struct Free {
     /// Oldest first.
-    kept: Vec<Kept>,
+    kept: VecDeque<Kept>,
     bytes: usize,
 }
 
@@ -108,7 +120,7 @@ impl Pool {
             }
             let (i, bytes) = best?;
             free.bytes -= bytes;
-            free.kept.remove(i)
+            free.kept.remove(i)?
         };
         kept.vec.downcast::<Vec<T>>().ok().map(|b| *b)
     }
@@ -183,19 +195,21 @@ impl Drop for ReturningBytes {
 
 fn put<T: Copy + Send + 'static>(shared: &Shared, mut v: Vec<T>) {
     let bytes = v.capacity().saturating_mul(size_of::<T>());
-    if bytes == 0 || bytes > shared.limit {
+    if bytes < MIN_KEPT_BYTES || bytes > shared.limit {
         return;
     }
     v.clear();
     let Ok(mut free) = shared.free.lock() else {
         return;
     };
-    while free.bytes + bytes > shared.limit && !free.kept.is_empty() {
-        let old = free.kept.remove(0);
+    while free.bytes + bytes > shared.limit || free.kept.len() >= MAX_KEPT {
+        let Some(old) = free.kept.pop_front() else {
+            break;
+        };
         free.bytes -= old.bytes;
     }
     free.bytes += bytes;
-    free.kept.push(Kept {
+    free.kept.push_back(Kept {
         type_id: TypeId::of::<Vec<T>>(),
         bytes,
         vec: Box::new(v),
@@ -228,30 +242,30 @@ mod tests {
     #[test]
     fn pooled_bytes_come_back_when_the_last_clone_is_dropped() {
         let pool = Pool::new(1 << 20);
-        let mut v: Vec<u8> = pool.take(1000);
-        v.extend_from_slice(&[7; 1000]);
+        let mut v: Vec<u8> = pool.take(5000);
+        v.extend_from_slice(&[7; 5000]);
         let p = v.as_ptr();
         let b = pool.bytes(v);
         let part = b.slice(10..20);
         drop(b);
         assert_eq!(&part[..], &[7; 10]);
         // Still in use: not handed out.
-        let other = pool.take::<u8>(1000);
+        let other = pool.take::<u8>(5000);
         assert_ne!(other.as_ptr(), p);
         drop(part);
-        let back = pool.take::<u8>(1000);
+        let back = pool.take::<u8>(5000);
         assert_eq!(back.as_ptr(), p);
     }
 
     #[test]
     fn a_vector_put_back_is_taken_again() {
         let pool = Pool::new(1 << 20);
-        let v: Vec<u64> = Vec::with_capacity(100);
+        let v: Vec<u64> = Vec::with_capacity(1000);
         let p = v.as_ptr();
         pool.put(v);
         let w: Vec<u64> = pool.take(50);
         assert_eq!(w.as_ptr(), p);
-        assert!(w.is_empty() && w.capacity() >= 100);
+        assert!(w.is_empty() && w.capacity() >= 1000);
         // Another type is not handed out for it.
         pool.put(w);
         let x: Vec<u32> = pool.take(50);
@@ -261,13 +275,13 @@ mod tests {
     #[test]
     fn take_prefers_the_smallest_large_enough() {
         let pool = Pool::new(1 << 20);
-        for cap in [10usize, 1000, 100] {
+        for cap in [5000usize, 100_000, 10_000] {
             pool.put(Vec::<u8>::with_capacity(cap));
         }
-        assert_eq!(pool.take::<u8>(50).capacity(), 100);
-        assert_eq!(pool.take::<u8>(50).capacity(), 1000);
+        assert_eq!(pool.take::<u8>(6000).capacity(), 10_000);
+        assert_eq!(pool.take::<u8>(6000).capacity(), 100_000);
         // Only one too small left: it is grown.
-        assert!(pool.take::<u8>(50).capacity() >= 50);
+        assert!(pool.take::<u8>(6000).capacity() >= 6000);
         assert_eq!(
             pool.0
                 .as_ref()
@@ -282,12 +296,31 @@ mod tests {
 
     #[test]
     fn the_limit_drops_the_oldest() {
-        let pool = Pool::new(250);
-        for cap in [100usize, 100, 100] {
+        let pool = Pool::new(25_000);
+        for cap in [10_000usize, 10_000, 10_000] {
             pool.put(Vec::<u8>::with_capacity(cap));
         }
         let free = pool.0.as_ref().unwrap().free.lock().unwrap();
-        assert!(free.bytes <= 250 && free.kept.len() == 2, "{}", free.bytes);
+        assert!(free.bytes <= 25_000 && free.kept.len() == 2, "{}", free.bytes);
+    }
+
+    #[test]
+    fn small_vectors_are_not_kept_and_the_count_is_bounded() {
+        let pool = Pool::new(1 << 30);
+        pool.put(Vec::<u8>::with_capacity(MIN_KEPT_BYTES - 1));
+        assert_eq!(pool.0.as_ref().unwrap().free.lock().unwrap().kept.len(), 0);
+        let first = Vec::<u8>::with_capacity(MIN_KEPT_BYTES);
+        let p = first.as_ptr();
+        pool.put(first);
+        for _ in 0..MAX_KEPT {
+            pool.put(Vec::<u8>::with_capacity(2 * MIN_KEPT_BYTES));
+        }
+        let free = pool.0.as_ref().unwrap().free.lock().unwrap();
+        assert_eq!(free.kept.len(), MAX_KEPT);
+        assert_eq!(free.bytes, MAX_KEPT * 2 * MIN_KEPT_BYTES);
+        drop(free);
+        // The oldest (the only one of its size) was dropped to make room.
+        assert_ne!(pool.take::<u8>(1).as_ptr(), p);
     }
 
     #[test]
