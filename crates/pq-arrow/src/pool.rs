@@ -301,7 +301,11 @@ mod tests {
             pool.put(Vec::<u8>::with_capacity(cap));
         }
         let free = pool.0.as_ref().unwrap().free.lock().unwrap();
-        assert!(free.bytes <= 25_000 && free.kept.len() == 2, "{}", free.bytes);
+        assert!(
+            free.bytes <= 25_000 && free.kept.len() == 2,
+            "{}",
+            free.bytes
+        );
     }
 
     #[test]

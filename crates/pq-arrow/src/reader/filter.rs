@@ -515,11 +515,26 @@ impl RowFilter {
         Ok(())
     }
 
-    /// A batch of `batch_size` matching rows once that many are pending;
-    /// with `last`, whatever is pending.
+    /// A batch of matching rows once `batch_size` are pending (with `last`,
+    /// whatever is pending): the first pending piece alone when it holds at
+    /// least half a batch, else pieces joined into `batch_size` rows.
+    /// Joining copies every value; when most rows match, every piece is
+    /// nearly a batch and the copy cost more than the filter.
     pub(super) fn pop(&mut self, last: bool) -> Result<Option<RecordBatch>> {
         if self.pending_rows == 0 || (!last && self.pending_rows < self.batch_size) {
             return Ok(None);
+        }
+        if let Some(front) = self.pending.pop_front() {
+            let n = front.num_rows();
+            if n.saturating_mul(2) >= self.batch_size {
+                let take = n.min(self.batch_size);
+                if take < n {
+                    self.pending.push_front(front.slice(take, n - take));
+                }
+                self.pending_rows -= take;
+                return Ok(Some(front.slice(0, take)));
+            }
+            self.pending.push_front(front);
         }
         let want = self.batch_size.min(self.pending_rows);
         let mut parts = Vec::new();

@@ -46,7 +46,10 @@ macro_rules! read_setters {
             self
         }
 
-        /// Rows per batch (default 8192; at least 1).
+        /// Rows per batch at most (default 8192; at least 1). Every batch
+        /// but the last is full, except in a filtered read (a predicate or
+        /// a row selection), where a run of matching rows of at least half
+        /// a batch comes as it is rather than copied into a full one.
         pub fn with_batch_size(mut self, batch_size: usize) -> Self {
             self.opts.batch_size = batch_size.max(1);
             self
