@@ -324,7 +324,8 @@ mod tests {
         assert_eq!(free.bytes, MAX_KEPT * 2 * MIN_KEPT_BYTES);
         drop(free);
         // The oldest (the only one of its size) was dropped to make room.
-        assert_ne!(pool.take::<u8>(1).as_ptr(), p);
+        let smallest = pool.take::<u8>(1);
+        assert_ne!(smallest.as_ptr(), p);
     }
 
     #[test]

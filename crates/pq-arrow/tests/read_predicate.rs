@@ -472,6 +472,7 @@ fn filtered_reads_keep_exactly_the_matching_rows() {
     let mut blooms = 0;
     let mut by_dictionary = 0;
     let mut by_page_index = 0;
+    let mut whole_by_statistics = 0;
     for round in 0..200 {
         let m = random_model(&mut rng, &t, 2);
         let p = to_predicate(&m, &t);
@@ -507,6 +508,7 @@ fn filtered_reads_keep_exactly_the_matching_rows() {
             pruned_any[k] += metrics.row_groups_pruned;
             by_dictionary += metrics.row_groups_pruned_by_dictionary;
             by_page_index += metrics.rows_ruled_out_by_page_index;
+            whole_by_statistics += metrics.row_groups_matched_by_statistics;
             blooms += metrics.bloom_filters_read;
         }
     }
@@ -514,6 +516,8 @@ fn filtered_reads_keep_exactly_the_matching_rows() {
     assert!(pruned_any.iter().all(|&n| n > 0), "{pruned_any:?}");
     assert!(by_dictionary > 0);
     assert!(by_page_index > 0);
+    // Row groups every row of which matches were read untested.
+    assert!(whole_by_statistics > 0);
     // Columns the predicate does not read were read late, for kept rows.
     assert!(skipped_late > 0);
     // pyarrow's files carry Bloom filters (when pyarrow is there).
@@ -552,6 +556,45 @@ fn statistics_prune_what_they_rule_out() {
             .map(|r| r as i64)
             .collect();
         assert_eq!(ids, want);
+    }
+}
+
+#[test]
+fn row_groups_whose_statistics_show_every_row_matches_are_not_tested() {
+    let mut rng = Rng(12);
+    let t = table(&mut rng);
+    let groups = ROWS / GROUP;
+    let k_present: Vec<i64> = (0..ROWS)
+        .filter(|&r| t.cols[1].1[r].is_some())
+        .map(|r| r as i64)
+        .collect();
+    for file in [write_pq(&t.batch), write_arrow_rs(&t.batch)] {
+        let (ids, m) = read_ids(&file, Predicate::parse("id >= 1000").unwrap(), 8192);
+        assert_eq!(ids, (1000..ROWS as i64).collect::<Vec<_>>());
+        // Row groups 3.. (ids 1200..) all match; 2 (800..1200) is tested.
+        assert_eq!(m.row_groups_matched_by_statistics, groups - 3, "{m:?}");
+        assert!(m.rows_tested > 0 && m.rows_tested <= GROUP as u64, "{m:?}");
+        for (p, matched) in [
+            ("id <> 5", groups - 1),
+            ("id NOT IN (5, 6)", groups - 1),
+            ("id >= 1000 OR k = 3", groups - 3),
+            ("id < 4000 AND id IS NOT NULL", groups),
+            // Nulls satisfy no comparison: a column with nulls never
+            // matches whole.
+            ("k >= -50", 0),
+            // Float bounds do not count where NaN may hide.
+            ("f < 1e300", 0),
+            ("id >= 1000 AND k = 3", 0),
+        ] {
+            let (ids, m) = read_ids(&file, Predicate::parse(p).unwrap(), 100);
+            assert_eq!(m.row_groups_matched_by_statistics, matched, "{p}: {m:?}");
+            if p == "k >= -50" {
+                assert_eq!(ids, k_present, "{p}");
+            }
+            if p == "id <> 5" {
+                assert_eq!(ids.len(), ROWS - 1, "{p}");
+            }
+        }
     }
 }
 

@@ -70,13 +70,14 @@ pub fn run(
         writeln!(
             out,
             "row groups pruned: {} of {} (statistics {by_statistics}, Bloom filters {}, \
-             dictionaries {}, page index {}), {} rows",
+             dictionaries {}, page index {}), {} rows; matched whole by statistics: {}",
             p.row_groups_pruned,
             p.row_groups,
             p.row_groups_pruned_by_bloom_filter,
             p.row_groups_pruned_by_dictionary,
             p.row_groups_pruned_by_page_index,
-            p.rows_pruned
+            p.rows_pruned,
+            p.row_groups_matched_by_statistics
         )?;
         writeln!(
             out,

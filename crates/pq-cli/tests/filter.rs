@@ -207,4 +207,10 @@ fn scan_reports_the_matching_rows_and_what_was_pruned() {
         "{out}"
     );
     assert!(out.contains("bytes read: 0 of"), "{out}");
+    // One every row satisfies is read untested.
+    let all = expected(|_, _, _| true).len();
+    let out = ok(&["scan", p, "--where", "id >= -1"]);
+    assert!(out.contains(&format!("rows: {all}\n")), "{out}");
+    assert!(out.contains("matched whole by statistics: 1"), "{out}");
+    assert!(out.contains("rows tested: 0,"), "{out}");
 }

@@ -25,9 +25,12 @@
 //! Before a row group is read, its statistics, Bloom filters, dictionaries
 //! and page index say whether any of its rows can match; they only ever
 //! answer "no" when that is certain (see [`PruningOptions`] and
-//! [`PruningMetrics`]). In the row groups that are read, the predicate's
-//! columns are decoded first and the others only for the rows it keeps
-//! (late materialization, also in [`PruningOptions`]).
+//! [`PruningMetrics`]). The statistics may also show that every row of a
+//! row group matches (bounds that settle each comparison, no nulls): that
+//! row group is read as without a predicate, its rows untested. In the
+//! other row groups that are read, the predicate's columns are decoded
+//! first and the others only for the rows it keeps (late materialization,
+//! also in [`PruningOptions`]).
 
 pub(crate) mod bind;
 pub(crate) mod bloom;

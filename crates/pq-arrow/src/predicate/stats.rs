@@ -73,6 +73,74 @@ pub(crate) fn row_group_may_match(
     may_match(&predicate.root, &mut ctx)
 }
 
+/// Whether every row of row group `rg` certainly satisfies `predicate`,
+/// from its statistics alone: then its rows need not be tested, nor the
+/// predicate's columns read first. Only exact certainty counts: a column
+/// without bounds or a null count, bounds that do not decode, or a part
+/// this cannot decide (`LIKE`, `IN`) answers no.
+pub(crate) fn row_group_all_match(
+    predicate: &BoundPredicate,
+    md: &FileMetaData,
+    schema: &pq_format::SchemaDescriptor,
+    rg: &RowGroup,
+) -> bool {
+    let stats: Vec<Option<ChunkStats>> = predicate
+        .columns
+        .iter()
+        .map(|c| chunk_stats(c, md, schema.column(c.leaf)?, rg))
+        .collect();
+    all_match(&predicate.root, &stats)
+}
+
+/// Whether `node` holds for every row that `stats` (by column) describe.
+fn all_match(node: &Bound, stats: &[Option<ChunkStats>]) -> bool {
+    let of = |i: &usize| stats.get(*i).and_then(Option::as_ref);
+    match node {
+        Bound::And(a, b) => all_match(a, stats) && all_match(b, stats),
+        Bound::Or(a, b) => all_match(a, stats) || all_match(b, stats),
+        Bound::IsNull { column, negated } => of(column).is_some_and(|s| {
+            if *negated {
+                s.nulls == Some(0)
+            } else {
+                s.nulls == Some(s.rows)
+            }
+        }),
+        Bound::Compare { column, op, value } => {
+            of(column).is_some_and(|s| compare_all_match(s, *op, value))
+        }
+        Bound::InList {
+            column,
+            values,
+            negated: true,
+        } => {
+            of(column).is_some_and(|s| values.iter().all(|v| compare_all_match(s, CmpOp::NotEq, v)))
+        }
+        Bound::InList { .. } | Bound::Like { .. } => false,
+    }
+}
+
+/// Whether `value op v` holds for every row `s` describes: no nulls (a
+/// null satisfies no comparison) and bounds that settle it.
+fn compare_all_match(s: &ChunkStats, op: CmpOp, v: &ArrayRef) -> bool {
+    if s.nulls != Some(0) || s.rows == 0 {
+        return false;
+    }
+    let Some((lo, hi)) = &s.bounds else {
+        return false;
+    };
+    let yes = |r: Option<bool>| r == Some(true);
+    match op {
+        // Bounds, truncated or not, enclose every value.
+        CmpOp::Lt => yes(cmp(hi, CmpOp::Lt, v)),
+        CmpOp::LtEq => yes(cmp(hi, CmpOp::LtEq, v)),
+        CmpOp::Gt => yes(cmp(lo, CmpOp::Gt, v)),
+        CmpOp::GtEq => yes(cmp(lo, CmpOp::GtEq, v)),
+        CmpOp::NotEq => yes(cmp(hi, CmpOp::Lt, v)) || yes(cmp(lo, CmpOp::Gt, v)),
+        // Every value equal: exact bounds, both the value.
+        CmpOp::Eq => s.exact && yes(cmp(lo, CmpOp::Eq, v)) && yes(cmp(hi, CmpOp::Eq, v)),
+    }
+}
+
 struct Ctx<'a, 'b> {
     stats: &'a [Option<ChunkStats>],
     columns: &'a [BoundColumn],

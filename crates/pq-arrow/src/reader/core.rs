@@ -386,7 +386,17 @@ impl BatchDecoder {
         })?;
         let mut selected: Vec<usize> = self.leaf_types.keys().copied().collect();
         selected.sort_unstable();
-        let keyable = self.keyable_leaves();
+        // A row group whose statistics show every row matches is read as
+        // without a predicate: no column first, none as keys, no test.
+        let plain = self
+            .filter
+            .as_ref()
+            .is_some_and(|f| f.all_match(rg_index) && f.selection(rg_index).is_none());
+        let keyable = if plain {
+            Vec::new()
+        } else {
+            self.keyable_leaves()
+        };
         let mut readers = Vec::with_capacity(selected.len());
         self.chunks.clear();
         for ci in selected {
@@ -519,7 +529,7 @@ impl BatchDecoder {
         };
         let mut tasks =
             RowGroupTasks::new(readers, sizes, self.ahead).with_read_ahead(self.workers.any());
-        if let Some(plan) = &self.late {
+        if let Some(plan) = self.late.as_ref().filter(|_| !plain) {
             tasks = tasks.with_late(|leaf| plan.is_late(leaf));
         }
         let tasks = Arc::new(tasks);

@@ -57,11 +57,15 @@ pub struct PruningMetrics {
     pub dictionary_bytes: u64,
     /// Rows decoded and tested against the predicate.
     pub rows_tested: u64,
-    /// Rows that satisfied it (before any offset or limit).
+    /// Rows that satisfied it (before any offset or limit): tested, or in
+    /// row groups whose statistics show every row does.
     pub rows_matched: u64,
     /// Values of columns read late (after the predicate's) that were not
     /// decoded because their rows were not kept: rows times columns.
     pub values_skipped_late: u64,
+    /// Of the row groups read, the ones whose statistics show every row
+    /// satisfies the predicate: read as without one, their rows untested.
+    pub row_groups_matched_by_statistics: usize,
 }
 
 /// Metrics of several reads (of several files) added up.
@@ -84,6 +88,7 @@ impl std::ops::AddAssign<&PruningMetrics> for PruningMetrics {
         self.rows_tested += o.rows_tested;
         self.rows_matched += o.rows_matched;
         self.values_skipped_late += o.values_skipped_late;
+        self.row_groups_matched_by_statistics += o.row_groups_matched_by_statistics;
     }
 }
 
@@ -223,6 +228,9 @@ pub(super) struct RowFilter {
     pub(super) metrics: PruningMetrics,
     /// Row groups the page index narrowed, with their rows left.
     selections: Vec<(usize, RowSelection)>,
+    /// Row groups every row of which satisfies the predicate, by their
+    /// statistics: their rows are not tested.
+    all_match: Vec<usize>,
 }
 
 /// What [`RowFilter::prune`] gave.
@@ -257,6 +265,7 @@ impl RowFilter {
             pending_rows: 0,
             metrics: PruningMetrics::default(),
             selections: Vec::new(),
+            all_match: Vec::new(),
         }
     }
 
@@ -297,6 +306,7 @@ impl RowFilter {
             ..PruningMetrics::default()
         };
         self.selections.clear();
+        self.all_match.clear();
         let Some(predicate) = &self.predicate else {
             // A row selection alone: its row groups, narrowed to its rows.
             self.selections = self.chosen_rows.clone();
@@ -325,6 +335,17 @@ impl RowFilter {
                 kept.push(rg);
                 continue;
             };
+            // Every row satisfies it: no level can rule the row group out,
+            // and its rows need no test.
+            if levels.statistics && stats::row_group_all_match(predicate, md, &md.schema, group) {
+                metrics.row_groups_matched_by_statistics += 1;
+                self.all_match.push(rg);
+                if let Some((_, c)) = chosen_rows.iter().find(|(r, _)| *r == rg) {
+                    self.selections.push((rg, c.clone()));
+                }
+                kept.push(rg);
+                continue;
+            }
             let before = missing.borrow().len();
             let may = |bloom: &mut stats::BloomCheck<'_>,
                        dict: &mut stats::DictionaryValues<'_>| {
@@ -415,6 +436,13 @@ impl RowFilter {
             .map(|(_, s)| s)
     }
 
+    /// Whether every row of row group `rg` satisfies the predicate, by its
+    /// statistics (from the last [`prune`](Self::prune)): its rows are read
+    /// as without a predicate, and not tested.
+    pub(super) fn all_match(&self, rg: usize) -> bool {
+        self.all_match.contains(&rg)
+    }
+
     /// Whether the limit is reached: nothing more to read.
     pub(super) fn done(&self) -> bool {
         self.remaining == Some(0) && self.pending_rows == 0
@@ -460,8 +488,12 @@ impl RowFilter {
             .iter()
             .find(|(r, _)| *r == rg)
             .map(|(_, s)| rows_mask(s, first_row, batch.num_rows()));
+        let all_match = self.all_match.contains(&rg);
+        if all_match {
+            self.metrics.rows_matched += batch.num_rows() as u64;
+        }
         let keep = match &self.predicate {
-            Some(p) if self.rows.tests_rows() => {
+            Some(p) if self.rows.tests_rows() && !all_match => {
                 self.metrics.rows_tested += batch.num_rows() as u64;
                 let keep = eval::evaluate(p, batch)?;
                 self.metrics.rows_matched += keep.true_count() as u64;
