@@ -47,6 +47,20 @@ pub(crate) type BloomCheck<'a> = dyn FnMut(usize, &[u64]) -> bool + 'a;
 /// its chunk is dictionary-encoded and the dictionary reads.
 pub(crate) type DictionaryValues<'a> = dyn FnMut(usize) -> Option<ArrayRef> + 'a;
 
+/// The statistics of each column `predicate` reads, in row group `rg`.
+fn predicate_stats(
+    predicate: &BoundPredicate,
+    md: &FileMetaData,
+    schema: &pq_format::SchemaDescriptor,
+    rg: &RowGroup,
+) -> Vec<Option<ChunkStats>> {
+    predicate
+        .columns
+        .iter()
+        .map(|c| chunk_stats(c, md, schema.column(c.leaf)?, rg))
+        .collect()
+}
+
 /// Whether row group `rg` of a file with metadata `md` can hold a row that
 /// `predicate` keeps: from its statistics, then, for `=` and `IN`, from
 /// `bloom`, then from the chunks' `dictionary` values.
@@ -58,11 +72,7 @@ pub(crate) fn row_group_may_match(
     bloom: &mut BloomCheck<'_>,
     dictionary: &mut DictionaryValues<'_>,
 ) -> bool {
-    let stats: Vec<Option<ChunkStats>> = predicate
-        .columns
-        .iter()
-        .map(|c| chunk_stats(c, md, schema.column(c.leaf)?, rg))
-        .collect();
+    let stats = predicate_stats(predicate, md, schema, rg);
     let mut ctx = Ctx {
         stats: &stats,
         columns: &predicate.columns,
@@ -84,11 +94,7 @@ pub(crate) fn row_group_all_match(
     schema: &pq_format::SchemaDescriptor,
     rg: &RowGroup,
 ) -> bool {
-    let stats: Vec<Option<ChunkStats>> = predicate
-        .columns
-        .iter()
-        .map(|c| chunk_stats(c, md, schema.column(c.leaf)?, rg))
-        .collect();
+    let stats = predicate_stats(predicate, md, schema, rg);
     all_match(&predicate.root, &stats)
 }
 

@@ -489,7 +489,7 @@ impl RowFilter {
             .find(|(r, _)| *r == rg)
             .map(|(_, s)| rows_mask(s, first_row, batch.num_rows()));
         let all_match = self.all_match.contains(&rg);
-        if all_match {
+        if all_match && self.rows.tests_rows() {
             self.metrics.rows_matched += batch.num_rows() as u64;
         }
         let keep = match &self.predicate {
