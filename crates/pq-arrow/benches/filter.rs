@@ -422,29 +422,45 @@ fn arrow_rs_read(file: &Bytes, q: Option<&Query>) -> (usize, u64) {
     (rows, counted.read.load(Ordering::Relaxed))
 }
 
-/// Polars and DuckDB, one thread each, from the venv `PQ_BENCH_VENV` names:
-/// `(reader, median seconds)`, or nothing without one.
+/// Polars and DuckDB, one thread each, from the venv `PQ_BENCH_VENV` names
+/// (a relative path from the workspace root, where the command is typed:
+/// cargo runs benches from the crate's directory): `(reader, median
+/// seconds)`, or nothing without one. A venv that does not run is said on
+/// stderr, not left to show as empty columns.
 fn python_readers(path: &Path, text: &str) -> Vec<(String, String)> {
     let Some(venv) = std::env::var_os("PQ_BENCH_VENV") else {
         return Vec::new();
     };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../xtask/bench/filter_queries.py");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let script = root.join("xtask/bench/filter_queries.py");
+    let python = root.join(venv).join("bin/python");
     let rounds = std::env::var("PQ_BENCH_ROUNDS").unwrap_or_else(|_| "5".into());
-    let out = std::process::Command::new(Path::new(&venv).join("bin/python"))
+    let out = std::process::Command::new(&python)
         .arg(script)
         .arg(rounds)
         .arg(path)
         .arg(text)
         .output();
     match out {
-        Ok(o) => String::from_utf8_lossy(&o.stdout)
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout)
             .lines()
             .filter_map(|l| {
                 let mut f = l.split('\t');
                 Some((f.next()?.to_string(), f.next()?.to_string()))
             })
             .collect(),
-        Err(e) => vec![("python".into(), e.to_string())],
+        Ok(o) => {
+            eprintln!(
+                "Polars and DuckDB not run: {} failed: {}",
+                python.display(),
+                String::from_utf8_lossy(&o.stderr).trim()
+            );
+            Vec::new()
+        }
+        Err(e) => {
+            eprintln!("Polars and DuckDB not run: {}: {e}", python.display());
+            Vec::new()
+        }
     }
 }
 
