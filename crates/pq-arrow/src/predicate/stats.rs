@@ -47,8 +47,9 @@ pub(crate) type BloomCheck<'a> = dyn FnMut(usize, &[u64]) -> bool + 'a;
 /// its chunk is dictionary-encoded and the dictionary reads.
 pub(crate) type DictionaryValues<'a> = dyn FnMut(usize) -> Option<ArrayRef> + 'a;
 
-/// The statistics of each column `predicate` reads, in row group `rg`.
-fn predicate_stats(
+/// The statistics of each column `predicate` reads, in row group `rg`:
+/// decoded once per row group for the questions below.
+pub(crate) fn predicate_stats(
     predicate: &BoundPredicate,
     md: &FileMetaData,
     schema: &pq_format::SchemaDescriptor,
@@ -61,20 +62,19 @@ fn predicate_stats(
         .collect()
 }
 
-/// Whether row group `rg` of a file with metadata `md` can hold a row that
-/// `predicate` keeps: from its statistics, then, for `=` and `IN`, from
-/// `bloom`, then from the chunks' `dictionary` values.
+/// Whether a row group whose chunk statistics are `stats` (from
+/// [`predicate_stats`]) can hold a row that `predicate` keeps: from the
+/// statistics, then, for `=` and `IN`, from `bloom`, then from the chunks'
+/// `dictionary` values.
 pub(crate) fn row_group_may_match(
     predicate: &BoundPredicate,
-    md: &FileMetaData,
+    stats: &[Option<ChunkStats>],
     schema: &pq_format::SchemaDescriptor,
-    rg: &RowGroup,
     bloom: &mut BloomCheck<'_>,
     dictionary: &mut DictionaryValues<'_>,
 ) -> bool {
-    let stats = predicate_stats(predicate, md, schema, rg);
     let mut ctx = Ctx {
-        stats: &stats,
+        stats,
         columns: &predicate.columns,
         schema,
         bloom,
@@ -83,19 +83,17 @@ pub(crate) fn row_group_may_match(
     may_match(&predicate.root, &mut ctx)
 }
 
-/// Whether every row of row group `rg` certainly satisfies `predicate`,
-/// from its statistics alone: then its rows need not be tested, nor the
-/// predicate's columns read first. Only exact certainty counts: a column
-/// without bounds or a null count, bounds that do not decode, or a part
-/// this cannot decide (`LIKE`, `IN`) answers no.
+/// Whether every row of a row group whose chunk statistics are `stats`
+/// (from [`predicate_stats`]) certainly satisfies `predicate`: then its
+/// rows need not be tested, nor the predicate's columns read first. Only
+/// exact certainty counts: a column without bounds or a null count, bounds
+/// that do not decode, or a part this cannot decide (`LIKE`, `IN`) answers
+/// no.
 pub(crate) fn row_group_all_match(
     predicate: &BoundPredicate,
-    md: &FileMetaData,
-    schema: &pq_format::SchemaDescriptor,
-    rg: &RowGroup,
+    stats: &[Option<ChunkStats>],
 ) -> bool {
-    let stats = predicate_stats(predicate, md, schema, rg);
-    all_match(&predicate.root, &stats)
+    all_match(&predicate.root, stats)
 }
 
 /// Whether `node` holds for every row that `stats` (by column) describe.

@@ -335,9 +335,10 @@ impl RowFilter {
                 kept.push(rg);
                 continue;
             };
+            let chunk_stats = stats::predicate_stats(predicate, md, &md.schema, group);
             // Every row satisfies it: no level can rule the row group out,
             // and its rows need no test.
-            if levels.statistics && stats::row_group_all_match(predicate, md, &md.schema, group) {
+            if levels.statistics && stats::row_group_all_match(predicate, &chunk_stats) {
                 metrics.row_groups_matched_by_statistics += 1;
                 self.all_match.push(rg);
                 if let Some((_, c)) = chosen_rows.iter().find(|(r, _)| *r == rg) {
@@ -349,7 +350,7 @@ impl RowFilter {
             let before = missing.borrow().len();
             let may = |bloom: &mut stats::BloomCheck<'_>,
                        dict: &mut stats::DictionaryValues<'_>| {
-                stats::row_group_may_match(predicate, md, &md.schema, group, bloom, dict)
+                stats::row_group_may_match(predicate, &chunk_stats, &md.schema, bloom, dict)
             };
             let by_stats = !levels.statistics || may(&mut |_, _| true, &mut |_| None);
             let by_bloom = by_stats
@@ -488,12 +489,13 @@ impl RowFilter {
             .iter()
             .find(|(r, _)| *r == rg)
             .map(|(_, s)| rows_mask(s, first_row, batch.num_rows()));
-        let all_match = self.all_match.contains(&rg);
-        if all_match && self.rows.tests_rows() {
-            self.metrics.rows_matched += batch.num_rows() as u64;
-        }
         let keep = match &self.predicate {
-            Some(p) if self.rows.tests_rows() && !all_match => {
+            // Every row matches, by the statistics: counted, not tested.
+            Some(_) if self.rows.tests_rows() && self.all_match.contains(&rg) => {
+                self.metrics.rows_matched += batch.num_rows() as u64;
+                chosen
+            }
+            Some(p) if self.rows.tests_rows() => {
                 self.metrics.rows_tested += batch.num_rows() as u64;
                 let keep = eval::evaluate(p, batch)?;
                 self.metrics.rows_matched += keep.true_count() as u64;
@@ -556,19 +558,13 @@ impl RowFilter {
         if self.pending_rows == 0 || (!last && self.pending_rows < self.batch_size) {
             return Ok(None);
         }
-        if let Some(front) = self.pending.pop_front() {
-            let n = front.num_rows();
-            if n.saturating_mul(2) >= self.batch_size {
-                let take = n.min(self.batch_size);
-                if take < n {
-                    self.pending.push_front(front.slice(take, n - take));
-                }
-                self.pending_rows -= take;
-                return Ok(Some(front.slice(0, take)));
+        // A first piece of half a batch or more is taken alone.
+        let want = match self.pending.front() {
+            Some(f) if f.num_rows().saturating_mul(2) >= self.batch_size => {
+                f.num_rows().min(self.batch_size)
             }
-            self.pending.push_front(front);
-        }
-        let want = self.batch_size.min(self.pending_rows);
+            _ => self.batch_size.min(self.pending_rows),
+        };
         let mut parts = Vec::new();
         let mut have = 0;
         while have < want {
