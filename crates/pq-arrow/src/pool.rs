@@ -10,8 +10,9 @@
 //! batch faults every page in again (reading on two threads was slower than
 //! on one). With the pool, steady-state decoding allocates no large buffer,
 //! whichever thread decodes and whichever drops. Memory stays bounded: the
-//! pool keeps at most its limit in bytes and drops the oldest beyond it, and
-//! a buffer still in use when the reader is gone is simply freed.
+//! pool keeps at most its limit in bytes and drops the oldest beyond it or
+//! left untaken for long, and a buffer still in use when the reader is gone
+//! is simply freed.
 
 use std::any::{Any, TypeId};
 use std::collections::VecDeque;
@@ -34,6 +35,14 @@ const MAX_KEPT: usize = 256;
 /// saves on large ones.
 const MIN_KEPT_BYTES: usize = 4096;
 
+/// A vector kept while this many others were put back and not taken is
+/// let go: the pool holds what the read uses, not every size it once did.
+/// Without it, kept buffers that no request fits (too large since
+/// [`MAX_FIT_RATIO`], or grown past what later requests want) piled up to
+/// the pool's limit over a long read (78 MB of peak memory on a 13 M-row
+/// file, against 31 MB).
+const MAX_AGE: u64 = 512;
+
 /// A kept vector more than this many times the size asked for is not
 /// handed out: a page of 40 KiB taking a kept 600 KiB buffer leaves the
 /// next 600 KiB page to fault a fresh one in: a read of a 16-column table
@@ -47,6 +56,8 @@ struct Kept {
     type_id: TypeId,
     /// Its capacity in bytes.
     bytes: usize,
+    /// [`Free::puts`] when it was put.
+    put_at: u64,
     vec: Box<dyn Any + Send>,
 }
 
@@ -55,6 +66,8 @@ struct Free {
     /// Oldest first.
     kept: VecDeque<Kept>,
     bytes: usize,
+    /// Vectors put so far.
+    puts: u64,
 }
 
 struct Shared {
@@ -101,36 +114,38 @@ impl Pool {
     }
 
     /// A kept empty vector for `cap` values, not grown: the smallest with
-    /// room for them (unless it is more than [`MAX_FIT_RATIO`] times too
-    /// large: then none), else the largest (for the caller to grow,
-    /// fallibly, when `cap` comes from a file). Growing the largest rather than
-    /// allocating anew keeps the pool from holding a buffer too small for
-    /// the next reads beside the new one.
+    /// room for them, unless it is more than [`MAX_FIT_RATIO`] times too
+    /// large; else the largest too small (for the caller to grow, fallibly,
+    /// when `cap` comes from a file); else none. Growing a small one rather
+    /// than allocating anew keeps the pool from holding buffers too small
+    /// for the reads to come beside new ones: over a long read whose pages
+    /// slowly change size, they would pile up to the pool's limit.
     pub(crate) fn take_kept<T: Copy + Send + 'static>(&self, cap: usize) -> Option<Vec<T>> {
         let shared = self.0.as_ref()?;
         let want = cap.saturating_mul(size_of::<T>());
         let id = TypeId::of::<Vec<T>>();
         let kept = {
             let mut free = shared.free.lock().ok()?;
-            let mut best: Option<(usize, usize)> = None;
+            // (index, bytes) of the smallest large enough and of the
+            // largest too small.
+            let mut fit: Option<(usize, usize)> = None;
+            let mut under: Option<(usize, usize)> = None;
             for (i, k) in free.kept.iter().enumerate() {
                 if k.type_id != id {
                     continue;
                 }
-                let better = match best {
-                    None => true,
-                    // Large enough: the smallest such; else the largest.
-                    Some((_, b)) if b >= want => k.bytes >= want && k.bytes < b,
-                    Some((_, b)) => k.bytes > b,
-                };
-                if better {
-                    best = Some((i, k.bytes));
+                if k.bytes >= want {
+                    if fit.is_none_or(|(_, b)| k.bytes < b) {
+                        fit = Some((i, k.bytes));
+                    }
+                } else if under.is_none_or(|(_, b)| k.bytes > b) {
+                    under = Some((i, k.bytes));
                 }
             }
-            let (i, bytes) = best?;
-            if bytes / MAX_FIT_RATIO > want.max(MIN_KEPT_BYTES) {
-                return None;
-            }
+            let fits = |&(_, bytes): &(usize, usize)| {
+                want == 0 || bytes / MAX_FIT_RATIO <= want.max(MIN_KEPT_BYTES)
+            };
+            let (i, bytes) = fit.filter(fits).or(under)?;
             free.bytes -= bytes;
             free.kept.remove(i)?
         };
@@ -214,16 +229,23 @@ fn put<T: Copy + Send + 'static>(shared: &Shared, mut v: Vec<T>) {
     let Ok(mut free) = shared.free.lock() else {
         return;
     };
-    while free.bytes + bytes > shared.limit || free.kept.len() >= MAX_KEPT {
+    free.puts += 1;
+    let stale = free.puts.saturating_sub(MAX_AGE);
+    while free.bytes + bytes > shared.limit
+        || free.kept.len() >= MAX_KEPT
+        || free.kept.front().is_some_and(|k| k.put_at < stale)
+    {
         let Some(old) = free.kept.pop_front() else {
             break;
         };
         free.bytes -= old.bytes;
     }
     free.bytes += bytes;
+    let put_at = free.puts;
     free.kept.push_back(Kept {
         type_id: TypeId::of::<Vec<T>>(),
         bytes,
+        put_at,
         vec: Box::new(v),
     });
 }
@@ -287,27 +309,43 @@ mod tests {
     #[test]
     fn take_prefers_the_smallest_large_enough() {
         let pool = Pool::new(1 << 20);
-        for cap in [5000usize, 100_000, 10_000] {
+        for cap in [5000usize, 100_000, 10_000, 60_000] {
             pool.put(Vec::<u8>::with_capacity(cap));
         }
         assert_eq!(pool.take::<u8>(6000).capacity(), 10_000);
-        // The 100 000 is too large for 6 000: a fresh one, the kept ones
-        // stay.
+        // The 60 000 and 100 000 are too large for 6 000: the 5 000, grown.
+        let grown = pool.take::<u8>(6000);
+        assert!((6000..60_000).contains(&grown.capacity()));
+        assert_eq!(pool.take::<u8>(30_000).capacity(), 60_000);
+        // Only one too large left: a fresh vector, the kept one stays.
         let fresh = pool.take::<u8>(6000);
         assert!((6000..100_000).contains(&fresh.capacity()));
-        assert_eq!(pool.take::<u8>(30_000).capacity(), 100_000);
-        // Only one too small left: it is grown.
-        assert!(pool.take::<u8>(6000).capacity() >= 6000);
-        assert_eq!(
-            pool.0
-                .as_ref()
-                .unwrap()
-                .free
-                .lock()
-                .map(|f| f.kept.len())
-                .ok(),
-            Some(0)
-        );
+        assert_eq!(kept(&pool), 1);
+        // A size not known (0): the smallest, whatever its size.
+        assert_eq!(pool.take::<u8>(0).capacity(), 100_000);
+        assert_eq!(kept(&pool), 0);
+    }
+
+    fn kept(pool: &Pool) -> usize {
+        pool.0
+            .as_ref()
+            .and_then(|s| s.free.lock().ok().map(|f| f.kept.len()))
+            .unwrap_or(0)
+    }
+
+    #[test]
+    fn a_vector_not_taken_for_long_is_let_go() {
+        let pool = Pool::new(1 << 30);
+        pool.put(Vec::<u8>::with_capacity(1 << 20));
+        // Others come and go: the first is never wanted.
+        for _ in 0..MAX_AGE {
+            pool.put(Vec::<u16>::with_capacity(4096));
+            drop(pool.take::<u16>(4096));
+        }
+        assert_eq!(kept(&pool), 1);
+        pool.put(Vec::<u16>::with_capacity(4096));
+        assert_eq!(kept(&pool), 1, "the old vector is dropped");
+        assert!(pool.take::<u8>(1 << 19).capacity() < 1 << 20);
     }
 
     #[test]
