@@ -94,6 +94,17 @@ fn every_leaf_type_flat_required_and_optional() {
             .build(),
         "plain v2 zstd small pages",
     );
+    // A column's decompressor (and its ZSTD context) passes from one
+    // chunk to the next: five row groups read back as written.
+    check(
+        &batches,
+        WriterOptions::builder()
+            .set_compression(Codec::Zstd)
+            .set_max_row_group_size(300)
+            .set_max_row_group_bytes(usize::MAX)
+            .build(),
+        "zstd, small row groups",
+    );
     check(
         &batches,
         WriterOptions::builder()

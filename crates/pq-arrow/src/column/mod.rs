@@ -238,6 +238,8 @@ pub(crate) struct LeafReader {
 pub(crate) struct ChunkBuffers {
     /// Where pages are decompressed.
     page: Option<Vec<u8>>,
+    /// What decompresses them (with its codec state).
+    decompressor: Option<pq_compress::Decompressor>,
     /// Where pages' levels, indices and values are decoded.
     spare: Spare,
 }
@@ -483,6 +485,9 @@ impl LeafReader {
         if let Some(page) = buffers.page {
             self.pages = self.pages.with_buffer(page);
         }
+        if let Some(d) = buffers.decompressor {
+            self.pages = self.pages.with_decompressor(d);
+        }
         self.spare = buffers.spare;
         self
     }
@@ -500,6 +505,7 @@ impl LeafReader {
         }
         ChunkBuffers {
             page: self.pages.take_buffer(),
+            decompressor: Some(self.pages.take_decompressor()),
             spare,
         }
     }
