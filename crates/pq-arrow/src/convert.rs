@@ -81,6 +81,40 @@ pub(crate) fn spread<T: Copy + Default + Send + 'static>(
 /// width from a damaged schema could otherwise ask for terabytes.
 const MAX_FIXED_BATCH_BYTES: usize = 1 << 30;
 
+/// Packs booleans into a bitmap, least significant bit first, eight at a
+/// time: a `bool` is one byte of 0 or 1, and multiplying eight such bytes
+/// (as one little-endian word) by `0x0102_0408_1020_4080` gathers byte
+/// `i`'s bit at bit `56 + i`. Arrow's `BooleanBuffer::from(&[bool])` takes
+/// a value at a time (2 % of reading a file with one boolean column in
+/// eleven).
+fn pack_bools(v: &[bool], pool: &Pool) -> BooleanBuffer {
+    const GATHER: u64 = 0x0102_0408_1020_4080;
+    let byte = |b: &[bool]| {
+        let x = u64::from_le_bytes(std::array::from_fn(|i| {
+            u8::from(b.get(i).copied().unwrap_or(false))
+        }));
+        x.wrapping_mul(GATHER) >> 56
+    };
+    let mut words: Vec<u64> = pool.take(v.len().div_ceil(64));
+    let mut chunks = v.chunks_exact(64);
+    for c in &mut chunks {
+        let mut w = 0u64;
+        for (j, b) in c.chunks_exact(8).enumerate() {
+            w |= byte(b) << (8 * j);
+        }
+        words.push(w);
+    }
+    let rest = chunks.remainder();
+    if !rest.is_empty() {
+        let mut w = 0u64;
+        for (j, b) in rest.chunks(8).enumerate() {
+            w |= byte(b) << (8 * j);
+        }
+        words.push(w);
+    }
+    BooleanBuffer::new(pool.buffer(words), 0, v.len())
+}
+
 fn spread_fixed(
     data: Vec<u8>,
     width: usize,
@@ -353,7 +387,9 @@ pub(crate) fn to_arrow(
         Dense::Bool(v) => match dt {
             DataType::Boolean => {
                 let v = spread(v, n, pool);
-                Ok(Arc::new(BooleanArray::new(BooleanBuffer::from(v), nulls)))
+                let bits = pack_bools(&v, pool);
+                pool.put(v);
+                Ok(Arc::new(BooleanArray::new(bits, nulls)))
             }
             _ => Err(bad()),
         },
@@ -704,6 +740,27 @@ pub(crate) fn dictionary_array(
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+
+    #[test]
+    fn booleans_pack_as_arrow_packs_them() {
+        let pool = Pool::new(1 << 20);
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for len in (0..200).chain([1000, 4097]) {
+            let v: Vec<bool> = (0..len)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x & 1 == 1
+                })
+                .collect();
+            assert_eq!(
+                pack_bools(&v, &pool),
+                BooleanBuffer::from(v.as_slice()),
+                "{len}"
+            );
+        }
+    }
     use crate::column::byte_arrays::FixedBytes;
     use arrow_array::cast::AsArray;
 
