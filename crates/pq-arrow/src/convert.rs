@@ -741,6 +741,9 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
 
+    use crate::column::byte_arrays::FixedBytes;
+    use arrow_array::cast::AsArray;
+
     #[test]
     fn booleans_pack_as_arrow_packs_them() {
         let pool = Pool::new(1 << 20);
@@ -761,8 +764,6 @@ mod tests {
             );
         }
     }
-    use crate::column::byte_arrays::FixedBytes;
-    use arrow_array::cast::AsArray;
 
     fn pool() -> Pool {
         Pool::new(1 << 20)

@@ -44,11 +44,10 @@ const MIN_KEPT_BYTES: usize = 4096;
 const MAX_AGE: u64 = 512;
 
 /// A kept vector more than this many times the size asked for is not
-/// handed out: a page of 40 KiB taking a kept 600 KiB buffer leaves the
-/// next 600 KiB page to fault a fresh one in: a read of a 16-column table
-/// touched 12.7 MB of read buffers where at most 6.3 MB were in use at
-/// once.
-/// Allocating the small one instead costs only its own pages.
+/// handed out. A page of 40 KiB that took a kept 600 KiB buffer left the
+/// next 600 KiB page to fault a fresh one in (a read of a 16-column table
+/// touched 12.7 MB of read buffers, at most 6.3 MB of them in use at
+/// once); allocating the small one instead costs only its own pages.
 const MAX_FIT_RATIO: usize = 4;
 
 /// A vector kept for reuse.
@@ -115,11 +114,13 @@ impl Pool {
 
     /// A kept empty vector for `cap` values, not grown: the smallest with
     /// room for them, unless it is more than [`MAX_FIT_RATIO`] times too
-    /// large; else the largest too small (for the caller to grow, fallibly,
-    /// when `cap` comes from a file); else none. Growing a small one rather
-    /// than allocating anew keeps the pool from holding buffers too small
-    /// for the reads to come beside new ones: over a long read whose pages
-    /// slowly change size, they would pile up to the pool's limit.
+    /// large (a `cap` of 0, a size not known, takes the smallest whatever
+    /// its size); else the largest too small (for the caller to grow,
+    /// fallibly, when `cap` comes from a file); else none. Growing a small
+    /// one rather than allocating anew keeps the pool from holding buffers
+    /// too small for the reads to come beside new ones: over a long read
+    /// whose pages slowly change size, they would pile up to the pool's
+    /// limit.
     pub(crate) fn take_kept<T: Copy + Send + 'static>(&self, cap: usize) -> Option<Vec<T>> {
         let shared = self.0.as_ref()?;
         let want = cap.saturating_mul(size_of::<T>());
