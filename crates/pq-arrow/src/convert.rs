@@ -96,22 +96,11 @@ fn pack_bools(v: &[bool], pool: &Pool) -> BooleanBuffer {
         x.wrapping_mul(GATHER) >> 56
     };
     let mut words: Vec<u64> = pool.take(v.len().div_ceil(64));
-    let mut chunks = v.chunks_exact(64);
-    for c in &mut chunks {
-        let mut w = 0u64;
-        for (j, b) in c.chunks_exact(8).enumerate() {
-            w |= byte(b) << (8 * j);
-        }
-        words.push(w);
-    }
-    let rest = chunks.remainder();
-    if !rest.is_empty() {
-        let mut w = 0u64;
-        for (j, b) in rest.chunks(8).enumerate() {
-            w |= byte(b) << (8 * j);
-        }
-        words.push(w);
-    }
+    words.extend(v.chunks(64).map(|c| {
+        c.chunks(8)
+            .enumerate()
+            .fold(0u64, |w, (j, b)| w | byte(b) << (8 * j))
+    }));
     BooleanBuffer::new(pool.buffer(words), 0, v.len())
 }
 

@@ -1,8 +1,9 @@
 //! Inputs in object stores: every reading command on an http:// object of
 //! a loopback `RangeServer`, on an s3:// object of moto, an az:// one of
 //! Azurite and a gs:// one (GCS's client sent to a `RangeServer`) gives the
-//! output it gives for the same local file; `scan` reports the requests the server
-//! counted; faults are retried, and silence ends within the timeout.
+//! output it gives for the same local file; `scan` reports the requests
+//! the server counted; faults are retried, and silence ends within the
+//! timeout.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::process::Output;

@@ -341,7 +341,7 @@ impl RowFilter {
             if levels.statistics && stats::row_group_all_match(predicate, &chunk_stats) {
                 metrics.row_groups_matched_by_statistics += 1;
                 self.all_match.push(rg);
-                if let Some((_, c)) = chosen_rows.iter().find(|(r, _)| *r == rg) {
+                if let Some(c) = rows_of(chosen_rows, rg) {
                     self.selections.push((rg, c.clone()));
                 }
                 kept.push(rg);
@@ -400,9 +400,9 @@ impl RowFilter {
             let by_pages = selection
                 .as_ref()
                 .map_or(0, |p| rows.saturating_sub(p.row_count()));
-            let selection = match (selection, chosen_rows.iter().find(|(r, _)| *r == rg)) {
-                (Some(s), Some((_, c))) => Some(s.intersection(c)),
-                (None, Some((_, c))) => Some(c.clone()),
+            let selection = match (selection, rows_of(chosen_rows, rg)) {
+                (Some(s), Some(c)) => Some(s.intersection(c)),
+                (None, Some(c)) => Some(c.clone()),
                 (s, None) => s,
             };
             let keep = keep && selection.as_ref().is_none_or(RowSelection::selects_any);
@@ -431,10 +431,7 @@ impl RowFilter {
     /// The rows of row group `rg` its pages may match in, when the page
     /// index narrowed them (from the last [`prune`](Self::prune)).
     pub(super) fn selection(&self, rg: usize) -> Option<&RowSelection> {
-        self.selections
-            .iter()
-            .find(|(r, _)| *r == rg)
-            .map(|(_, s)| s)
+        rows_of(&self.selections, rg)
     }
 
     /// Whether every row of row group `rg` satisfies the predicate, by its
@@ -484,14 +481,11 @@ impl RowFilter {
         rg: usize,
         first_row: usize,
     ) -> Result<Option<BooleanArray>> {
-        let chosen = self
-            .chosen_rows
-            .iter()
-            .find(|(r, _)| *r == rg)
-            .map(|(_, s)| rows_mask(s, first_row, batch.num_rows()));
+        let chosen =
+            rows_of(&self.chosen_rows, rg).map(|s| rows_mask(s, first_row, batch.num_rows()));
         let keep = match &self.predicate {
             // Every row matches, by the statistics: counted, not tested.
-            Some(_) if self.rows.tests_rows() && self.all_match.contains(&rg) => {
+            Some(_) if self.rows.tests_rows() && self.all_match(rg) => {
                 self.metrics.rows_matched += batch.num_rows() as u64;
                 chosen
             }
@@ -589,6 +583,11 @@ impl RowFilter {
         };
         Ok(out)
     }
+}
+
+/// The rows of row group `rg` in a list of row groups' selections.
+fn rows_of(selections: &[(usize, RowSelection)], rg: usize) -> Option<&RowSelection> {
+    selections.iter().find(|(r, _)| *r == rg).map(|(_, s)| s)
 }
 
 /// Whether each of the `n` rows from `first` is selected by `selection`.
