@@ -460,6 +460,12 @@ impl RowGroupTasks {
                 }
                 return Next::Batch(rows, leaves);
             }
+            // With decoding threads, a column waiting for bytes is read
+            // for before this thread decodes: the other threads may have
+            // nothing else to do.
+            if self.read_ahead && state.slots.iter().any(|s| s.need.is_some()) {
+                return Next::Needs(self.needs(&mut state));
+            }
             match self.pick(&mut state, 0) {
                 Some(task) => {
                     drop(state);

@@ -399,6 +399,18 @@ impl PageReader {
         if self.values_seen >= self.ctx.num_values || self.pos >= self.chunk_len {
             return None;
         }
+        // A held header says how far the page reaches: asking for the guess
+        // beyond it would read the page again for the bytes after it.
+        let rest = self.held_at(self.pos);
+        if let Ok((header, header_len)) =
+            PageHeader::decode_prefix(rest, &self.options.format_limits)
+        {
+            let body = usize::try_from(header.compressed_page_size).unwrap_or(usize::MAX);
+            let page_end =
+                (self.pos.saturating_add(header_len).saturating_add(body)).min(self.chunk_len);
+            return (page_end > self.pos.saturating_add(rest.len()))
+                .then(|| self.request(self.pos, page_end - self.pos));
+        }
         let want = self.request(self.pos, self.guess());
         let held_end = self.held_from().saturating_add(self.buf.len() as u64);
         (self.held_from() > want.start || held_end < want.end).then_some(want)

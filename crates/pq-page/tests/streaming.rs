@@ -24,8 +24,15 @@ fn pages(mut reader: PageReader, file: &Bytes, feed: Feed) -> (Vec<String>, Vec<
     let mut out = Vec::new();
     let mut requests = Vec::new();
     loop {
+        // What a reader asks to read ahead is what its next page lacks:
+        // nothing when the page is held whole (asking for the guess
+        // beyond it read each page twice).
+        let ahead = reader.next_request();
         match reader.poll_page() {
-            Ok(PageStep::Page(p)) => out.push(format!("{p:?}")),
+            Ok(PageStep::Page(p)) => {
+                assert_eq!(ahead, None, "read ahead for a page held whole");
+                out.push(format!("{p:?}"));
+            }
             Ok(PageStep::End) => break,
             Ok(PageStep::Needs(r)) => {
                 requests.push(r.start);
