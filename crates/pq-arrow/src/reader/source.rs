@@ -74,9 +74,12 @@ fn read_at<R: Read + Seek + ?Sized>(
     pool: &Pool,
 ) -> std::io::Result<Bytes> {
     r.seek(SeekFrom::Start(start))?;
+    // A kept buffer's old bytes are overwritten by the read: only what it
+    // did not hold is zeroed first.
+    let mut buf: Vec<u8> = pool.take_filled(len).unwrap_or_default();
+    buf.truncate(len);
     // `len` comes from the footer: ask for the memory without aborting.
-    let mut buf: Vec<u8> = pool.take_kept(len).unwrap_or_default();
-    buf.try_reserve_exact(len)
+    buf.try_reserve_exact(len - buf.len())
         .map_err(|e| std::io::Error::new(std::io::ErrorKind::OutOfMemory, e))?;
     // Read straight into the whole range: `read_to_end` would probe with
     // reads of 8, 16 and 32 KiB first, four calls per 64 KiB.
