@@ -24,10 +24,11 @@
 //! picked again until the caller has pushed the bytes it needs
 //! ([`RowGroupTasks::deliver`]); the caller's [`RowGroupTasks::next_batch`]
 //! returns those needs instead of blocking when it has nothing to decode.
-//! With decoding threads, it asks with them for the next page of every
-//! other column that does not hold it yet (one page ahead per column, the
-//! budget that bounds memory), so that the threads find their pages there
-//! when they reach them instead of waiting for the caller's next read.
+//! With decoding threads, the caller reads before it decodes: whenever a
+//! column waits, or a column's next page is not held or asked for yet (one
+//! page ahead per column, the budget that bounds memory), it returns the
+//! needs of all columns, so that the threads find their pages when they
+//! reach them instead of waiting while the caller decodes.
 
 use std::collections::VecDeque;
 use std::ops::Range;
@@ -460,11 +461,15 @@ impl RowGroupTasks {
                 }
                 return Next::Batch(rows, leaves);
             }
-            // With decoding threads, a column waiting for bytes is read
-            // for before this thread decodes: the other threads may have
-            // nothing else to do.
-            if self.read_ahead && state.slots.iter().any(|s| s.need.is_some()) {
-                return Next::Needs(self.needs(&mut state));
+            // With decoding threads, reading comes before decoding here: a
+            // column waiting for bytes, or a next page not asked for yet,
+            // is read for first, so that the other threads find their
+            // pages instead of waiting while this one decodes.
+            if self.read_ahead {
+                let asked = self.ask_ahead(&mut state);
+                if asked || state.slots.iter().any(|s| s.need.is_some()) {
+                    return Next::Needs(self.needs(&mut state));
+                }
             }
             match self.pick(&mut state, 0) {
                 Some(task) => {
@@ -497,25 +502,37 @@ impl RowGroupTasks {
         }
     }
 
-    /// The bytes columns wait for, and the next pages of the columns
-    /// that do not hold them yet (asked for once each).
-    fn needs(&self, state: &mut State) -> Vec<Range<u64>> {
+    /// Asks for the next page of each column that waits for nothing and
+    /// does not hold it yet (once each: one page ahead per column is the
+    /// budget that bounds memory); whether any was asked for now.
+    fn ask_ahead(&self, state: &mut State) -> bool {
         let batches = state.sizes.len();
-        let mut out = Vec::new();
+        let mut asked = false;
         for s in &mut state.slots {
-            out.extend(s.need.clone());
-            if self.read_ahead
-                && s.ahead.is_none()
+            if s.ahead.is_none()
                 && s.need.is_none()
                 && !s.broken
                 && s.next < batches
                 && let Some(reader) = &s.reader
             {
                 s.ahead = reader.next_request();
+                asked |= s.ahead.is_some();
             }
-            out.extend(s.ahead.clone());
         }
-        out
+        asked
+    }
+
+    /// The bytes columns wait for, and the next pages of the columns
+    /// that do not hold them yet (asked for once each).
+    fn needs(&self, state: &mut State) -> Vec<Range<u64>> {
+        if self.read_ahead {
+            self.ask_ahead(state);
+        }
+        state
+            .slots
+            .iter()
+            .flat_map(|s| s.need.iter().chain(s.ahead.iter()).cloned())
+            .collect()
     }
 
     /// Work for a decoding thread: tasks until none is left, or the caller
