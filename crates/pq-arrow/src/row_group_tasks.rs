@@ -134,6 +134,28 @@ struct State {
     kept: Option<Arc<KeptRows>>,
 }
 
+impl State {
+    /// Asks for the next page of each column that waits for nothing and
+    /// does not hold it yet (once each: one page ahead per column is the
+    /// budget that bounds memory); whether any was asked for now.
+    fn ask_ahead(&mut self) -> bool {
+        let batches = self.sizes.len();
+        let mut asked = false;
+        for s in &mut self.slots {
+            if s.ahead.is_none()
+                && s.need.is_none()
+                && !s.broken
+                && s.next < batches
+                && let Some(reader) = &s.reader
+            {
+                s.ahead = reader.next_request();
+                asked |= s.ahead.is_some();
+            }
+        }
+        asked
+    }
+}
+
 /// The decoding tasks of one row group.
 #[derive(Debug)]
 pub(crate) struct RowGroupTasks {
@@ -466,7 +488,7 @@ impl RowGroupTasks {
             // is read for first, so that the other threads find their
             // pages instead of waiting while this one decodes.
             if self.read_ahead {
-                let asked = self.ask_ahead(&mut state);
+                let asked = state.ask_ahead();
                 if asked || state.slots.iter().any(|s| s.need.is_some()) {
                     return Next::Needs(self.needs(&mut state));
                 }
@@ -502,31 +524,11 @@ impl RowGroupTasks {
         }
     }
 
-    /// Asks for the next page of each column that waits for nothing and
-    /// does not hold it yet (once each: one page ahead per column is the
-    /// budget that bounds memory); whether any was asked for now.
-    fn ask_ahead(&self, state: &mut State) -> bool {
-        let batches = state.sizes.len();
-        let mut asked = false;
-        for s in &mut state.slots {
-            if s.ahead.is_none()
-                && s.need.is_none()
-                && !s.broken
-                && s.next < batches
-                && let Some(reader) = &s.reader
-            {
-                s.ahead = reader.next_request();
-                asked |= s.ahead.is_some();
-            }
-        }
-        asked
-    }
-
     /// The bytes columns wait for, and the next pages of the columns
     /// that do not hold them yet (asked for once each).
     fn needs(&self, state: &mut State) -> Vec<Range<u64>> {
         if self.read_ahead {
-            self.ask_ahead(state);
+            state.ask_ahead();
         }
         state
             .slots
