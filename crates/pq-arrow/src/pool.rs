@@ -107,32 +107,26 @@ impl Pool {
     /// kept one that is large enough, else the largest kept one grown, else
     /// a new one.
     pub(crate) fn take<T: Copy + Send + 'static>(&self, cap: usize) -> Vec<T> {
-        let mut v = self.take_kept::<T>(cap).unwrap_or_default();
+        let mut v = self.take_filled::<T>(cap).unwrap_or_default();
+        v.clear();
         v.reserve(cap);
         v
     }
 
-    /// A kept empty vector for `cap` values, not grown: the smallest with
-    /// room for them, unless it is more than [`MAX_FIT_RATIO`] times too
-    /// large (a `cap` of 0, a size not known, takes the smallest whatever
-    /// its size); else the largest too small (for the caller to grow,
-    /// fallibly, when `cap` comes from a file); else none. Growing a small
-    /// one rather than allocating anew keeps the pool from holding buffers
-    /// too small for the reads to come beside new ones: over a long read
-    /// whose pages slowly change size, they would pile up to the pool's
-    /// limit.
-    pub(crate) fn take_kept<T: Copy + Send + 'static>(&self, cap: usize) -> Option<Vec<T>> {
-        let mut v = self.take_filled(cap)?;
-        v.clear();
-        Some(v)
-    }
-
-    /// As [`Pool::take_kept`], but the vector still holds the values it
-    /// held when it was put back: a caller about to overwrite `n` values
-    /// truncates it, or resizes it (setting only those past its length),
-    /// instead of setting all `n` first. Reads from a file zeroed each
-    /// buffer before the read overwrote it, 6 % of a read of an
-    /// uncompressed file.
+    /// A kept vector for `cap` values, not grown: the smallest with room
+    /// for them, unless it is more than [`MAX_FIT_RATIO`] times too large
+    /// (a `cap` of 0, a size not known, takes the smallest whatever its
+    /// size); else the largest too small (for the caller to grow, fallibly,
+    /// when `cap` comes from a file); else none. Growing a small one rather
+    /// than allocating anew keeps the pool from holding buffers too small
+    /// for the reads to come beside new ones: over a long read whose pages
+    /// slowly change size, they would pile up to the pool's limit.
+    ///
+    /// The vector still holds the values it held when it was put back: a
+    /// caller about to overwrite `n` values truncates it, or resizes it
+    /// (setting only those past its length), instead of setting all `n`
+    /// first. Reads from a file zeroed each buffer before the read
+    /// overwrote it, 6 % of a read of an uncompressed file.
     pub(crate) fn take_filled<T: Copy + Send + 'static>(&self, cap: usize) -> Option<Vec<T>> {
         let shared = self.0.as_ref()?;
         let want = cap.saturating_mul(size_of::<T>());

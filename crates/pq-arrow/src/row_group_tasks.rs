@@ -154,6 +154,15 @@ impl State {
         }
         asked
     }
+
+    /// The bytes columns wait for, and the next pages asked for ahead
+    /// (by [`State::ask_ahead`], with decoding threads) and not delivered.
+    fn needs(&self) -> Vec<Range<u64>> {
+        self.slots
+            .iter()
+            .flat_map(|s| s.need.iter().chain(s.ahead.iter()).cloned())
+            .collect()
+    }
 }
 
 /// The decoding tasks of one row group.
@@ -395,12 +404,7 @@ impl RowGroupTasks {
 
     /// The ranges asked for and not delivered yet.
     pub(crate) fn outstanding(&self) -> Vec<Range<u64>> {
-        let state = self.lock();
-        state
-            .slots
-            .iter()
-            .flat_map(|s| s.need.iter().chain(s.ahead.iter()).cloned())
-            .collect()
+        self.lock().needs()
     }
 
     /// Bytes of the file the row group's readers hold.
@@ -490,7 +494,7 @@ impl RowGroupTasks {
             if self.read_ahead {
                 let asked = state.ask_ahead();
                 if asked || state.slots.iter().any(|s| s.need.is_some()) {
-                    return Next::Needs(self.needs(&mut state));
+                    return Next::Needs(state.needs());
                 }
             }
             match self.pick(&mut state, 0) {
@@ -501,7 +505,7 @@ impl RowGroupTasks {
                 // Nothing to decode here until bytes come: the caller
                 // fetches them (the other threads go on meanwhile).
                 None if state.slots.iter().any(|s| s.need.is_some()) => {
-                    return Next::Needs(self.needs(&mut state));
+                    return Next::Needs(state.needs());
                 }
                 // No task to take and none being decoded: nothing can
                 // complete the batch (cannot happen unless a column broke
@@ -522,19 +526,6 @@ impl RowGroupTasks {
         if state.waiting > 0 {
             self.changed.notify_all();
         }
-    }
-
-    /// The bytes columns wait for, and the next pages of the columns
-    /// that do not hold them yet (asked for once each).
-    fn needs(&self, state: &mut State) -> Vec<Range<u64>> {
-        if self.read_ahead {
-            state.ask_ahead();
-        }
-        state
-            .slots
-            .iter()
-            .flat_map(|s| s.need.iter().chain(s.ahead.iter()).cloned())
-            .collect()
     }
 
     /// Work for a decoding thread: tasks until none is left, or the caller

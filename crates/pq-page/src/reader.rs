@@ -399,9 +399,14 @@ impl PageReader {
         if self.values_seen >= self.ctx.num_values || self.pos >= self.chunk_len {
             return None;
         }
+        // Bytes held to the chunk's end hold the next page, whatever it
+        // is: no header to decode (a reader given the rest of a file).
+        let rest = self.held_at(self.pos);
+        if self.pos.saturating_add(rest.len()) >= self.chunk_len {
+            return None;
+        }
         // A held header says how far the page reaches: asking for the guess
         // beyond it would read the page again for the bytes after it.
-        let rest = self.held_at(self.pos);
         if let Ok((header, header_len)) =
             PageHeader::decode_prefix(rest, &self.options.format_limits)
         {
