@@ -79,6 +79,19 @@ impl Bitmap {
         self.len += n;
     }
 
+    /// Bits the words allocated can hold.
+    #[cfg(test)]
+    pub(crate) fn capacity_bits(&self) -> usize {
+        self.words.capacity() * 64
+    }
+
+    /// Makes room for `additional` more bits.
+    pub fn reserve(&mut self, additional: usize) {
+        // Words past the last one, which may have room left.
+        let words = (self.len % 64).saturating_add(additional).div_ceil(64);
+        self.words.reserve_exact(words);
+    }
+
     /// Appends `n` copies of `bit`.
     pub fn push_run(&mut self, bit: bool, n: usize) {
         let word = if bit { u64::MAX } else { 0 };
@@ -131,7 +144,7 @@ impl Bitmap {
 
     /// The 64 bits of `self` from bit `start` on (zeros past the end).
     #[inline]
-    fn word_at(&self, start: usize) -> u64 {
+    pub fn word_at(&self, start: usize) -> u64 {
         let (i, s) = (start / 64, start % 64);
         let lo = self.words.get(i).copied().unwrap_or(0) >> s;
         if s == 0 {

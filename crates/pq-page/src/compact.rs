@@ -67,6 +67,10 @@ pub struct CompactLevels {
     /// Leading levels at the max level, not written out.
     pending: usize,
     written: bool,
+    /// Levels a page decoded whole will hold in all, once known: room for
+    /// them is made at once when they start being written out, not by
+    /// doubling (which would hold up to twice a page's levels).
+    expected: usize,
     bits: Bitmap,
     levels: Vec<i16>,
 }
@@ -99,6 +103,7 @@ impl CompactLevels {
             max,
             pending: 0,
             written: form == LevelForm::Levels,
+            expected: 0,
             bits,
             levels,
         }
@@ -188,12 +193,24 @@ impl CompactLevels {
             return;
         }
         self.written = true;
+        self.reserve_expected();
         let n = std::mem::take(&mut self.pending);
         match self.form {
             LevelForm::Bits => self.bits.push_run(true, n),
             LevelForm::Levels | LevelForm::Compact => {
                 self.levels.resize(self.levels.len() + n, self.max)
             }
+        }
+    }
+
+    /// Makes room for the expected levels in the form they are written in.
+    fn reserve_expected(&mut self) {
+        let total = std::mem::take(&mut self.expected);
+        match self.form {
+            LevelForm::Bits => self.bits.reserve(total.saturating_sub(self.bits.len())),
+            LevelForm::Levels | LevelForm::Compact => self
+                .levels
+                .reserve_exact(total.saturating_sub(self.levels.len())),
         }
     }
 
@@ -249,6 +266,37 @@ impl CompactLevels {
         } else {
             let bit = |i: usize| bytes.get(i / 8).is_some_and(|b| b >> (i % 8) & 1 == 1);
             self.levels.extend((0..n).map(|i| i16::from(bit(i))));
+        }
+    }
+
+    /// Appends the levels `range` (clamped to the levels held) to `out`, an
+    /// `i16` each, whatever their shape.
+    ///
+    /// ```
+    /// use pq_page::{CompactLevels, LevelForm};
+    /// let mut rep = CompactLevels::new(LevelForm::Bits, 1);
+    /// rep.push_levels(&[0, 1, 1, 0, 1]);
+    /// let mut out = vec![7];
+    /// rep.levels_into(1..5, &mut out);
+    /// assert_eq!(out, [7, 1, 1, 0, 1]);
+    /// ```
+    pub fn levels_into(&self, range: Range<usize>, out: &mut Vec<i16>) {
+        let range = range.start.min(self.len())..range.end.min(self.len());
+        match self.shape() {
+            LevelShape::AllMax => out.resize(out.len() + range.len(), self.max),
+            LevelShape::Levels => out.extend_from_slice(self.levels.get(range).unwrap_or_default()),
+            LevelShape::Bits => {
+                // Word by word, so that the loop over a word's bits
+                // vectorises. Bits are levels of a max level of 1.
+                out.reserve(range.len());
+                let mut at = range.start;
+                while at < range.end {
+                    let k = (range.end - at).min(64);
+                    let word = self.bits.word_at(at);
+                    out.extend((0..k).map(|j| ((word >> j) & 1) as i16));
+                    at += k;
+                }
+            }
         }
     }
 
@@ -331,6 +379,13 @@ impl Levels {
         let (bits, levels) = old.into_buffers();
         *out = CompactLevels::with_buffers(form, self.max_level(), bits, levels);
         let n = self.len();
+        // The page declares its levels (within `PageOptions::max_page_values`),
+        // and decoding checks every run against those left: they are room
+        // the page's runs would take anyway.
+        out.expected = n;
+        if out.written {
+            out.reserve_expected();
+        }
         if self.max_level() == 0 {
             out.push_repeat(0, n);
         } else if self.encoding() == LevelEncoding::BitPacked {
@@ -508,6 +563,30 @@ mod tests {
         }
     }
 
+    /// A page's levels are written into room made once for all of them:
+    /// growing by doubling would hold up to twice a page's levels.
+    #[test]
+    fn a_page_is_decoded_into_room_for_exactly_its_levels() {
+        let runs = [
+            Run::Repeat(2, 300),
+            Run::Repeat(1, 5),
+            Run::Repeat(2, 1000),
+            Run::Packed(vec![0, 1, 2, 2, 2, 2, 1, 0]),
+        ];
+        let (bytes, want) = encode(&runs, 2, 0);
+        let levels = Levels::new(bytes.into(), LevelEncoding::Rle, 2, want.len());
+        for form in [LevelForm::Levels, LevelForm::Compact] {
+            let c = compact(&levels, form).unwrap();
+            assert_eq!(expand(&c), want);
+            assert_eq!(c.levels.capacity(), want.len(), "{form:?}");
+        }
+        let (bytes, want) = encode(&[Run::Repeat(1, 700), Run::Repeat(0, 3000)], 1, 0);
+        let levels = Levels::new(bytes.into(), LevelEncoding::Rle, 1, want.len());
+        let c = compact(&levels, LevelForm::Bits).unwrap();
+        assert_eq!(expand(&c), want);
+        assert_eq!(c.bits.capacity_bits(), want.len().div_ceil(64) * 64);
+    }
+
     proptest! {
         /// Every form against the level-by-level decoder: the same levels,
         /// nothing written when all are the max level (but in the levels
@@ -547,6 +626,9 @@ mod tests {
                     let slice = &want[start..end];
                     prop_assert_eq!(got, slice.iter().filter(|&&l| l == max).count());
                     prop_assert_eq!(c.count_max(start..end), got);
+                    let mut as_levels = vec![-1];
+                    c.levels_into(start..end, &mut as_levels);
+                    prop_assert_eq!(&as_levels[1..], slice);
                     start = end;
                 }
                 prop_assert_eq!(&expand(&batch), &want);

@@ -317,6 +317,43 @@ fn record_levels(rep: &[i16], mut rows: usize) -> (usize, usize) {
     (taken, rows)
 }
 
+/// [`record_levels`] over the repetition levels `range` of a page, in
+/// whichever shape they are held. As bits (a max repetition level of 1),
+/// record starts are the clear bits, counted a word at a time.
+fn page_record_levels(rep: &CompactLevels, range: Range<usize>, mut rows: usize) -> (usize, usize) {
+    let range = range.start.min(rep.len())..range.end.min(rep.len());
+    let bits = match rep.shape() {
+        LevelShape::Levels => {
+            let levels = rep.levels().unwrap_or_default();
+            return record_levels(levels.get(range).unwrap_or_default(), rows);
+        }
+        // Every entry continues a record: none starts in the range.
+        LevelShape::AllMax => return (range.len(), rows),
+        LevelShape::Bits => match rep.bits() {
+            Some(bits) => bits,
+            None => return (0, rows),
+        },
+    };
+    let mut at = range.start;
+    while at < range.end {
+        let k = (range.end - at).min(64);
+        let mask = if k == 64 { u64::MAX } else { (1u64 << k) - 1 };
+        let mut starts = !bits.word_at(at) & mask;
+        let n = starts.count_ones() as usize;
+        if n > rows {
+            // The start of record `rows + 1` is the next set bit once the
+            // first `rows` are cleared.
+            for _ in 0..rows {
+                starts &= starts - 1;
+            }
+            return (at + starts.trailing_zeros() as usize - range.start, 0);
+        }
+        rows -= n;
+        at += k;
+    }
+    (range.len(), rows)
+}
+
 /// Validity of a leaf with a slot per level entry: set where the entry is
 /// `max_def`. Full words of 64 entries are packed by a loop the compiler
 /// vectorises (a compare and a shift per entry, no branch, no bounds check).
@@ -696,15 +733,17 @@ impl LeafReader {
         let def = decode_levels(&p.def_levels, def, self.def_form, "definition levels", &at)?;
         let non_null = def.count_max(0..n);
         // A column that is not repeated has no repetition levels to keep
-        // (they would be a zero per entry).
+        // (they would be a zero per entry). Those of one level of lists are
+        // kept as bits (a set bit continues a record): a page's levels are
+        // decoded whole, and as `i16`s they took two bytes an entry, fresh
+        // memory the size of the page's values for short ones.
         let rep = if self.max_rep > 0 {
-            decode_levels(
-                &p.rep_levels,
-                rep,
-                LevelForm::Levels,
-                "repetition levels",
-                &at,
-            )?
+            let form = if self.max_rep == 1 {
+                LevelForm::Bits
+            } else {
+                LevelForm::Levels
+            };
+            decode_levels(&p.rep_levels, rep, form, "repetition levels", &at)?
         } else {
             rep
         };
@@ -1045,9 +1084,7 @@ impl LeafReader {
                 t
             } else {
                 // Up to (not including) the start of record `rows + 1`.
-                let rep = page.rep.levels().unwrap_or_default();
-                let (t, left) =
-                    record_levels(rep.get(start..page.len).unwrap_or_default(), rows_left);
+                let (t, left) = page_record_levels(&page.rep, start..page.len, rows_left);
                 rows_left = left;
                 t
             };
@@ -1057,8 +1094,7 @@ impl LeafReader {
             let end = start + take;
             let non_null = def.extend_from(&page.def, start..end);
             if max_rep > 0 {
-                let r = page.rep.levels().unwrap_or_default();
-                rep.extend_from_slice(r.get(start..end).unwrap_or_default());
+                page.rep.levels_into(start..end, &mut rep);
             }
             page.pos = end;
             levels += take;
@@ -1252,7 +1288,8 @@ fn check_decoded(expected: usize, decoded: usize, at: &Location) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{level_validity, record_levels, slot_validity};
+    use super::{level_validity, page_record_levels, record_levels, slot_validity};
+    use pq_page::{CompactLevels, LevelForm};
 
     #[test]
     fn level_validity_is_set_where_defined() {
@@ -1283,6 +1320,28 @@ mod tests {
         }
         // A page continuing a record: entries before its first start.
         assert_eq!(record_levels(&rep[1..], 0), (starts[1] - 1, 0));
+    }
+
+    proptest::proptest! {
+        /// Counted over bits (one level of lists) or over `i16`s, the
+        /// entries of a page's records are those of the plain count, from
+        /// any entry and for any number of records.
+        #[test]
+        fn page_record_levels_match_record_levels(
+            rep in proptest::collection::vec(proptest::prop_oneof![3 => proptest::strategy::Just(1i16), 1 => proptest::strategy::Just(0i16)], 0..400),
+            from in 0usize..400,
+            to in 0usize..400,
+            rows in 0usize..120,
+        ) {
+            let end = to.min(rep.len());
+            let start = from.min(end);
+            let want = record_levels(&rep[start..end], rows);
+            for form in [LevelForm::Bits, LevelForm::Levels] {
+                let mut page = CompactLevels::new(form, 1);
+                page.push_levels(&rep);
+                proptest::prop_assert_eq!(page_record_levels(&page, start..end, rows), want, "{:?}", form);
+            }
+        }
     }
 
     #[test]
