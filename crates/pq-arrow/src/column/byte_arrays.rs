@@ -51,14 +51,20 @@ impl<O: OffsetSize> ByteArrays<O> {
         idx: &[u32],
         at: &Location,
     ) -> Result<()> {
+        self.gather_parts(&dict.offsets, &dict.values, idx, at)
+    }
+
+    /// [`gather_from`](Self::gather_from) with the source as its offsets
+    /// and values (the values a page holds, say).
+    pub(crate) fn gather_parts<D: OffsetSize>(
+        &mut self,
+        offsets: &[D],
+        values: &[u8],
+        idx: &[u32],
+        at: &Location,
+    ) -> Result<()> {
         let (o0, v0) = (self.offsets.len(), self.values.len());
-        let r = gather_byte_array(
-            &dict.offsets,
-            &dict.values,
-            idx,
-            &mut self.offsets,
-            &mut self.values,
-        );
+        let r = gather_byte_array(offsets, values, idx, &mut self.offsets, &mut self.values);
         if let Err(e) = r {
             self.offsets.truncate(o0);
             self.values.truncate(v0);
@@ -76,13 +82,25 @@ impl<O: OffsetSize> ByteArrays<O> {
         n: usize,
         at: &Location,
     ) -> Result<()> {
-        let offs = range(&src.offsets, start, n + 1, at)?;
+        self.extend_parts(&src.offsets, &src.values, start, n, at)
+    }
+
+    /// [`extend_from`](Self::extend_from) with the source as its offsets
+    /// and values (the values a page holds, say).
+    pub(crate) fn extend_parts<D: OffsetSize>(
+        &mut self,
+        offsets: &[D],
+        values: &[u8],
+        start: usize,
+        n: usize,
+        at: &Location,
+    ) -> Result<()> {
+        let offs = range(offsets, start, n + 1, at)?;
         let (Some(first), Some(last)) = (offs.first(), offs.last()) else {
             return Ok(());
         };
         let shift = first.as_usize();
-        let bytes = src
-            .values
+        let bytes = values
             .get(shift..last.as_usize())
             .ok_or_else(|| data_err(at, "byte array offsets out of range"))?;
         if self.offsets.is_empty() {

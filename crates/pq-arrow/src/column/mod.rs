@@ -14,6 +14,7 @@ pub(crate) mod byte_arrays;
 pub(crate) mod deltas;
 pub(crate) mod indices;
 mod kept;
+mod lengths;
 mod native;
 pub(crate) mod utf8;
 pub(crate) mod values;
@@ -40,6 +41,7 @@ use deltas::PageDeltas;
 use indices::PageIndices;
 pub(crate) use kept::KeptRows;
 use kept::RunCursor;
+use lengths::PageLengths;
 use values::{
     Dense, decode_plain, decode_values, extend_range, gather_dense, gather_plain_dict,
     gathers_plain_dict, plain_len, skip_plain, take_plain, take_plain_at,
@@ -175,6 +177,9 @@ enum PageValues {
         deltas: Box<PageDeltas>,
         scratch: Dense,
     },
+    /// DELTA_LENGTH_BYTE_ARRAY values, taken from the page's bytes as
+    /// batches need them.
+    Lengths(PageLengths),
     /// Values of another encoding, decoded when the page was opened.
     Decoded { dense: Dense, pos: usize },
 }
@@ -250,6 +255,8 @@ struct Spare {
     def: CompactLevels,
     rep: CompactLevels,
     idx: Vec<u32>,
+    /// The offsets of a DELTA_LENGTH_BYTE_ARRAY page's values.
+    lengths: Vec<i32>,
     /// The values of a page of another encoding than PLAIN or dictionary,
     /// decoded whole when the page opened (DELTA pages fill a megabyte
     /// or more of them).
@@ -263,6 +270,7 @@ impl Spare {
         self.rep = page.rep;
         match page.values {
             PageValues::Dict(idx) => self.idx = idx.into_buffer(),
+            PageValues::Lengths(l) => self.lengths = l.into_buffer(),
             PageValues::Decoded { mut dense, .. } => {
                 dense.clear();
                 self.decoded = Some(dense);
@@ -505,6 +513,7 @@ fn pass_in_page(page: &mut PageState, template: &Dense, n: usize) -> Result<()> 
         PageValues::Plain { data, pos } => skip_plain(template, data, pos, non_null, at)?,
         PageValues::Dict(idx) => idx.skip(non_null).map_err(|e| enc_err(at, e))?,
         PageValues::Delta { deltas, .. } => deltas.skip(non_null, at)?,
+        PageValues::Lengths(l) => l.skip(non_null, at)?,
         PageValues::Decoded { dense, pos } => {
             if dense.len().saturating_sub(*pos) < non_null {
                 return Err(fewer("decoded values"));
@@ -728,6 +737,7 @@ impl LeafReader {
             def,
             rep,
             mut idx,
+            mut lengths,
             decoded,
         } = spare;
         let def = decode_levels(&p.def_levels, def, self.def_form, "definition levels", &at)?;
@@ -792,6 +802,17 @@ impl LeafReader {
                         deltas: Box::new(deltas?),
                         scratch: self.template.empty_like(),
                     }
+                }
+                Encoding::DELTA_LENGTH_BYTE_ARRAY
+                    if let Some(page) = PageLengths::new(
+                        p.values.clone(),
+                        non_null,
+                        &self.template,
+                        std::mem::take(&mut lengths),
+                        &at,
+                    ) =>
+                {
+                    PageValues::Lengths(page?)
                 }
                 other => {
                     let mut dense = decoded.unwrap_or_else(|| self.template.empty_like());
@@ -1072,6 +1093,7 @@ impl LeafReader {
                             PageValues::Delta { deltas, scratch } => {
                                 deltas.gather(&mut dense, passed, vals, scratch, at)?
                             }
+                            PageValues::Lengths(l) => l.gather(&mut dense, passed, vals, at)?,
                             PageValues::None | PageValues::Dict(_) => {}
                         }
                     }
@@ -1123,6 +1145,7 @@ impl LeafReader {
                         PageValues::Delta { deltas, .. } => {
                             deltas.append(&mut dense, non_null, at)?
                         }
+                        PageValues::Lengths(l) => l.append(&mut dense, non_null, at)?,
                         PageValues::None | PageValues::Dict(_) => {}
                     }
                 }
