@@ -92,6 +92,8 @@ struct Slot {
     ahead: Option<Range<u64>>,
     /// Read late: a batch of it waits for the rows the caller keeps.
     late: bool,
+    /// The reader's held bytes as last counted in `State::buffered`.
+    held: usize,
 }
 
 /// Bytes from an absolute offset covering a range, or `None` while they
@@ -155,6 +157,18 @@ impl State {
         asked
     }
 
+    /// Counts again the bytes slot `slot`'s reader holds, back from a task
+    /// (a reader lets a page's bytes go once it has read the page).
+    fn recount(&mut self, slot: usize) {
+        if let Some(s) = self.slots.get_mut(slot)
+            && let Some(reader) = &s.reader
+        {
+            let now = reader.buffered_bytes();
+            self.buffered = self.buffered.saturating_sub(s.held) + now;
+            s.held = now;
+        }
+    }
+
     /// The bytes columns wait for, and the next pages asked for ahead
     /// (by [`State::ask_ahead`], with decoding threads) and not delivered.
     fn needs(&self) -> Vec<Range<u64>> {
@@ -173,6 +187,9 @@ pub(crate) struct RowGroupTasks {
     ahead: usize,
     /// Whether the columns' next pages are asked for ahead.
     read_ahead: bool,
+    /// Whether the bytes a column waits for are asked for at once, column
+    /// by column (see [`RowGroupTasks::with_serial_reads`]).
+    serial: bool,
 }
 
 /// A task taken: decode batch `batch` of slot `slot`.
@@ -202,6 +219,7 @@ impl RowGroupTasks {
                 need: None,
                 ahead: None,
                 late: false,
+                held: 0,
             })
             .collect();
         RowGroupTasks {
@@ -219,6 +237,7 @@ impl RowGroupTasks {
             changed: Condvar::new(),
             ahead: ahead.max(1),
             read_ahead: false,
+            serial: false,
         }
     }
 
@@ -227,6 +246,20 @@ impl RowGroupTasks {
     /// the caller reads.
     pub(crate) fn with_read_ahead(mut self, on: bool) -> Self {
         self.read_ahead = on;
+        self
+    }
+
+    /// Without decoding threads, asks for the bytes a column waits for as
+    /// soon as it waits, before the next column runs: one read per column
+    /// instead of one for all, so that a column's page is read, decoded and
+    /// its compressed bytes freed (back to the pool, for the next column's
+    /// read) before the next column's page is read. Gathered, the
+    /// compressed pages of every column were held at once beside their
+    /// decompressed copies: a row group's worth for writers of one page per
+    /// column per row group (DuckDB). For local reads, where another read
+    /// costs a system call; remote ones gather theirs into fewer requests.
+    pub(crate) fn with_serial_reads(mut self, on: bool) -> Self {
+        self.serial = on;
         self
     }
 
@@ -338,6 +371,7 @@ impl RowGroupTasks {
                     s.need = Some(range);
                     s.last_thread = thread;
                 }
+                state.recount(slot);
                 if state.waiting > 0 {
                     self.changed.notify_all();
                 }
@@ -364,6 +398,7 @@ impl RowGroupTasks {
             s.last_thread = thread;
             s.broken |= failed;
         }
+        state.recount(slot);
         if state.waiting > 0 {
             self.changed.notify_all();
         }
@@ -380,18 +415,26 @@ impl RowGroupTasks {
             slots, buffered, ..
         } = &mut *state;
         for s in slots.iter_mut() {
-            let Some(reader) = s.reader.as_mut() else {
+            let Slot {
+                reader,
+                need,
+                ahead,
+                held,
+                ..
+            } = s;
+            let Some(reader) = reader.as_mut() else {
                 // Being decoded: what it asked ahead waits for its return.
                 continue;
             };
-            for want in [&mut s.need, &mut s.ahead] {
+            for want in [need, ahead] {
                 let Some(range) = want.as_ref() else {
                     continue;
                 };
                 if let Some((offset, data)) = fetch(range) {
-                    let before = reader.buffered_bytes();
                     reader.push(offset, data);
-                    *buffered = buffered.saturating_sub(before) + reader.buffered_bytes();
+                    let now = reader.buffered_bytes();
+                    *buffered = buffered.saturating_sub(*held) + now;
+                    *held = now;
                     *want = None;
                     delivered = true;
                 }
@@ -501,6 +544,12 @@ impl RowGroupTasks {
                 Some(task) => {
                     drop(state);
                     state = self.run(task, 0);
+                    if self.serial
+                        && !self.read_ahead
+                        && state.slots.iter().any(|s| s.need.is_some())
+                    {
+                        return Next::Needs(state.needs());
+                    }
                 }
                 // Nothing to decode here until bytes come: the caller
                 // fetches them (the other threads go on meanwhile).

@@ -93,3 +93,73 @@ fn a_path_is_read_a_few_pages_per_column_at_a_time() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A file of one compressed page per column chunk (as DuckDB writes them)
+/// is read from a path a column at a time: one column's compressed page is
+/// held, not every column's beside their decompressed copies.
+#[test]
+fn a_path_of_one_page_per_chunk_holds_one_compressed_page() {
+    const ROWS: usize = 1 << 18;
+    let dir = std::env::temp_dir().join(format!("pq-one-page-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("one-page.parquet");
+    let fields: Vec<Field> = (0..COLUMNS)
+        .map(|c| Field::new(format!("c{c}"), DataType::Int64, false))
+        .collect();
+    let schema = Arc::new(Schema::new(fields));
+    let options = WriterOptions::builder()
+        .set_compression(Codec::Snappy)
+        .set_dictionary_enabled(false)
+        .set_data_page_size_limit(64 << 20)
+        .set_data_page_row_count_limit(ROWS)
+        .set_max_row_group_size(ROWS)
+        .build();
+    let mut w = ParquetWriter::try_new(
+        std::fs::File::create(&path).unwrap(),
+        schema.clone(),
+        options,
+    )
+    .unwrap();
+    let columns: Vec<ArrayRef> = (0..COLUMNS)
+        .map(|c| {
+            let v: Int64Array = (0..ROWS)
+                .map(|i| ((i as i64).wrapping_mul(c as i64 + 7) ^ 0x5555) % 100_000)
+                .collect();
+            Arc::new(v) as ArrayRef
+        })
+        .collect();
+    w.write(&RecordBatch::try_new(schema.clone(), columns).unwrap())
+        .unwrap();
+    w.close().unwrap();
+
+    let reader = ParquetReader::open(&path).unwrap();
+    let largest = reader.metadata().row_groups[0]
+        .columns
+        .iter()
+        .map(|c| c.meta_data.as_ref().unwrap().total_compressed_size as usize)
+        .max()
+        .unwrap();
+    assert!(largest > 1 << 20, "a chunk of {largest} bytes");
+    let mut batches = reader.build().unwrap();
+    let mut rows = 0;
+    // One page per chunk: a first read of each column's guessed size,
+    // then its whole page.
+    let pages = COLUMNS;
+    while let Some(b) = batches.next_batch().unwrap() {
+        rows += b.num_rows();
+    }
+    assert_eq!(rows, ROWS);
+    let peak = batches.peak_buffered_bytes();
+    println!(
+        "peak {peak} bytes held, largest chunk {largest} bytes, {} requests",
+        batches.requests()
+    );
+    assert!(batches.requests() <= 2 * pages as u64);
+    // A column's page and the first read of the next column's at most;
+    // gathered, every column's page was held (8 of them).
+    assert!(
+        peak < 2 * largest,
+        "{peak} bytes held at once, two chunks of {largest} bytes or more"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -223,7 +223,8 @@ pub enum PageStep {
 /// (8 KiB, or `min_read` if smaller), capped at the chunk's end; when the
 /// header shows the page is longer, it asks
 /// again for exactly the page. Bytes after a page in what was pushed are
-/// kept for the next pages. A header cut off by the end of what is held is
+/// kept for the next pages; a page that ends them takes them with it, so
+/// a compressed page's bytes are freed once it is decompressed. A header cut off by the end of what is held is
 /// "needs more", not an error, until the held bytes reach the chunk's end:
 /// then it is the same error as for a whole chunk.
 #[derive(Debug)]
@@ -698,6 +699,13 @@ impl PageReader {
         let from = body_start - self.buf_start;
         let body = self.buf.slice(from..from + compressed);
         self.pos = body_end;
+        // The held bytes end with this page: let them go with it (a
+        // compressed page's bytes are freed once it is decompressed, not
+        // when the next page's bytes come).
+        if from + compressed >= self.buf.len() {
+            self.buf = Bytes::new();
+            self.buf_start = body_end;
+        }
         // A dictionary page says nothing of the data pages' size (pyarrow's
         // reach 1 MiB where its data pages take some 40 KiB): guessed from
         // it, the next read would hold a dictionary's size of every column.

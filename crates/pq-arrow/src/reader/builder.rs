@@ -212,8 +212,12 @@ impl ParquetReader {
 
     /// Checks the options and gives the iterator of batches.
     pub fn build(self) -> Result<ParquetRecordBatchReader> {
+        let mut core = self.opts.decoder(self.metadata, self.file_len)?;
+        // A file is read column by column (a read is a system call); from
+        // `Bytes` there is nothing to read, only slices to cut.
+        core.serial_reads = !matches!(self.source, Source::Bytes(_));
         Ok(ParquetRecordBatchReader {
-            core: self.opts.decoder(self.metadata, self.file_len)?,
+            core,
             source: self.source,
             failed: false,
             requests: 0,

@@ -73,6 +73,10 @@ pub(crate) struct BatchDecoder {
     pub(super) pieces: Pieces,
     /// Requested ranges closer than this are merged into one.
     pub(super) coalesce_gap: u64,
+    /// Columns ask for their bytes one at a time, without decoding
+    /// threads (see `RowGroupTasks::with_serial_reads`): set by the reader
+    /// of a local file.
+    pub(super) serial_reads: bool,
     /// The most bytes of the file held at once (pushed pieces and the
     /// readers' pages).
     pub(super) peak_buffered: usize,
@@ -527,8 +531,9 @@ impl BatchDecoder {
             read,
             size: self.batch_size,
         };
-        let mut tasks =
-            RowGroupTasks::new(readers, sizes, self.ahead).with_read_ahead(self.workers.any());
+        let mut tasks = RowGroupTasks::new(readers, sizes, self.ahead)
+            .with_read_ahead(self.workers.any())
+            .with_serial_reads(self.serial_reads);
         if let Some(plan) = self.late.as_ref().filter(|_| !plain) {
             tasks = tasks.with_late(|leaf| plan.is_late(leaf));
         }

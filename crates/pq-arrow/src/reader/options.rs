@@ -519,6 +519,7 @@ impl ReadOptions {
             pieces: Pieces::default(),
             coalesce_gap: self.coalesce_gap,
             peak_buffered: 0,
+            serial_reads: false,
             chunks: Vec::new(),
             filter,
             pruning: self.pruning,
