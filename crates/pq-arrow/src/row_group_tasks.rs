@@ -94,6 +94,9 @@ struct Slot {
     late: bool,
     /// The reader's held bytes as last counted in `State::buffered`.
     held: usize,
+    /// The chunk's pages are compressed (see
+    /// [`RowGroupTasks::with_serial_reads`]).
+    compressed: bool,
 }
 
 /// Bytes from an absolute offset covering a range, or `None` while they
@@ -212,6 +215,7 @@ impl RowGroupTasks {
             .into_iter()
             .map(|(column, reader)| Slot {
                 column,
+                compressed: reader.compressed(),
                 reader: Some(reader),
                 next: 0,
                 last_thread: 0,
@@ -249,15 +253,18 @@ impl RowGroupTasks {
         self
     }
 
-    /// Without decoding threads, asks for the bytes a column waits for as
-    /// soon as it waits, before the next column runs: one read per column
-    /// instead of one for all, so that a column's page is read, decoded and
-    /// its compressed bytes freed (back to the pool, for the next column's
-    /// read) before the next column's page is read. Gathered, the
-    /// compressed pages of every column were held at once beside their
-    /// decompressed copies: a row group's worth for writers of one page per
-    /// column per row group (DuckDB). For local reads, where another read
-    /// costs a system call; remote ones gather theirs into fewer requests.
+    /// Without decoding threads, asks for the bytes a column of compressed
+    /// pages waits for as soon as it waits, before the next column runs:
+    /// one read per such column instead of one for all, so that a column's
+    /// page is read, decompressed and its compressed bytes freed (back to
+    /// the pool, for the next column's read) before the next column's page
+    /// is read. Gathered, the compressed pages of every column were held at
+    /// once beside their decompressed copies: a row group's worth for
+    /// writers of one page per column per row group (DuckDB). Columns of
+    /// uncompressed pages, whose bytes are their values, are still read
+    /// together (read alone, they cost more reads and page faults for no
+    /// memory saved). For local reads, where another read costs a system
+    /// call; remote ones gather theirs into fewer requests.
     pub(crate) fn with_serial_reads(mut self, on: bool) -> Self {
         self.serial = on;
         self
@@ -542,11 +549,15 @@ impl RowGroupTasks {
             }
             match self.pick(&mut state, 0) {
                 Some(task) => {
+                    let slot = task.slot;
                     drop(state);
                     state = self.run(task, 0);
                     if self.serial
                         && !self.read_ahead
-                        && state.slots.iter().any(|s| s.need.is_some())
+                        && state
+                            .slots
+                            .get(slot)
+                            .is_some_and(|s| s.compressed && s.need.is_some())
                     {
                         return Next::Needs(state.needs());
                     }

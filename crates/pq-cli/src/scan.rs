@@ -113,5 +113,9 @@ fn decoded_bytes(batch: &RecordBatch) -> usize {
             + d.nulls().map_or(0, |n| n.buffer().len())
             + d.child_data().iter().map(data_bytes).sum::<usize>()
     }
-    batch.columns().iter().map(|c| data_bytes(&c.to_data())).sum()
+    batch
+        .columns()
+        .iter()
+        .map(|c| data_bytes(&c.to_data()))
+        .sum()
 }

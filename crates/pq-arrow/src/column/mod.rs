@@ -655,6 +655,13 @@ impl LeafReader {
         self.pages.next_request()
     }
 
+    /// Whether the chunk's pages are compressed: their bytes can be let go
+    /// once a page is decompressed, where uncompressed pages are their own
+    /// values.
+    pub(crate) fn compressed(&self) -> bool {
+        self.pages.context().codec != pq_compress::Codec::Uncompressed
+    }
+
     /// Bytes of the file the reader holds (see
     /// [`PageReader::buffered_bytes`]).
     pub(crate) fn buffered_bytes(&self) -> usize {
