@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, Int64Array, RecordBatch};
@@ -13,33 +14,26 @@ const COLUMNS: usize = 8;
 const ROWS: usize = 1 << 20;
 const PAGE: usize = 256 << 10;
 
-#[test]
-fn a_path_is_read_a_few_pages_per_column_at_a_time() {
-    let dir = std::env::temp_dir().join(format!("pq-bounded-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("wide.parquet");
+/// Writes `COLUMNS` INT64 columns of `rows` rows to `path`, in batches of
+/// `step` rows, value `value(row, column)`.
+fn write_columns(
+    path: &Path,
+    rows: usize,
+    step: usize,
+    options: WriterOptions,
+    value: impl Fn(usize, usize) -> i64,
+) {
     let fields: Vec<Field> = (0..COLUMNS)
         .map(|c| Field::new(format!("c{c}"), DataType::Int64, false))
         .collect();
     let schema = Arc::new(Schema::new(fields));
-    let options = WriterOptions::builder()
-        .set_compression(Codec::Uncompressed)
-        .set_dictionary_enabled(false)
-        .set_data_page_size_limit(PAGE)
-        .set_max_row_group_size(ROWS)
-        .build();
-    let mut w = ParquetWriter::try_new(
-        std::fs::File::create(&path).unwrap(),
-        schema.clone(),
-        options,
-    )
-    .unwrap();
-    let step = 1 << 16;
-    for start in (0..ROWS).step_by(step) {
+    let file = std::fs::File::create(path).unwrap();
+    let mut w = ParquetWriter::try_new(file, schema.clone(), options).unwrap();
+    for start in (0..rows).step_by(step) {
         let columns: Vec<ArrayRef> = (0..COLUMNS)
             .map(|c| {
-                let v: Int64Array = (start..start + step)
-                    .map(|i| (i as i64).wrapping_mul(c as i64 + 7) ^ 0x5555)
+                let v: Int64Array = (start..(start + step).min(rows))
+                    .map(|i| value(i, c))
                     .collect();
                 Arc::new(v) as ArrayRef
             })
@@ -48,6 +42,22 @@ fn a_path_is_read_a_few_pages_per_column_at_a_time() {
             .unwrap();
     }
     w.close().unwrap();
+}
+
+#[test]
+fn a_path_is_read_a_few_pages_per_column_at_a_time() {
+    let dir = std::env::temp_dir().join(format!("pq-bounded-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("wide.parquet");
+    let options = WriterOptions::builder()
+        .set_compression(Codec::Uncompressed)
+        .set_dictionary_enabled(false)
+        .set_data_page_size_limit(PAGE)
+        .set_max_row_group_size(ROWS)
+        .build();
+    write_columns(&path, ROWS, 1 << 16, options, |i, c| {
+        (i as i64).wrapping_mul(c as i64 + 7) ^ 0x5555
+    });
 
     let reader = ParquetReader::open(&path).unwrap();
     let chunk = reader.metadata().row_groups[0].columns[0]
@@ -103,10 +113,6 @@ fn a_path_of_one_page_per_chunk_holds_one_compressed_page() {
     let dir = std::env::temp_dir().join(format!("pq-one-page-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("one-page.parquet");
-    let fields: Vec<Field> = (0..COLUMNS)
-        .map(|c| Field::new(format!("c{c}"), DataType::Int64, false))
-        .collect();
-    let schema = Arc::new(Schema::new(fields));
     let options = WriterOptions::builder()
         .set_compression(Codec::Snappy)
         .set_dictionary_enabled(false)
@@ -114,23 +120,9 @@ fn a_path_of_one_page_per_chunk_holds_one_compressed_page() {
         .set_data_page_row_count_limit(ROWS)
         .set_max_row_group_size(ROWS)
         .build();
-    let mut w = ParquetWriter::try_new(
-        std::fs::File::create(&path).unwrap(),
-        schema.clone(),
-        options,
-    )
-    .unwrap();
-    let columns: Vec<ArrayRef> = (0..COLUMNS)
-        .map(|c| {
-            let v: Int64Array = (0..ROWS)
-                .map(|i| ((i as i64).wrapping_mul(c as i64 + 7) ^ 0x5555) % 100_000)
-                .collect();
-            Arc::new(v) as ArrayRef
-        })
-        .collect();
-    w.write(&RecordBatch::try_new(schema.clone(), columns).unwrap())
-        .unwrap();
-    w.close().unwrap();
+    write_columns(&path, ROWS, ROWS, options, |i, c| {
+        ((i as i64).wrapping_mul(c as i64 + 7) ^ 0x5555) % 100_000
+    });
 
     let reader = ParquetReader::open(&path).unwrap();
     let largest = reader.metadata().row_groups[0]

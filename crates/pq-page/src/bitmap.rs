@@ -87,7 +87,7 @@ impl Bitmap {
 
     /// Makes room for `additional` more bits.
     pub fn reserve(&mut self, additional: usize) {
-        // Words past the last one, which may have room left.
+        // The last word's bits count again: a word too many at most.
         let words = (self.len % 64).saturating_add(additional).div_ceil(64);
         self.words.reserve_exact(words);
     }
@@ -143,6 +143,15 @@ impl Bitmap {
     }
 
     /// The 64 bits of `self` from bit `start` on (zeros past the end).
+    ///
+    /// ```
+    /// use pq_page::Bitmap;
+    /// let mut b = Bitmap::default();
+    /// b.push_run(false, 3);
+    /// b.push_run(true, 70);
+    /// assert_eq!(b.word_at(3), u64::MAX);
+    /// assert_eq!(b.word_at(60), (1 << 13) - 1);
+    /// ```
     #[inline]
     pub fn word_at(&self, start: usize) -> u64 {
         let (i, s) = (start / 64, start % 64);

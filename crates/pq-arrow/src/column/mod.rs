@@ -330,17 +330,12 @@ fn record_levels(rep: &[i16], mut rows: usize) -> (usize, usize) {
 /// record starts are the clear bits, counted a word at a time.
 fn page_record_levels(rep: &CompactLevels, range: Range<usize>, mut rows: usize) -> (usize, usize) {
     let range = range.start.min(rep.len())..range.end.min(rep.len());
-    let bits = match rep.shape() {
-        LevelShape::Levels => {
-            let levels = rep.levels().unwrap_or_default();
-            return record_levels(levels.get(range).unwrap_or_default(), rows);
-        }
-        // Every entry continues a record: none starts in the range.
-        LevelShape::AllMax => return (range.len(), rows),
-        LevelShape::Bits => match rep.bits() {
-            Some(bits) => bits,
-            None => return (0, rows),
-        },
+    let Some(bits) = rep.bits() else {
+        return match rep.levels() {
+            Some(levels) => record_levels(levels.get(range).unwrap_or_default(), rows),
+            // Every entry continues a record: none starts in the range.
+            None => (range.len(), rows),
+        };
     };
     let mut at = range.start;
     while at < range.end {
