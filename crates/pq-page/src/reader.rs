@@ -223,8 +223,9 @@ pub enum PageStep {
 /// (8 KiB, or `min_read` if smaller), capped at the chunk's end; when the
 /// header shows the page is longer, it asks
 /// again for exactly the page. Bytes after a page in what was pushed are
-/// kept for the next pages; a page that ends them takes them with it, so
-/// a compressed page's bytes are freed once it is decompressed. A header cut off by the end of what is held is
+/// kept for the next pages (and, with
+/// [`releasing_read_bytes`](Self::releasing_read_bytes), let go with the
+/// page that ends them). A header cut off by the end of what is held is
 /// "needs more", not an error, until the held bytes reach the chunk's end:
 /// then it is the same error as for a whole chunk.
 #[derive(Debug)]
@@ -254,6 +255,9 @@ pub struct PageReader {
     skip_budget: u64,
     /// Rows of the pages passed over, not yet taken.
     skipped: u64,
+    /// The held bytes go with the page that ends them
+    /// ([`PageReader::releasing_read_bytes`]).
+    release: bool,
 }
 
 /// What reading at the current position gave.
@@ -333,6 +337,7 @@ impl PageReader {
             uncompressed_seen: 0,
             skip_budget: 0,
             skipped: 0,
+            release: false,
         }
     }
 
@@ -505,6 +510,18 @@ impl PageReader {
     pub fn take_decompressor(&mut self) -> Decompressor {
         let fresh = Decompressor::new(self.options.compress_limits);
         std::mem::replace(&mut self.decompressor, fresh)
+    }
+
+    /// Lets the bytes held go with the page that ends them, instead of
+    /// keeping them until the next bytes are pushed: a compressed page's
+    /// bytes are then freed as soon as it is decompressed. For a caller
+    /// that reads one column's page at a time, so that the next column's
+    /// read can reuse them; where pages are read ahead it cost page faults
+    /// (1 400-1 900 more on a 60 MB DuckDB file read with two threads), so
+    /// it is off by default.
+    pub fn releasing_read_bytes(mut self, on: bool) -> Self {
+        self.release = on;
+        self
     }
 
     /// Checks the pages against the chunk's `total_uncompressed_size` from
@@ -699,10 +716,9 @@ impl PageReader {
         let from = body_start - self.buf_start;
         let body = self.buf.slice(from..from + compressed);
         self.pos = body_end;
-        // The held bytes end with this page: let them go with it (a
-        // compressed page's bytes are freed once it is decompressed, not
-        // when the next page's bytes come).
-        if from + compressed >= self.buf.len() {
+        // The held bytes end with this page: let them go with it (see
+        // `releasing_read_bytes`).
+        if self.release && from + compressed >= self.buf.len() {
             self.buf = Bytes::new();
             self.buf_start = body_end;
         }

@@ -469,7 +469,13 @@ impl BatchDecoder {
                 .ok_or_else(|| data_err(&at, "unknown leaf type"))?;
             // The chunk's pages are asked for as they are needed, so that a
             // reader holds a page or two of each column, not the chunk.
-            let pages = PageReader::streaming(range.end - range.start, ctx, &self.page_options);
+            // Read one column at a time (serial reads, compressed pages),
+            // a page's compressed bytes go as soon as it is decompressed.
+            let serial = self.serial_reads
+                && !self.workers.any()
+                && ctx.codec != pq_compress::Codec::Uncompressed;
+            let pages = PageReader::streaming(range.end - range.start, ctx, &self.page_options)
+                .releasing_read_bytes(serial);
             // A predicate's column whose pages all index a small dictionary
             // is read as its keys: the predicate is tested on the
             // dictionary's values once a batch, and only the kept rows are
