@@ -94,9 +94,9 @@ struct Slot {
     late: bool,
     /// The reader's held bytes as last counted in `State::buffered`.
     held: usize,
-    /// The chunk's pages are compressed (see
-    /// [`RowGroupTasks::with_serial_reads`]).
-    compressed: bool,
+    /// The column asks for its bytes as soon as it waits, before the next
+    /// column runs ([`LeafReader::reads_alone`]).
+    alone: bool,
 }
 
 /// Bytes from an absolute offset covering a range, or `None` while they
@@ -190,9 +190,6 @@ pub(crate) struct RowGroupTasks {
     ahead: usize,
     /// Whether the columns' next pages are asked for ahead.
     read_ahead: bool,
-    /// Whether the bytes a column waits for are asked for at once, column
-    /// by column (see [`RowGroupTasks::with_serial_reads`]).
-    serial: bool,
 }
 
 /// A task taken: decode batch `batch` of slot `slot`.
@@ -215,7 +212,7 @@ impl RowGroupTasks {
             .into_iter()
             .map(|(column, reader)| Slot {
                 column,
-                compressed: reader.compressed(),
+                alone: reader.reads_alone(),
                 reader: Some(reader),
                 next: 0,
                 last_thread: 0,
@@ -241,7 +238,6 @@ impl RowGroupTasks {
             changed: Condvar::new(),
             ahead: ahead.max(1),
             read_ahead: false,
-            serial: false,
         }
     }
 
@@ -250,23 +246,6 @@ impl RowGroupTasks {
     /// the caller reads.
     pub(crate) fn with_read_ahead(mut self, on: bool) -> Self {
         self.read_ahead = on;
-        self
-    }
-
-    /// Without decoding threads, asks for the bytes a column of compressed
-    /// pages waits for as soon as it waits, before the next column runs:
-    /// one read per such column instead of one for all, so that a column's
-    /// page is read, decompressed and its compressed bytes freed (back to
-    /// the pool, for the next column's read) before the next column's page
-    /// is read. Gathered, the compressed pages of every column were held at
-    /// once beside their decompressed copies: a row group's worth for
-    /// writers of one page per column per row group (DuckDB). Columns of
-    /// uncompressed pages, whose bytes are their values, are still read
-    /// together (read alone, they cost more reads and page faults for no
-    /// memory saved). For local reads, where another read costs a system
-    /// call; remote ones gather theirs into fewer requests.
-    pub(crate) fn with_serial_reads(mut self, on: bool) -> Self {
-        self.serial = on;
         self
     }
 
@@ -552,12 +531,12 @@ impl RowGroupTasks {
                     let slot = task.slot;
                     drop(state);
                     state = self.run(task, 0);
-                    if self.serial
-                        && !self.read_ahead
-                        && state
-                            .slots
-                            .get(slot)
-                            .is_some_and(|s| s.compressed && s.need.is_some())
+                    // A column read alone gets its bytes before the next
+                    // column runs.
+                    if state
+                        .slots
+                        .get(slot)
+                        .is_some_and(|s| s.alone && s.need.is_some())
                     {
                         return Next::Needs(state.needs());
                     }

@@ -524,6 +524,12 @@ impl PageReader {
         self
     }
 
+    /// Whether the reader lets its read bytes go with the page that ends
+    /// them ([`releasing_read_bytes`](Self::releasing_read_bytes)).
+    pub fn releases_read_bytes(&self) -> bool {
+        self.release
+    }
+
     /// Checks the pages against the chunk's `total_uncompressed_size` from
     /// the metadata: together (headers plus uncompressed bodies) they may
     /// exceed it by at most [`PageOptions::chunk_size_slack`]. A negative

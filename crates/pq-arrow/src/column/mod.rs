@@ -650,11 +650,11 @@ impl LeafReader {
         self.pages.next_request()
     }
 
-    /// Whether the chunk's pages are compressed: their bytes can be let go
-    /// once a page is decompressed, where uncompressed pages are their own
-    /// values.
-    pub(crate) fn compressed(&self) -> bool {
-        self.pages.context().codec != pq_compress::Codec::Uncompressed
+    /// Whether the column is read a page at a time, alone: its page reader
+    /// lets a page's read bytes go once the page is decompressed, for the
+    /// next column's read (see `BatchDecoder::serial_reads`).
+    pub(crate) fn reads_alone(&self) -> bool {
+        self.pages.releases_read_bytes()
     }
 
     /// Bytes of the file the reader holds (see

@@ -73,9 +73,17 @@ pub(crate) struct BatchDecoder {
     pub(super) pieces: Pieces,
     /// Requested ranges closer than this are merged into one.
     pub(super) coalesce_gap: u64,
-    /// Columns ask for their bytes one at a time, without decoding
-    /// threads (see `RowGroupTasks::with_serial_reads`): set by the reader
-    /// of a local file.
+    /// Without decoding threads, a column of compressed pages asks for its
+    /// bytes as soon as it waits, before the next column runs, and lets a
+    /// page's compressed bytes go (back to the pool, for the next column's
+    /// read) once the page is decompressed. Gathered, the compressed pages
+    /// of every column were held at once beside their decompressed copies:
+    /// a row group's worth for writers of one page per column per row group
+    /// (DuckDB). Columns of uncompressed pages, whose bytes are their
+    /// values, are still read together (alone, they cost reads and page
+    /// faults for no memory saved); with decoding threads, pages are read
+    /// ahead instead. Set by the reader of a local file, where another read
+    /// costs a system call; remote reads gather theirs into fewer requests.
     pub(super) serial_reads: bool,
     /// The most bytes of the file held at once (pushed pieces and the
     /// readers' pages).
@@ -469,13 +477,12 @@ impl BatchDecoder {
                 .ok_or_else(|| data_err(&at, "unknown leaf type"))?;
             // The chunk's pages are asked for as they are needed, so that a
             // reader holds a page or two of each column, not the chunk.
-            // Read one column at a time (serial reads, compressed pages),
-            // a page's compressed bytes go as soon as it is decompressed.
-            let serial = self.serial_reads
+            // Read alone (see `serial_reads`).
+            let alone = self.serial_reads
                 && !self.workers.any()
                 && ctx.codec != pq_compress::Codec::Uncompressed;
             let pages = PageReader::streaming(range.end - range.start, ctx, &self.page_options)
-                .releasing_read_bytes(serial);
+                .releasing_read_bytes(alone);
             // A predicate's column whose pages all index a small dictionary
             // is read as its keys: the predicate is tested on the
             // dictionary's values once a batch, and only the kept rows are
@@ -537,9 +544,8 @@ impl BatchDecoder {
             read,
             size: self.batch_size,
         };
-        let mut tasks = RowGroupTasks::new(readers, sizes, self.ahead)
-            .with_read_ahead(self.workers.any())
-            .with_serial_reads(self.serial_reads);
+        let mut tasks =
+            RowGroupTasks::new(readers, sizes, self.ahead).with_read_ahead(self.workers.any());
         if let Some(plan) = self.late.as_ref().filter(|_| !plain) {
             tasks = tasks.with_late(|leaf| plan.is_late(leaf));
         }
