@@ -92,7 +92,8 @@ struct Slot {
     ahead: Option<Range<u64>>,
     /// Read late: a batch of it waits for the rows the caller keeps.
     late: bool,
-    /// The reader's held bytes as last counted in `State::buffered`.
+    /// The bytes of the file its reader held when last counted (after
+    /// bytes were pushed to it, and after each of its tasks).
     held: usize,
     /// The column asks for its bytes as soon as it waits, before the next
     /// column runs ([`LeafReader::reads_alone`]).
@@ -131,8 +132,6 @@ struct State {
     waiting: usize,
     /// The caller stopped reading this row group: no more tasks.
     closed: bool,
-    /// Bytes of the file the readers hold.
-    buffered: usize,
     /// The early leaves of batch `taken` went to the caller.
     early_taken: bool,
     /// The rows batch `taken` keeps, once the caller has said.
@@ -166,9 +165,7 @@ impl State {
         if let Some(s) = self.slots.get_mut(slot)
             && let Some(reader) = &s.reader
         {
-            let now = reader.buffered_bytes();
-            self.buffered = self.buffered.saturating_sub(s.held) + now;
-            s.held = now;
+            s.held = reader.buffered_bytes();
         }
     }
 
@@ -231,7 +228,6 @@ impl RowGroupTasks {
                 results: VecDeque::new(),
                 waiting: 0,
                 closed: false,
-                buffered: 0,
                 early_taken: false,
                 kept: None,
             }),
@@ -397,10 +393,7 @@ impl RowGroupTasks {
     pub(crate) fn deliver(&self, fetch: &mut Fetch<'_>) {
         let mut state = self.lock();
         let mut delivered = false;
-        let State {
-            slots, buffered, ..
-        } = &mut *state;
-        for s in slots.iter_mut() {
+        for s in state.slots.iter_mut() {
             let Slot {
                 reader,
                 need,
@@ -418,9 +411,7 @@ impl RowGroupTasks {
                 };
                 if let Some((offset, data)) = fetch(range) {
                     reader.push(offset, data);
-                    let now = reader.buffered_bytes();
-                    *buffered = buffered.saturating_sub(*held) + now;
-                    *held = now;
+                    *held = reader.buffered_bytes();
                     *want = None;
                     delivered = true;
                 }
@@ -438,7 +429,7 @@ impl RowGroupTasks {
 
     /// Bytes of the file the row group's readers hold.
     pub(crate) fn buffered_bytes(&self) -> usize {
-        self.lock().buffered
+        self.lock().slots.iter().map(|s| s.held).sum()
     }
 
     /// The caller's next batch: its rows and its leaves by column index,

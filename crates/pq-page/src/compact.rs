@@ -325,9 +325,7 @@ impl CompactLevels {
                 if self.form == LevelForm::Bits {
                     self.bits.extend_from_range(&src.bits, range);
                 } else {
-                    // Bits are levels of a max level of 1.
-                    self.levels
-                        .extend(range.map(|i| i16::from(src.bits.get(i)) * self.max));
+                    src.levels_into(range, &mut self.levels);
                 }
                 ones
             }
