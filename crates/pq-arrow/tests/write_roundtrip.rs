@@ -391,3 +391,59 @@ fn footer_of(bytes: &[u8]) -> pq_format::FileMetaData {
     pq_format::read_metadata_from_bytes(&bytes::Bytes::copy_from_slice(bytes), &Default::default())
         .unwrap()
 }
+
+/// A chunk whose first values are mostly distinct drops its dictionary
+/// after the first page; one of few values keeps it for every page. Both
+/// read back as written, by arrow-rs and by pq.
+#[test]
+fn a_dictionary_that_does_not_pay_falls_back_after_its_first_page() {
+    let n = 100_000i64;
+    let distinct: Vec<i64> = (0..n)
+        .map(|i| i.wrapping_mul(2_654_435_761) % (1 << 40))
+        .collect();
+    let few: Vec<i64> = (0..n).map(|i| i % 50).collect();
+    let schema = Arc::new(Schema::new(vec![
+        Field::new("distinct", DataType::Int64, false),
+        Field::new("few", DataType::Int64, false),
+    ]));
+    let batch = RecordBatch::try_new(
+        schema,
+        vec![
+            Arc::new(arrow_array::Int64Array::from(distinct)),
+            Arc::new(arrow_array::Int64Array::from(few)),
+        ],
+    )
+    .unwrap();
+    let options = WriterOptions::builder()
+        .set_dictionary_enabled(true)
+        .set_data_page_row_count_limit(20_000)
+        .build();
+    check(
+        std::slice::from_ref(&batch),
+        options.clone(),
+        "dictionary judged",
+    );
+    let bytes = write(std::slice::from_ref(&batch), options);
+    let md = footer_of(&bytes);
+    let stats = |c: usize| {
+        md.row_groups[0].columns[c]
+            .meta_data
+            .as_ref()
+            .unwrap()
+            .encoding_stats
+            .clone()
+            .unwrap()
+            .into_iter()
+            .filter(|s| s.page_type == pq_format::PageType::DATA_PAGE)
+            .map(|s| (s.encoding, s.count))
+            .collect::<Vec<_>>()
+    };
+    // The first page ends where the dictionary is judged (16 384 values),
+    // then PLAIN pages of 20 000.
+    assert_eq!(
+        stats(0),
+        [(Encoding::RLE_DICTIONARY, 1), (Encoding::PLAIN, 5)],
+        "distinct values"
+    );
+    assert_eq!(stats(1), [(Encoding::RLE_DICTIONARY, 5)], "few values");
+}

@@ -86,7 +86,13 @@ pub(crate) struct ValueEncoder<T: WriteType> {
     dict: Option<T::Dict>,
     /// The dictionary takes the values (it has not fallen back).
     dict_active: bool,
+    /// Whether [`ValueEncoder::dict_loses`] has judged the dictionary.
+    judged: bool,
 }
+
+/// Values a chunk's dictionary takes before it is judged (see
+/// [`ValueEncoder::dict_loses`]).
+pub(crate) const DICT_PROBE: usize = 16 * 1024;
 
 impl<T: WriteType> ValueEncoder<T> {
     pub(crate) fn new(buffer: T::Buffer, dict: Option<T::Dict>) -> Self {
@@ -95,6 +101,7 @@ impl<T: WriteType> ValueEncoder<T> {
             buffer,
             dict,
             dict_active,
+            judged: false,
         }
     }
 
@@ -133,6 +140,35 @@ impl<T: WriteType> ValueEncoder<T> {
         }
     }
 
+    /// Whether the dictionary makes the chunk's values larger than PLAIN
+    /// would: judged once, when its first page has taken [`DICT_PROBE`]
+    /// values (not at all when the first page ends before), by its entries (PLAIN) and their indices
+    /// against the same values PLAIN, the entries' mean size standing for
+    /// the values'. Mostly distinct values (keys, timestamps, measurements)
+    /// gain nothing from a dictionary, yet without this every one of them
+    /// is hashed and kept until the dictionary fills (1 MiB: 131 072
+    /// distinct 8-byte values), and the chunk carries that dictionary and
+    /// indices for as many values. Then it falls back, as when full (the
+    /// rule parquet-java applies to a chunk's first page).
+    pub(crate) fn dict_loses(&mut self) -> bool {
+        let Some(d) = self
+            .dict
+            .as_ref()
+            .filter(|_| self.dict_active && !self.judged)
+        else {
+            return false;
+        };
+        let (entries, indices) = (d.num_entries(), d.num_indices());
+        if indices < DICT_PROBE {
+            return false;
+        }
+        self.judged = true;
+        let dict = d.size() as u128;
+        let plain = dict * indices as u128 / entries.max(1) as u128;
+        let encoded = dict + (indices * bit_width_of(entries) / 8) as u128;
+        encoded >= plain
+    }
+
     /// Sends the next values to the buffer (the page before is flushed).
     pub(crate) fn fall_back(&mut self) {
         self.dict_active = false;
@@ -143,6 +179,9 @@ impl<T: WriteType> ValueEncoder<T> {
         match &mut self.dict {
             Some(d) if self.dict_active => {
                 d.write_indices(out);
+                // Past the first page the indices held are the page's, not
+                // the chunk's: the dictionary is judged on its first page.
+                self.judged = true;
                 Ok(Encoding::RLE_DICTIONARY)
             }
             _ => {
@@ -700,6 +739,50 @@ mod tests {
         assert_eq!(page, [7, 0, 0, 0, 8, 0, 0, 0]);
         let (dict, entries) = enc.dict_page().unwrap();
         assert_eq!((dict.len(), entries), (12, 3));
+    }
+
+    fn int64_encoder() -> ValueEncoder<Int64> {
+        ValueEncoder::<Int64>::new(
+            Int64::buffer(Encoding::PLAIN, 0).unwrap(),
+            Int64::dictionary(usize::MAX, usize::MAX),
+        )
+    }
+
+    #[test]
+    fn a_dictionary_of_distinct_values_is_judged_a_loss_once() {
+        let distinct: Vec<i64> = (0..DICT_PROBE as i64).map(|i| i * 7919).collect();
+        let mut enc = int64_encoder();
+        enc.put_slice(&distinct[..DICT_PROBE - 1]);
+        assert!(!enc.dict_loses(), "judged before its probe");
+        enc.put_slice(&distinct[DICT_PROBE - 1..]);
+        assert!(enc.dict_loses());
+        assert!(!enc.dict_loses(), "judged twice");
+    }
+
+    #[test]
+    fn a_dictionary_of_repeated_values_is_kept() {
+        // A hundred values, each many times: the dictionary pays.
+        let repeated: Vec<i64> = (0..DICT_PROBE as i64).map(|i| (i % 100) << 40).collect();
+        let mut enc = int64_encoder();
+        enc.put_slice(&repeated);
+        assert!(!enc.dict_loses());
+        // Judged once: what comes later changes nothing.
+        let distinct: Vec<i64> = (0..4 * DICT_PROBE as i64).collect();
+        enc.put_slice(&distinct);
+        assert!(!enc.dict_loses());
+    }
+
+    #[test]
+    fn a_dictionary_is_judged_on_its_first_page_only() {
+        // The first page ends before the probe: later pages' indices are
+        // theirs alone, against all the chunk's entries, and say nothing.
+        let mut enc = int64_encoder();
+        enc.put_slice(&[1, 2, 3]);
+        let mut page = Vec::new();
+        assert_eq!(enc.flush(&mut page).unwrap(), Encoding::RLE_DICTIONARY);
+        let distinct: Vec<i64> = (0..2 * DICT_PROBE as i64).collect();
+        enc.put_slice(&distinct);
+        assert!(!enc.dict_loses());
     }
 
     #[test]

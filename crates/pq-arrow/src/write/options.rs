@@ -44,7 +44,9 @@ pub(crate) struct ColumnOptions {
 /// not a breaking change).
 ///
 /// The defaults are those most readers expect: dictionary encoding with
-/// fallback to PLAIN past 1 MiB of dictionary, statistics and the page
+/// fallback to PLAIN past 1 MiB of dictionary (or, as parquet-java does,
+/// once its first page of 16 Ki values shows a dictionary of mostly
+/// distinct values taking more bytes than the values PLAIN), statistics and the page
 /// index on, data page v1, SNAPPY compression, row groups of at most 1Mi
 /// rows or 128 MiB, data pages of about 1 MiB or 20 000 rows, and only the
 /// encodings of the released specification (no Preview encoding).
@@ -471,7 +473,9 @@ impl WriterOptionsBuilder {
     }
 
     /// Sets the bytes of PLAIN entries past which a dictionary falls back
-    /// (1 MiB by default).
+    /// (1 MiB by default). A dictionary also falls back when, after the
+    /// first 16 Ki values of a chunk's first page, it and their indices
+    /// take more bytes than the same values PLAIN.
     pub fn set_dictionary_page_size_limit(mut self, bytes: usize) -> Self {
         self.options.dictionary_page_size_limit = bytes;
         self

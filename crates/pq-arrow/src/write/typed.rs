@@ -47,6 +47,9 @@ pub(crate) trait ColumnValues: Debug + Send {
     fn dict_size(&self) -> usize;
     /// Whether the dictionary is in use and past a limit.
     fn dict_full(&self, max_bytes: usize, max_entries: usize) -> bool;
+    /// Whether the dictionary, judged once on its first values, makes them
+    /// larger than PLAIN (see `ValueEncoder::dict_loses`).
+    fn dict_loses(&mut self) -> bool;
     /// Sends the next values past the dictionary.
     fn fall_back(&mut self);
     /// Encodes the open page's values into `out` and closes its bounds
@@ -97,6 +100,9 @@ impl<T: FromArrow> ColumnValues for TypedColumn<T> {
     }
     fn dict_full(&self, max_bytes: usize, max_entries: usize) -> bool {
         self.encoder.dict_full(max_bytes, max_entries)
+    }
+    fn dict_loses(&mut self) -> bool {
+        self.encoder.dict_loses()
     }
     fn fall_back(&mut self) {
         self.encoder.fall_back();
