@@ -142,9 +142,9 @@ impl<T: WriteType> ValueEncoder<T> {
 
     /// Whether the dictionary makes the chunk's values larger than PLAIN
     /// would: judged once, when its first page has taken [`DICT_PROBE`]
-    /// values (not at all when the first page ends before), by its entries (PLAIN) and their indices
-    /// against the same values PLAIN, the entries' mean size standing for
-    /// the values'. Mostly distinct values (keys, timestamps, measurements)
+    /// values (not at all when the first page ends before), by its entries
+    /// (PLAIN) and their indices against the same values PLAIN, the
+    /// entries' mean size standing for the values'. Mostly distinct values (keys, timestamps, measurements)
     /// gain nothing from a dictionary, yet without this every one of them
     /// is hashed and kept until the dictionary fills (1 MiB: 131 072
     /// distinct 8-byte values), and the chunk carries that dictionary and
