@@ -712,6 +712,45 @@ const ALLOWED: &[(&str, &str, &str)] = &[
          reader can detect, and one in the chunk metadata's lists of encodings \
          that arrow-rs alone refuses",
     ),
+    (
+        "alltypes_plain.parquet",
+        "random run #3 at 976",
+        "the run lands in INT96 values of timestamp_col, which no reader can \
+         tell from values written so; pq reads them as pyarrow does, arrow-rs \
+         otherwise (as for huge varint #2 at 966)",
+    ),
+    (
+        "alltypes_tiny_pages_plain.parquet",
+        "huge varint #1 at 521736",
+        "as alltypes_plain.parquet (random run #3 at 976): the bytes land in \
+         INT96 values of timestamp_col; pq reads them as pyarrow does",
+    ),
+    (
+        "nested_plain_v1.parquet",
+        "bit flips #5",
+        "two flips land in PLAIN values of list_int64 (no page checksum), \
+         which no reader can detect; the third, in a page of \
+         map_utf8_int64.entries.values, leaves that column as pq and pyarrow \
+         read it equal to the original, where arrow-rs stops (StructArrayReader \
+         out of sync); pq returns what pyarrow returns",
+    ),
+    (
+        "fixed_length_decimal.parquet",
+        "bit flips #1",
+        "the flip shortens the column's name in the footer by a byte ('valu'), \
+         the byte after it then read as a Thrift field that is skipped: a \
+         valid footer, which pq reads as pyarrow does and arrow-rs refuses \
+         (Empty struct has fields)",
+    ),
+    (
+        "nonnullable.impala.parquet",
+        "bit flips #6",
+        "flips in the footer's schema rename repeated groups ('list' to \
+         'lisd', 'map' to 'mAp'), names no reader may rely on, and touch bytes \
+         no column reads: pq reads every value of the original, as pyarrow \
+         does, its Arrow names following the groups'; arrow-rs refuses the \
+         footer (Unexpected struct field type I64)",
+    ),
 ];
 
 /// The reason [`ALLOWED`] gives for `name` (`file (mutation)`), if any.
