@@ -762,6 +762,18 @@ impl PageReader {
                         ErrorKind::InvalidHeader("dictionary page after a data page".into()),
                     ));
                 }
+                // A dictionary's entries are PLAIN (PLAIN_DICTIONARY in files
+                // of format 1.0). Any other value is a damaged header: read as
+                // PLAIN anyway, its entries would be a guess.
+                if !matches!(dict.encoding, Encoding::PLAIN | Encoding::PLAIN_DICTIONARY) {
+                    return Err(self.err(
+                        header_pos,
+                        ErrorKind::InvalidHeader(format!(
+                            "dictionary page encoded {} (dictionaries are PLAIN)",
+                            dict.encoding
+                        )),
+                    ));
+                }
                 let num_values =
                     self.header_count(header_pos, "dictionary page num_values", dict.num_values)?;
                 if uncompressed > self.options.max_dictionary_size {

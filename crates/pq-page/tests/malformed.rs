@@ -543,3 +543,32 @@ fn a_wrong_uncompressed_size_is_ignored_in_an_uncompressed_chunk() {
         assert_eq!(&p.values[..], &body[..], "uncompressed_page_size {wrong}");
     }
 }
+
+#[test]
+fn a_dictionary_page_is_plain() {
+    let body = [1u8, 0, 0, 0];
+    for (encoding, ok) in [
+        (Encoding::PLAIN, true),
+        (Encoding::PLAIN_DICTIONARY, true),
+        (Encoding::RLE, false),
+        (Encoding::RLE_DICTIONARY, false),
+        (Encoding(16), false),
+    ] {
+        let mut header = dict_header(1, 4, 4);
+        if let Some(d) = header.dictionary_page_header.as_mut() {
+            d.encoding = encoding;
+        }
+        let mut chunk = page(&header, &body);
+        chunk.extend(required_page(1));
+        let read = read_all(chunk, ctx(1, 0), &PageOptions::default());
+        match (read, ok) {
+            (Ok(pages), true) => assert_eq!(pages.len(), 2),
+            (Err(e), false) => assert!(
+                matches!(&e.kind, ErrorKind::InvalidHeader(m)
+                    if m.contains(&format!("dictionary page encoded {encoding}"))),
+                "{e}"
+            ),
+            (r, _) => panic!("{encoding}: {:?}", r.map(|p| p.len())),
+        }
+    }
+}
