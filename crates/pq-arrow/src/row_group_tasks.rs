@@ -95,9 +95,6 @@ struct Slot {
     /// The bytes of the file its reader held when last counted (after
     /// bytes were pushed to it, and after each of its tasks).
     held: usize,
-    /// The column asks for its bytes as soon as it waits, before the next
-    /// column runs ([`LeafReader::reads_alone`]).
-    alone: bool,
 }
 
 /// Bytes from an absolute offset covering a range, or `None` while they
@@ -209,7 +206,6 @@ impl RowGroupTasks {
             .into_iter()
             .map(|(column, reader)| Slot {
                 column,
-                alone: reader.reads_alone(),
                 reader: Some(reader),
                 next: 0,
                 last_thread: 0,
@@ -524,11 +520,9 @@ impl RowGroupTasks {
                     state = self.run(task, 0);
                     // A column read alone gets its bytes before the next
                     // column runs.
-                    if state
-                        .slots
-                        .get(slot)
-                        .is_some_and(|s| s.alone && s.need.is_some())
-                    {
+                    if state.slots.get(slot).is_some_and(|s| {
+                        s.need.is_some() && s.reader.as_ref().is_some_and(LeafReader::reads_alone)
+                    }) {
                         return Next::Needs(state.needs());
                     }
                 }

@@ -44,6 +44,15 @@ fn write_columns(
     w.close().unwrap();
 }
 
+/// Reads every batch, giving the rows read.
+fn read_rows(batches: &mut pq_arrow::ParquetRecordBatchReader) -> usize {
+    let mut rows = 0;
+    while let Some(b) = batches.next_batch().unwrap() {
+        rows += b.num_rows();
+    }
+    rows
+}
+
 #[test]
 fn a_path_is_read_a_few_pages_per_column_at_a_time() {
     let dir = std::env::temp_dir().join(format!("pq-bounded-{}", std::process::id()));
@@ -75,11 +84,7 @@ fn a_path_is_read_a_few_pages_per_column_at_a_time() {
             .with_threads(threads)
             .build()
             .unwrap();
-        let mut rows = 0;
-        while let Some(b) = batches.next_batch().unwrap() {
-            rows += b.num_rows();
-        }
-        assert_eq!(rows, ROWS);
+        assert_eq!(read_rows(&mut batches), ROWS);
         let peak = batches.peak_buffered_bytes();
         let budget = COLUMNS * 4 * PAGE;
         println!(
@@ -133,14 +138,10 @@ fn a_path_of_one_page_per_chunk_holds_one_compressed_page() {
         .unwrap();
     assert!(largest > 1 << 20, "a chunk of {largest} bytes");
     let mut batches = reader.build().unwrap();
-    let mut rows = 0;
+    assert_eq!(read_rows(&mut batches), ROWS);
     // One page per chunk: a first read of each column's guessed size,
     // then its whole page.
     let pages = COLUMNS;
-    while let Some(b) = batches.next_batch().unwrap() {
-        rows += b.num_rows();
-    }
-    assert_eq!(rows, ROWS);
     let peak = batches.peak_buffered_bytes();
     println!(
         "peak {peak} bytes held, largest chunk {largest} bytes, {} requests",

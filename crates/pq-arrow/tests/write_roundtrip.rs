@@ -229,14 +229,7 @@ fn preview_encodings_need_the_switch() {
         .build();
     let bytes = write(std::slice::from_ref(&batch), options);
     let md = footer_of(&bytes);
-    let encodings = |c: usize| {
-        md.row_groups[0].columns[c]
-            .meta_data
-            .as_ref()
-            .unwrap()
-            .encodings
-            .clone()
-    };
+    let encodings = |c: usize| chunk_meta(&md, c).encodings.clone();
     assert!(!encodings(0).contains(&Encoding::ALP));
     assert!(encodings(1).contains(&Encoding::ALP));
     assert!(encodings(2).contains(&Encoding::ALP));
@@ -392,6 +385,11 @@ fn footer_of(bytes: &[u8]) -> pq_format::FileMetaData {
         .unwrap()
 }
 
+/// The metadata of column `c`'s chunk in the first row group.
+fn chunk_meta(md: &pq_format::FileMetaData, c: usize) -> &pq_format::ColumnMetaData {
+    md.row_groups[0].columns[c].meta_data.as_ref().unwrap()
+}
+
 /// A chunk whose first values are mostly distinct drops its dictionary
 /// after the first page; one of few values keeps it for every page. Both
 /// read back as written, by arrow-rs and by pq.
@@ -426,10 +424,7 @@ fn a_dictionary_that_does_not_pay_falls_back_after_its_first_page() {
     let bytes = write(std::slice::from_ref(&batch), options);
     let md = footer_of(&bytes);
     let stats = |c: usize| {
-        md.row_groups[0].columns[c]
-            .meta_data
-            .as_ref()
-            .unwrap()
+        chunk_meta(&md, c)
             .encoding_stats
             .clone()
             .unwrap()

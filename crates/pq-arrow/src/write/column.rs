@@ -171,7 +171,7 @@ impl ColumnChunkWriter {
 
     fn check_limits(&mut self) -> Result<()> {
         let l = self.limits;
-        if self.values.dict_full(l.dict_bytes, l.dict_entries) || self.values.dict_loses() {
+        if self.values.dict_falls_back(l.dict_bytes, l.dict_entries) {
             self.flush_page()?;
             self.values.fall_back();
             return Ok(());

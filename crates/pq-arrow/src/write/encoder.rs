@@ -140,16 +140,25 @@ impl<T: WriteType> ValueEncoder<T> {
         }
     }
 
+    /// Whether the dictionary, in use, should give way to the buffer
+    /// (after the page being built): it is past a limit
+    /// ([`dict_full`](Self::dict_full)) or it does not pay
+    /// ([`dict_loses`](Self::dict_loses)).
+    pub(crate) fn dict_falls_back(&mut self, max_bytes: usize, max_entries: usize) -> bool {
+        self.dict_full(max_bytes, max_entries) || self.dict_loses()
+    }
+
     /// Whether the dictionary makes the chunk's values larger than PLAIN
     /// would: judged once, when its first page has taken [`DICT_PROBE`]
     /// values (not at all when the first page ends before), by its entries
     /// (PLAIN) and their indices against the same values PLAIN, the
-    /// entries' mean size standing for the values'. Mostly distinct values (keys, timestamps, measurements)
-    /// gain nothing from a dictionary, yet without this every one of them
-    /// is hashed and kept until the dictionary fills (1 MiB: 131 072
-    /// distinct 8-byte values), and the chunk carries that dictionary and
-    /// indices for as many values. Then it falls back, as when full (the
-    /// rule parquet-java applies to a chunk's first page).
+    /// entries' mean size standing for the values'. Mostly distinct values
+    /// (keys, timestamps, measurements) gain nothing from a dictionary, yet
+    /// without this every one of them is hashed and kept until the
+    /// dictionary fills (1 MiB: 131 072 distinct 8-byte values), and the
+    /// chunk carries that dictionary and indices for as many values. Then
+    /// it falls back, as when full (the rule parquet-java applies to a
+    /// chunk's first page).
     pub(crate) fn dict_loses(&mut self) -> bool {
         let Some(d) = self
             .dict

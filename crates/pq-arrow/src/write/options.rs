@@ -47,9 +47,10 @@ pub(crate) struct ColumnOptions {
 /// fallback to PLAIN past 1 MiB of dictionary (or, as parquet-java does,
 /// once its first page of 16 Ki values shows a dictionary of mostly
 /// distinct values taking more bytes than the values PLAIN), statistics
-/// and the page index on, data page v1, SNAPPY compression, row groups of at most 1Mi
-/// rows or 128 MiB, data pages of about 1 MiB or 20 000 rows, and only the
-/// encodings of the released specification (no Preview encoding).
+/// and the page index on, data page v1, SNAPPY compression, row groups of
+/// at most 1Mi rows or 128 MiB, data pages of about 1 MiB or 20 000 rows,
+/// and only the encodings of the released specification (no Preview
+/// encoding).
 ///
 /// SNAPPY by default, as pyarrow's `write_table` and DuckDB write: every
 /// Parquet reader reads it, it costs little time to write and less to read,

@@ -45,11 +45,9 @@ pub(crate) trait ColumnValues: Debug + Send {
     fn page_size(&self) -> usize;
     /// Bytes of the dictionary page (0 without one).
     fn dict_size(&self) -> usize;
-    /// Whether the dictionary is in use and past a limit.
-    fn dict_full(&self, max_bytes: usize, max_entries: usize) -> bool;
-    /// Whether the dictionary, judged once on its first values, makes them
-    /// larger than PLAIN (see `ValueEncoder::dict_loses`).
-    fn dict_loses(&mut self) -> bool;
+    /// Whether the dictionary is in use and should fall back: past a
+    /// limit, or not paying (see `ValueEncoder::dict_falls_back`).
+    fn dict_falls_back(&mut self, max_bytes: usize, max_entries: usize) -> bool;
     /// Sends the next values past the dictionary.
     fn fall_back(&mut self);
     /// Encodes the open page's values into `out` and closes its bounds
@@ -98,11 +96,8 @@ impl<T: FromArrow> ColumnValues for TypedColumn<T> {
     fn dict_size(&self) -> usize {
         self.encoder.dict_size()
     }
-    fn dict_full(&self, max_bytes: usize, max_entries: usize) -> bool {
-        self.encoder.dict_full(max_bytes, max_entries)
-    }
-    fn dict_loses(&mut self) -> bool {
-        self.encoder.dict_loses()
+    fn dict_falls_back(&mut self, max_bytes: usize, max_entries: usize) -> bool {
+        self.encoder.dict_falls_back(max_bytes, max_entries)
     }
     fn fall_back(&mut self) {
         self.encoder.fall_back();
