@@ -1,6 +1,7 @@
 //! Every corpus file and fixture, and damaged copies of one, read the same
 //! on several decoding threads as on one: the same batches, or the same
-//! error after the same batches.
+//! error after the same batches. From `Bytes` and from a path (where the
+//! decoding threads read their own pages, at positions of one file).
 
 #![allow(clippy::unwrap_used)]
 
@@ -40,8 +41,19 @@ fn files() -> Vec<PathBuf> {
 
 /// The batches of a read, then the error that ended it, if any.
 fn read(bytes: &Bytes, threads: usize) -> (Vec<RecordBatch>, Option<String>) {
-    let r = pq_arrow::ParquetReader::from_bytes(bytes.clone())
-        .and_then(|r| r.with_batch_size(100).with_threads(threads).build());
+    collect(pq_arrow::ParquetReader::from_bytes(bytes.clone()), threads)
+}
+
+/// [`read`] from a path.
+fn read_path(path: &std::path::Path, threads: usize) -> (Vec<RecordBatch>, Option<String>) {
+    collect(pq_arrow::ParquetReader::open(path), threads)
+}
+
+fn collect(
+    r: pq_arrow::Result<pq_arrow::ParquetReader>,
+    threads: usize,
+) -> (Vec<RecordBatch>, Option<String>) {
+    let r = r.and_then(|r| r.with_batch_size(100).with_threads(threads).build());
     let mut batches = Vec::new();
     match r {
         Ok(r) => {
@@ -64,19 +76,23 @@ fn threads_read_what_one_thread_reads() {
     for path in files {
         let bytes = Bytes::from(std::fs::read(&path).unwrap());
         let one = read(&bytes, 1);
+        let one_path = read_path(&path, 1);
         for threads in [2, 3] {
-            let got = read(&bytes, threads);
-            assert_eq!(got.1, one.1, "{}: {threads} threads", path.display());
-            assert_eq!(
-                got.0.len(),
-                one.0.len(),
-                "{}: {threads} threads",
-                path.display()
-            );
-            for (i, (a, b)) in got.0.iter().zip(&one.0).enumerate() {
-                assert!(a == b, "{}: {threads} threads, batch {i}", path.display());
+            for (how, one, got) in [
+                ("bytes", &one, read(&bytes, threads)),
+                ("path", &one_path, read_path(&path, threads)),
+            ] {
+                let what = format!("{} from {how}: {threads} threads", path.display());
+                assert_eq!(got.1, one.1, "{what}");
+                assert_eq!(got.0.len(), one.0.len(), "{what}");
+                for (i, (a, b)) in got.0.iter().zip(&one.0).enumerate() {
+                    assert!(a == b, "{what}, batch {i}");
+                }
             }
         }
+        // A path reads what `Bytes` read, up to the error's wording.
+        assert_eq!(one_path.0, one.0, "{}: path against bytes", path.display());
+        assert_eq!(one_path.1.is_some(), one.1.is_some(), "{}", path.display());
     }
 }
 

@@ -23,8 +23,9 @@
 //! # }
 //! ```
 //!
-//! [`ParquetReader`] opens a path ([`ParquetReader::open`]), any
-//! `Read + Seek` ([`ParquetReader::from_reader`]) or `bytes::Bytes`
+//! [`ParquetReader`] opens a path ([`ParquetReader::open`]), an open file
+//! ([`ParquetReader::from_file`]), any `Read + Seek`
+//! ([`ParquetReader::from_reader`]) or `bytes::Bytes`
 //! ([`ParquetReader::from_bytes`]); only the footer is read then. Columns
 //! (a [`ProjectionMask`] of top-level fields, leaf columns or paths), row
 //! groups, batch size, row offset and limit are chosen on it, with the

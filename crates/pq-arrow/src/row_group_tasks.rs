@@ -19,7 +19,10 @@
 //! keeps ([`RowGroupTasks::keep`]); only then are the late columns of the
 //! batch decoded, and only the kept rows of them ([`Next::Batch`]).
 //!
-//! No thread performs IO here. A column whose next page has not been
+//! No thread performs IO here unless the sync reader hands the tasks its
+//! positioned reads ([`RowGroupTasks::with_reads`]): then a task whose
+//! column needs its next page reads exactly that range on the thread that
+//! runs it, and goes on. Otherwise a column whose next page has not been
 //! pushed stops its batch at the page ([`Step::Pending`]) and is not
 //! picked again until the caller has pushed the bytes it needs
 //! ([`RowGroupTasks::deliver`]); the caller's [`RowGroupTasks::next_batch`]
@@ -95,6 +98,31 @@ struct Slot {
     /// The bytes of the file its reader held when last counted (after
     /// bytes were pushed to it, and after each of its tasks).
     held: usize,
+}
+
+/// Reads bytes of the file from `range.start` covering `range`, on any
+/// thread; the location names the column for errors.
+#[derive(Clone)]
+pub(crate) struct ReadAt(Arc<ReadFn>);
+
+type ReadFn = dyn Fn(&Range<u64>, &Location) -> Result<Bytes> + Send + Sync;
+
+impl ReadAt {
+    pub(crate) fn new(
+        read: impl Fn(&Range<u64>, &Location) -> Result<Bytes> + Send + Sync + 'static,
+    ) -> Self {
+        ReadAt(Arc::new(read))
+    }
+
+    fn read(&self, range: &Range<u64>, at: &Location) -> Result<Bytes> {
+        (self.0)(range, at)
+    }
+}
+
+impl std::fmt::Debug for ReadAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ReadAt")
+    }
 }
 
 /// Bytes from an absolute offset covering a range, or `None` while they
@@ -184,6 +212,8 @@ pub(crate) struct RowGroupTasks {
     ahead: usize,
     /// Whether the columns' next pages are asked for ahead.
     read_ahead: bool,
+    /// How tasks read the pages they need themselves, if they do.
+    reads: Option<ReadAt>,
 }
 
 /// A task taken: decode batch `batch` of slot `slot`.
@@ -230,7 +260,17 @@ impl RowGroupTasks {
             changed: Condvar::new(),
             ahead: ahead.max(1),
             read_ahead: false,
+            reads: None,
         }
+    }
+
+    /// Tasks read the pages their column needs with `reads`, on the thread
+    /// that runs them, instead of stopping for the caller to push them:
+    /// for sources any thread can read at once (a file read at positions,
+    /// `Bytes`), so that reading is shared out with decoding.
+    pub(crate) fn with_reads(mut self, reads: Option<ReadAt>) -> Self {
+        self.reads = reads;
+        self
     }
 
     /// Asks for the columns' next pages ahead (see the module's comment):
@@ -319,16 +359,27 @@ impl RowGroupTasks {
             kept,
             mut reader,
         } = task;
-        let decode = || {
-            if skip {
-                Ok(match reader.skip(rows)? {
+        let reads = self.reads.as_ref();
+        let decode = || loop {
+            let step = if skip {
+                match reader.skip(rows)? {
                     Step::Ready(()) => Step::Ready(LeafData::skipped()),
                     Step::Pending(r) => Step::Pending(r),
-                })
+                }
             } else if let Some(kept) = &kept {
-                reader.read_kept(kept)
+                reader.read_kept(kept)?
             } else {
-                reader.read(rows)
+                reader.read(rows)?
+            };
+            match (step, reads) {
+                // The batch resumes from where it stopped once its reader
+                // has the bytes.
+                (Step::Pending(range), Some(read)) => {
+                    let at = reader.location().clone().at_offset(range.start);
+                    let data = read.read(&range, &at)?;
+                    reader.push(range.start, data);
+                }
+                (step, _) => return Ok(step),
             }
         };
         let result =

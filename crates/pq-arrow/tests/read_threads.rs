@@ -121,3 +121,59 @@ fn the_batch_iterator_is_send() {
         );
     }
 }
+
+/// From a path, decoding threads read their columns' pages themselves: a
+/// file cut short after its footer was read fails there as on one thread,
+/// with an I/O error naming the column chunk, after the same batches.
+#[test]
+fn a_file_cut_short_under_the_threads_is_an_error_naming_the_column() {
+    let dir = std::env::temp_dir().join(format!("pq-threads-cut-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bytes = fixture("many_pages.parquet");
+    let meta = ParquetReader::from_bytes(bytes.clone()).unwrap();
+    let rg = &meta.metadata().row_groups[0];
+    // Cut inside the row group's last column chunk.
+    let last = rg.columns.last().unwrap().meta_data.as_ref().unwrap();
+    let start = last
+        .dictionary_page_offset
+        .unwrap_or(last.data_page_offset)
+        .min(last.data_page_offset) as u64;
+    let cut = start + last.total_compressed_size as u64 / 2;
+    let read = |threads: usize| {
+        let path = dir.join(format!("cut-{threads}.parquet"));
+        std::fs::write(&path, &bytes).unwrap();
+        let reader = ParquetReader::open(&path)
+            .unwrap()
+            .with_batch_size(100)
+            .with_threads(threads);
+        // The footer is read; now the file loses its tail.
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(cut)
+            .unwrap();
+        let mut rows = 0;
+        for b in reader.build().unwrap() {
+            match b {
+                Ok(b) => rows += b.num_rows(),
+                Err(e) => return (rows, pq_arrow::Error::from(e).to_string()),
+            }
+        }
+        panic!("{threads} threads: {rows} rows read from a file cut at {cut}");
+    };
+    let one = read(1);
+    let column = last.path_in_schema.join(".");
+    println!("1 thread after {} rows: {}", one.0, one.1);
+    assert!(one.1.starts_with("I/O error at"), "{}", one.1);
+    assert!(
+        one.1.contains(&format!("column {column}, row group 0")),
+        "{}",
+        one.1
+    );
+    for threads in [2, 3] {
+        // Only the cut column fails: the same error, after the same rows.
+        assert_eq!(read(threads), one, "{threads} threads");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -21,7 +21,9 @@ pub fn open_input(
 ) -> Result<ParquetReader, CliError> {
     let reader = match input {
         Input::Memory(bytes) => ParquetReader::from_bytes(bytes.into_inner()),
-        file => ParquetReader::from_reader(file),
+        // Read at positions, by every decoding thread.
+        Input::File { file, .. } => ParquetReader::from_file(file),
+        remote => ParquetReader::from_reader(remote),
     }
     .map_err(|e| CliError::file(path, e))?;
     select(path, reader, columns)

@@ -644,6 +644,11 @@ impl LeafReader {
         self.pages.push(offset, data);
     }
 
+    /// Where the column chunk is, for errors of reads made for it.
+    pub(crate) fn location(&self) -> &Location {
+        &self.at
+    }
+
     /// The bytes its next page will need when they are not held yet (see
     /// [`PageReader::next_request`]).
     pub(crate) fn next_request(&self) -> Option<Range<u64>> {

@@ -31,6 +31,8 @@ pub struct ParquetRecordBatchReader {
     pub(super) failed: bool,
     pub(super) requests: u64,
     pub(super) bytes_read: u64,
+    /// What the decoding threads read, when they read for themselves.
+    pub(super) shared_reads: Option<std::sync::Arc<super::source::ReadCounts>>,
 }
 
 impl ParquetRecordBatchReader {
@@ -84,13 +86,13 @@ impl ParquetRecordBatchReader {
     /// Reads of the file made for the batches so far (the footer's not
     /// counted).
     pub fn requests(&self) -> u64 {
-        self.requests
+        self.requests + self.shared_reads.as_ref().map_or(0, |c| c.get().0)
     }
 
     /// Bytes of the file read (or, from `Bytes`, sliced) for the batches so
     /// far.
     pub fn bytes_read(&self) -> u64 {
-        self.bytes_read
+        self.bytes_read + self.shared_reads.as_ref().map_or(0, |c| c.get().1)
     }
 
     /// The most bytes of the file the reader has held at once: the bytes

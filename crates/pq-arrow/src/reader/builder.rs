@@ -2,6 +2,7 @@
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
+use std::ops::Range;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -12,7 +13,8 @@ use pq_format::{FileMetaData, Limits, ParquetMetaData, SchemaDescriptor};
 use super::ParquetRecordBatchReader;
 use super::options::ReadOptions;
 use super::source::Source;
-use crate::error::{Error, Result};
+use crate::error::{Error, Location, Result};
+use crate::row_group_tasks::ReadAt;
 use crate::schema::{ByteArrayOutput, LeafColumn, convert};
 
 /// Opens a Parquet file and configures how it is read; [`build`] gives the
@@ -72,17 +74,53 @@ impl ParquetReader {
     /// assert!(err.to_string().contains("exceeds the limit of 16 bytes"), "{err}");
     /// ```
     pub fn open_with_limits(path: impl AsRef<Path>, limits: &Limits) -> Result<Self> {
-        let path = path.as_ref();
-        let mut f = File::open(path).map_err(|source| Error::Io {
+        let f = File::open(path.as_ref()).map_err(|source| Error::Io {
             at: Box::default(),
             source,
         })?;
-        let file_len = f.seek(SeekFrom::End(0)).map_err(|source| Error::Io {
+        Self::from_file_with_limits(f, limits)
+    }
+
+    /// Reads from an open file, as [`open`](Self::open) does from a path:
+    /// with positioned reads, so that decoding threads
+    /// ([`with_threads`](Self::with_threads)) each read the pages they
+    /// decode. (A file given as a `Read + Seek` to
+    /// [`from_reader`](Self::from_reader) has one cursor, and only the
+    /// calling thread reads it.)
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let dir = std::env::temp_dir().join(format!("pq-from-file-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// # let path = dir.join("t.parquet");
+    /// # let batch = arrow_array::RecordBatch::try_from_iter([(
+    /// #     "x",
+    /// #     std::sync::Arc::new(arrow_array::Int32Array::from(vec![1, 2, 3])) as arrow_array::ArrayRef,
+    /// # )])?;
+    /// # let mut w = pq_arrow::ParquetWriter::try_new(std::fs::File::create(&path)?, batch.schema(), Default::default())?;
+    /// # w.write(&batch)?;
+    /// # w.close()?;
+    /// let file = std::fs::File::open(&path)?;
+    /// let reader = pq_arrow::ParquetReader::from_file(file)?.with_threads(2).build()?;
+    /// let rows: usize = reader.map(|b| b.map(|b| b.num_rows())).sum::<Result<_, _>>()?;
+    /// assert_eq!(rows, 3);
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn from_file(file: File) -> Result<Self> {
+        Self::from_file_with_limits(file, &Limits::default())
+    }
+
+    /// [`from_file`](Self::from_file) with these metadata limits (see
+    /// [`open_with_limits`](Self::open_with_limits)).
+    pub fn from_file_with_limits(mut file: File, limits: &Limits) -> Result<Self> {
+        let file_len = file.seek(SeekFrom::End(0)).map_err(|source| Error::Io {
             at: Box::default(),
             source,
         })?;
-        let md = pq_format::read_metadata(&mut f, limits).map_err(format_err)?;
-        Self::new(Source::File(f), file_len, md, limits)
+        let md = pq_format::read_metadata(&mut file, limits).map_err(format_err)?;
+        Self::new(Source::File(Arc::new(file)), file_len, md, limits)
     }
 
     /// Reads from any `Read + Seek`: the footer now, the chosen column
@@ -216,12 +254,24 @@ impl ParquetReader {
         // A file is read column by column (a read is a system call); from
         // `Bytes` there is nothing to read, only slices to cut.
         core.serial_reads = !matches!(self.source, Source::Bytes(_));
+        // With decoding threads, each reads the pages of the columns it
+        // decodes: the reads (a third of a scan of uncompressed pages, in
+        // system time) are shared out with the decoding instead of all
+        // falling to the caller's thread while the others wait.
+        let shared = self.source.shared().filter(|_| core.workers.any());
+        if let Some(shared) = &shared {
+            let (shared, pool) = (shared.clone(), core.pool.clone());
+            core.reads = Some(ReadAt::new(move |range: &Range<u64>, at: &Location| {
+                shared.read(range, at, &pool)
+            }));
+        }
         Ok(ParquetRecordBatchReader {
             core,
             source: self.source,
             failed: false,
             requests: 0,
             bytes_read: 0,
+            shared_reads: shared.map(|s| s.counts),
         })
     }
 }

@@ -25,7 +25,7 @@ use crate::assemble::{Leaves, build};
 use crate::column::{ChunkBuffers, KeptRows, LeafReader, Step};
 use crate::error::{Error, Location, Result, data_err};
 use crate::pool::Pool;
-use crate::row_group_tasks::{Batches, Next, RowGroupTasks};
+use crate::row_group_tasks::{Batches, Next, ReadAt, RowGroupTasks};
 use crate::schema::{FieldKind, FieldNode};
 
 /// What [`BatchDecoder::next`] gave.
@@ -85,6 +85,10 @@ pub(crate) struct BatchDecoder {
     /// ahead instead. Set by the reader of a local file, where another read
     /// costs a system call; remote reads gather theirs into fewer requests.
     pub(super) serial_reads: bool,
+    /// Reads of the file the tasks make themselves, on whichever thread
+    /// runs them (see [`RowGroupTasks::with_reads`]); `None`: the tasks ask
+    /// the caller for bytes.
+    pub(super) reads: Option<ReadAt>,
     /// The most bytes of the file held at once (pushed pieces and the
     /// readers' pages).
     pub(super) peak_buffered: usize,
@@ -544,8 +548,9 @@ impl BatchDecoder {
             read,
             size: self.batch_size,
         };
-        let mut tasks =
-            RowGroupTasks::new(readers, sizes, self.ahead).with_read_ahead(self.workers.any());
+        let mut tasks = RowGroupTasks::new(readers, sizes, self.ahead)
+            .with_read_ahead(self.workers.any() && self.reads.is_none())
+            .with_reads(self.reads.clone());
         if let Some(plan) = self.late.as_ref().filter(|_| !plain) {
             tasks = tasks.with_late(|leaf| plan.is_late(leaf));
         }

@@ -520,6 +520,7 @@ impl ReadOptions {
             coalesce_gap: self.coalesce_gap,
             peak_buffered: 0,
             serial_reads: false,
+            reads: None,
             chunks: Vec::new(),
             filter,
             pruning: self.pruning,
