@@ -137,7 +137,9 @@ impl Pool {
             // largest too small.
             let mut fit: Option<(usize, usize)> = None;
             let mut under: Option<(usize, usize)> = None;
-            for (i, k) in free.kept.iter().enumerate() {
+            // Newest first: of equal sizes, the one put back last is the
+            // likeliest still in the cache.
+            for (i, k) in free.kept.iter().enumerate().rev() {
                 if k.type_id != id {
                     continue;
                 }
@@ -237,6 +239,11 @@ fn put<T: Copy + Send + 'static>(shared: &Shared, v: Vec<T>) {
     };
     free.puts += 1;
     let stale = free.puts.saturating_sub(MAX_AGE);
+    // Let go after the lock is released: freeing a large vector returns
+    // its pages to the system, which with several threads stops every
+    // core to flush their address translations, and the other threads
+    // would wait for the lock meanwhile.
+    let mut dropped = Vec::new();
     while free.bytes + bytes > shared.limit
         || free.kept.len() >= MAX_KEPT
         || free.kept.front().is_some_and(|k| k.put_at < stale)
@@ -245,6 +252,7 @@ fn put<T: Copy + Send + 'static>(shared: &Shared, v: Vec<T>) {
             break;
         };
         free.bytes -= old.bytes;
+        dropped.push(old);
     }
     free.bytes += bytes;
     let put_at = free.puts;
@@ -254,6 +262,8 @@ fn put<T: Copy + Send + 'static>(shared: &Shared, v: Vec<T>) {
         put_at,
         vec: Box::new(v),
     });
+    drop(free);
+    drop(dropped);
 }
 
 /// The owner of a pooled Arrow buffer's memory: gives it back on drop.
@@ -348,6 +358,18 @@ mod tests {
             .as_ref()
             .and_then(|s| s.free.lock().ok().map(|f| f.kept.len()))
             .unwrap_or(0)
+    }
+
+    #[test]
+    fn of_equal_sizes_the_last_put_back_is_taken() {
+        let pool = Pool::new(1 << 20);
+        let older: Vec<u64> = Vec::with_capacity(1000);
+        let newer: Vec<u64> = Vec::with_capacity(1000);
+        let newer_at = newer.as_ptr();
+        pool.put(older);
+        pool.put(newer);
+        let got: Vec<u64> = pool.take(1000);
+        assert_eq!(got.as_ptr(), newer_at);
     }
 
     #[test]
