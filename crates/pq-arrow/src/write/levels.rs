@@ -82,6 +82,9 @@ fn visit(
     let apply_nulls = |ctx: Ctx| -> Ctx {
         match (ctx, &nulls) {
             (Ctx::Identity(n), None) => Ctx::Identity(n),
+            // Entries still open are at level `def` (set by the parent):
+            // without this field's own level to add, nothing changes.
+            (ctx @ Ctx::Entries { .. }, None) if !nullable => ctx,
             (ctx, nulls) => {
                 let (mut d, r, mut idx) = ctx.materialise(def);
                 for (d, i) in d.iter_mut().zip(idx.iter_mut()) {
@@ -114,7 +117,7 @@ fn visit(
         DataType::List(f) => {
             let l = array.as_list::<i32>();
             let offs = l.value_offsets();
-            let ctx = repeat(apply_nulls(ctx), def, present, rep_depth, |i| {
+            let ctx = repeat(apply_nulls(ctx), present, rep_depth, |i| {
                 (offs[i] as usize, offs[i + 1] as usize)
             });
             visit(f, l.values(), ctx, present + 1, rep_depth + 1, out)
@@ -122,14 +125,14 @@ fn visit(
         DataType::LargeList(f) => {
             let l = array.as_list::<i64>();
             let offs = l.value_offsets();
-            let ctx = repeat(apply_nulls(ctx), def, present, rep_depth, |i| {
+            let ctx = repeat(apply_nulls(ctx), present, rep_depth, |i| {
                 (offs[i] as usize, offs[i + 1] as usize)
             });
             visit(f, l.values(), ctx, present + 1, rep_depth + 1, out)
         }
         DataType::FixedSizeList(f, _) => {
             let l = array.as_fixed_size_list();
-            let ctx = repeat(apply_nulls(ctx), def, present, rep_depth, |i| {
+            let ctx = repeat(apply_nulls(ctx), present, rep_depth, |i| {
                 // Element i's values start at i × the list length (arrow's
                 // own offset of the child is already in `l.values()`).
                 let len = l.value_length() as usize;
@@ -140,7 +143,7 @@ fn visit(
         DataType::Map(entries, _) => {
             let m = array.as_map();
             let offs = m.value_offsets();
-            let ctx = repeat(apply_nulls(ctx), def, present, rep_depth, |i| {
+            let ctx = repeat(apply_nulls(ctx), present, rep_depth, |i| {
                 (offs[i] as usize, offs[i + 1] as usize)
             });
             let DataType::Struct(kv) = entries.data_type() else {
@@ -174,8 +177,7 @@ fn visit(
                 },
                 Ctx::Entries { def: d, rep, idx } => {
                     let n = d.len();
-                    let selection =
-                        Selection::Indices(idx.into_iter().filter(|&i| i != DONE).collect());
+                    let selection = select(idx);
                     LeafLevels {
                         array: array.clone(),
                         def: (present > 0).then_some(d),
@@ -191,43 +193,111 @@ fn visit(
     }
 }
 
+/// The leaf array's entries that hold values, from the levels' entries:
+/// a range when they follow one another (a leaf of lists without nulls or
+/// empty lists, whose values are then taken as a slice), else the indices.
+fn select(idx: Vec<usize>) -> Selection {
+    let mut present = idx.iter().copied().filter(|&i| i != DONE);
+    let Some(first) = present.next() else {
+        return Selection::Range(0);
+    };
+    if present.zip(first + 1..).all(|(i, want)| i == want) {
+        return Selection::Range(first);
+    }
+    Selection::Indices(idx.into_iter().filter(|&i| i != DONE).collect())
+}
+
 /// Expands the present entries of a list-like array into its elements.
-fn repeat(
-    ctx: Ctx,
-    def: i16,
-    present: i16,
-    rep_depth: i16,
-    range: impl Fn(usize) -> (usize, usize),
-) -> Ctx {
-    let (d, r, idx) = ctx.materialise(present);
-    let _ = def;
-    let mut nd = Vec::with_capacity(d.len());
-    let mut nr = Vec::with_capacity(d.len());
-    let mut ni = Vec::with_capacity(d.len());
-    for (k, (&dv, &i)) in d.iter().zip(&idx).enumerate() {
-        let rv = r.as_ref().map_or(0, |r| r[k]);
-        if i == DONE {
-            nd.push(dv);
-            nr.push(rv);
-            ni.push(DONE);
-            continue;
-        }
+///
+/// In two passes: the entries out are counted first, so that the levels
+/// are filled in place (a list's elements all share one definition level,
+/// and all but its first one repetition level) instead of pushed one by
+/// one.
+fn repeat(ctx: Ctx, present: i16, rep_depth: i16, range: impl Fn(usize) -> (usize, usize)) -> Ctx {
+    // Entries out of an entry whose list is `i`: its elements, or one
+    // final entry when it is empty.
+    let len = |i: usize| {
         let (a, b) = range(i);
-        if a == b {
-            nd.push(present);
-            nr.push(rv);
-            ni.push(DONE);
-            continue;
+        b.saturating_sub(a).max(1)
+    };
+    let total: usize = match &ctx {
+        Ctx::Identity(n) => (0..*n).map(len).sum(),
+        Ctx::Entries { idx, .. } => idx
+            .iter()
+            .map(|&i| if i == DONE { 1 } else { len(i) })
+            .sum(),
+    };
+    let mut out = Expanded {
+        def: vec![present + 1; total],
+        rep: vec![rep_depth + 1; total],
+        idx: Vec::with_capacity(total),
+        at: 0,
+    };
+    match ctx {
+        // Every entry present, none repeated (a list at the top without
+        // nulls): walked as the list's own indices, nothing materialised.
+        Ctx::Identity(n) => {
+            for i in 0..n {
+                out.list(range(i), 0, present);
+            }
         }
-        for (j, e) in (a..b).enumerate() {
-            nd.push(present + 1);
-            nr.push(if j == 0 { rv } else { rep_depth + 1 });
-            ni.push(e);
+        Ctx::Entries { def, rep, idx } => {
+            for (k, (&dv, &i)) in def.iter().zip(&idx).enumerate() {
+                let rv = rep.as_ref().map_or(0, |r| r[k]);
+                if i == DONE {
+                    out.done(dv, rv);
+                } else {
+                    out.list(range(i), rv, present);
+                }
+            }
         }
     }
     Ctx::Entries {
-        def: nd,
-        rep: Some(nr),
-        idx: ni,
+        def: out.def,
+        rep: Some(out.rep),
+        idx: out.idx,
+    }
+}
+
+/// The entries of a list-like array's elements, filled by [`repeat`]:
+/// `def` and `rep` sized and preset for list elements, `idx` pushed.
+struct Expanded {
+    def: Vec<i16>,
+    rep: Vec<i16>,
+    idx: Vec<usize>,
+    /// The next entry.
+    at: usize,
+}
+
+impl Expanded {
+    /// An entry already final (a null or empty ancestor).
+    fn done(&mut self, def: i16, rep: i16) {
+        self.set(def, rep);
+        self.idx.push(DONE);
+        self.at += 1;
+    }
+
+    /// The elements `a..b` of a present list whose entry repeats at `rep`.
+    #[inline]
+    fn list(&mut self, (a, b): (usize, usize), rep: i16, present: i16) {
+        if a >= b {
+            // Empty: one final entry at the list's own level.
+            self.done(present, rep);
+            return;
+        }
+        // The elements' definition levels, and the repetition levels of
+        // all but the first, are preset.
+        if let Some(r) = self.rep.get_mut(self.at) {
+            *r = rep;
+        }
+        self.idx.extend(a..b);
+        self.at += b - a;
+    }
+
+    fn set(&mut self, def: i16, rep: i16) {
+        if let (Some(d), Some(r)) = (self.def.get_mut(self.at), self.rep.get_mut(self.at)) {
+            *d = def;
+            *r = rep;
+        }
     }
 }
