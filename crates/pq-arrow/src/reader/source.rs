@@ -178,20 +178,23 @@ fn fill(
 /// shares its cursor) move it.
 #[cfg(any(unix, windows))]
 fn read_at_position(f: &File, start: u64, len: usize, pool: &Pool) -> std::io::Result<Bytes> {
-    #[cfg(unix)]
-    use std::os::unix::fs::FileExt;
-    #[cfg(windows)]
-    use std::os::windows::fs::FileExt;
     let mut buf = read_buffer(len, pool)?;
     fill(&mut buf, |rest, filled| {
-        let at = start.saturating_add(filled as u64);
-        #[cfg(unix)]
-        let n = f.read_at(rest, at);
-        #[cfg(windows)]
-        let n = f.seek_read(rest, at);
-        n
+        pread(f, rest, start.saturating_add(filled as u64))
     })?;
     Ok(pool.bytes(buf))
+}
+
+#[cfg(unix)]
+fn pread(f: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    std::os::unix::fs::FileExt::read_at(f, buf, at)
+}
+
+/// Positioned on Windows too (each call names its offset), though it also
+/// moves the cursor, which nothing reads after the footer.
+#[cfg(windows)]
+fn pread(f: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    std::os::windows::fs::FileExt::seek_read(f, buf, at)
 }
 
 /// Elsewhere, through the file's cursor (only the caller reads then:

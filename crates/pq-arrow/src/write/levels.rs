@@ -194,8 +194,10 @@ fn visit(
 }
 
 /// The leaf array's entries that hold values, from the levels' entries:
-/// a range when they follow one another (a leaf of lists without nulls or
-/// empty lists, whose values are then taken as a slice), else the indices.
+/// a range when they follow one another (null or empty lists hold no
+/// entries of the leaf, so only a null leaf value, or a null struct between
+/// the leaf and its list, breaks the run), which the encoders take as a
+/// slice; else the indices.
 fn select(idx: Vec<usize>) -> Selection {
     let mut present = idx.iter().copied().filter(|&i| i != DONE);
     let Some(first) = present.next() else {
