@@ -12,7 +12,7 @@ use pq_format::{FileMetaData, Limits, ParquetMetaData, SchemaDescriptor};
 
 use super::ParquetRecordBatchReader;
 use super::options::ReadOptions;
-use super::source::Source;
+use super::source::{Positioned, ReadCounts, Source};
 use crate::error::{Error, Location, Result};
 use crate::row_group_tasks::ReadAt;
 use crate::schema::{ByteArrayOutput, LeafColumn, convert};
@@ -120,7 +120,12 @@ impl ParquetReader {
             source,
         })?;
         let md = pq_format::read_metadata(&mut file, limits).map_err(format_err)?;
-        Self::new(Source::File(Arc::new(file)), file_len, md, limits)
+        Self::new(
+            Source::At(Positioned::File(Arc::new(file))),
+            file_len,
+            md,
+            limits,
+        )
     }
 
     /// Reads from any `Read + Seek`: the footer now, the chosen column
@@ -156,7 +161,7 @@ impl ParquetReader {
     pub fn from_bytes_with_limits(bytes: Bytes, limits: &Limits) -> Result<Self> {
         let md = pq_format::read_metadata_from_bytes(&bytes, limits).map_err(format_err)?;
         let len = bytes.len() as u64;
-        Self::new(Source::Bytes(bytes), len, md, limits)
+        Self::new(Source::At(Positioned::Bytes(bytes)), len, md, limits)
     }
 
     fn new(source: Source, file_len: u64, md: FileMetaData, limits: &Limits) -> Result<Self> {
@@ -253,17 +258,21 @@ impl ParquetReader {
         let mut core = self.opts.decoder(self.metadata, self.file_len)?;
         // A file is read column by column (a read is a system call); from
         // `Bytes` there is nothing to read, only slices to cut.
-        core.serial_reads = !matches!(self.source, Source::Bytes(_));
+        core.serial_reads = !self.source.is_bytes();
         // With decoding threads, each reads the pages of the columns it
         // decodes: the reads (a third of a scan of uncompressed pages, in
         // system time) are shared out with the decoding instead of all
         // falling to the caller's thread while the others wait.
-        let shared = self.source.shared().filter(|_| core.workers.any());
-        if let Some(shared) = &shared {
-            let (shared, pool) = (shared.clone(), core.pool.clone());
+        let mut shared_reads = None;
+        if let Some(source) = self.source.positioned().filter(|_| core.workers.any()) {
+            let counts = Arc::new(ReadCounts::default());
+            let (counted, pool) = (Arc::clone(&counts), core.pool.clone());
             core.reads = Some(ReadAt::new(move |range: &Range<u64>, at: &Location| {
-                shared.read(range, at, &pool)
+                let data = source.read(range, at, &pool)?;
+                counted.add(range);
+                Ok(data)
             }));
+            shared_reads = Some(counts);
         }
         Ok(ParquetRecordBatchReader {
             core,
@@ -271,7 +280,7 @@ impl ParquetReader {
             failed: false,
             requests: 0,
             bytes_read: 0,
-            shared_reads: shared.map(|s| s.counts),
+            shared_reads,
         })
     }
 }

@@ -17,9 +17,17 @@ use crate::pool::Pool;
 /// memory-mapped file without copying, map it and read it as `Bytes`
 /// (`Bytes::from_owner(mmap)`): pages are then slices of the mapping.
 pub(super) enum Source {
+    /// Read at positions: any thread may read it (see [`Source::positioned`]).
+    At(Positioned),
+    /// One cursor: only the caller's thread reads it.
+    Reader(Box<dyn ReadSeek>),
+}
+
+/// A source read at positions, which move no shared cursor.
+#[derive(Debug, Clone)]
+pub(super) enum Positioned {
     Bytes(Bytes),
     File(Arc<File>),
-    Reader(Box<dyn ReadSeek>),
 }
 
 /// `Read + Seek + Send`, as one object-safe trait.
@@ -29,29 +37,54 @@ impl<T: Read + Seek + Send> ReadSeek for T {}
 impl std::fmt::Debug for Source {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Source::Bytes(b) => write!(f, "Bytes({} bytes)", b.len()),
-            Source::File(file) => write!(f, "File({file:?})"),
+            Source::At(Positioned::Bytes(b)) => write!(f, "Bytes({} bytes)", b.len()),
+            Source::At(Positioned::File(file)) => write!(f, "File({file:?})"),
             Source::Reader(_) => f.write_str("Reader"),
         }
     }
 }
 
 impl Source {
-    /// Bytes of the file from `range.start` covering `range`; `at` names
-    /// where they are in errors. From `Bytes`, the rest of the file: a
-    /// slice costs nothing, and the decoder then finds every later page of
-    /// the chunk in it without asking again.
+    /// Bytes of the file from `range.start` covering `range` (see
+    /// [`Positioned::read`]).
     pub(super) fn read(&mut self, range: &Range<u64>, at: &Location, pool: &Pool) -> Result<Bytes> {
-        let start = range.start;
-        let io = |source| Error::Io {
-            at: Box::new(at.clone()),
-            source,
-        };
-        let len = usize::try_from(range.end.saturating_sub(start))
-            .map_err(|_| data_err(at, "byte range larger than memory"))?;
         match self {
-            Source::Bytes(b) => {
-                let s = usize::try_from(start).unwrap_or(usize::MAX);
+            Source::At(p) => p.read(range, at, pool),
+            Source::Reader(r) => {
+                let len = read_len(range, at)?;
+                read_at(r, range.start, len, pool).map_err(|e| io_err(at, e))
+            }
+        }
+    }
+
+    /// Whether the bytes are in memory already (reads are slices).
+    pub(super) fn is_bytes(&self) -> bool {
+        matches!(self, Source::At(Positioned::Bytes(_)))
+    }
+
+    /// The source as decoding threads can read it, each at its own
+    /// position: `Bytes`, or a file where positioned reads exist. A
+    /// `Read + Seek` has one cursor: only the caller reads it.
+    pub(super) fn positioned(&self) -> Option<Positioned> {
+        match self {
+            Source::At(p @ Positioned::Bytes(_)) => Some(p.clone()),
+            #[cfg(any(unix, windows))]
+            Source::At(p @ Positioned::File(_)) => Some(p.clone()),
+            _ => None,
+        }
+    }
+}
+
+impl Positioned {
+    /// Bytes of the file from `range.start` covering `range`, from any
+    /// thread; `at` names where they are in errors. From `Bytes`, the rest
+    /// of the file: a slice costs nothing, and the decoder then finds every
+    /// later page of the chunk in it without asking again.
+    pub(super) fn read(&self, range: &Range<u64>, at: &Location, pool: &Pool) -> Result<Bytes> {
+        let len = read_len(range, at)?;
+        match self {
+            Positioned::Bytes(b) => {
+                let s = usize::try_from(range.start).unwrap_or(usize::MAX);
                 if s.checked_add(len).is_none_or(|e| e > b.len()) {
                     return Err(data_err(
                         at,
@@ -60,78 +93,46 @@ impl Source {
                 }
                 Ok(b.slice(s..))
             }
-            Source::File(f) => read_at_position(f, start, len, pool).map_err(io),
-            Source::Reader(r) => read_at(r, start, len, pool).map_err(io),
+            Positioned::File(f) => {
+                read_at_position(f, range.start, len, pool).map_err(|e| io_err(at, e))
+            }
         }
     }
+}
 
-    /// The source as decoding threads can read it, each at its own
-    /// position: a file (read with positioned reads, which move no shared
-    /// cursor) or `Bytes`. A `Read + Seek` has one cursor: only the caller
-    /// reads it.
-    pub(super) fn shared(&self) -> Option<Shared> {
-        let source = match self {
-            Source::Bytes(b) => SharedSource::Bytes(b.clone()),
-            #[cfg(any(unix, windows))]
-            Source::File(f) => SharedSource::File(Arc::clone(f)),
-            _ => return None,
-        };
-        Some(Shared {
-            source,
-            counts: Arc::default(),
-        })
+fn read_len(range: &Range<u64>, at: &Location) -> Result<usize> {
+    usize::try_from(range.end.saturating_sub(range.start))
+        .map_err(|_| data_err(at, "byte range larger than memory"))
+}
+
+fn io_err(at: &Location, source: std::io::Error) -> Error {
+    Error::Io {
+        at: Box::new(at.clone()),
+        source,
     }
-}
-
-/// A source shared with the decoding threads, which read their columns'
-/// pages themselves (see [`Source::shared`]), and what they have read.
-#[derive(Debug, Clone)]
-pub(super) struct Shared {
-    source: SharedSource,
-    pub(super) counts: Arc<ReadCounts>,
-}
-
-#[derive(Debug, Clone)]
-enum SharedSource {
-    Bytes(Bytes),
-    File(Arc<File>),
 }
 
 /// Reads made, and bytes read, by the decoding threads.
 #[derive(Debug, Default)]
 pub(super) struct ReadCounts {
-    pub(super) requests: AtomicU64,
-    pub(super) bytes: AtomicU64,
+    requests: AtomicU64,
+    bytes: AtomicU64,
 }
 
 impl ReadCounts {
+    /// Counts a read of `range`.
+    pub(super) fn add(&self, range: &Range<u64>) {
+        self.requests.fetch_add(1, Ordering::Relaxed);
+        self.bytes
+            .fetch_add(range.end.saturating_sub(range.start), Ordering::Relaxed);
+    }
+
+    /// `(requests, bytes)` so far.
     pub(super) fn get(&self) -> (u64, u64) {
         (
             self.requests.load(Ordering::Relaxed),
             self.bytes.load(Ordering::Relaxed),
         )
-    }
-}
-
-impl Shared {
-    /// As [`Source::read`], from any thread.
-    pub(super) fn read(&self, range: &Range<u64>, at: &Location, pool: &Pool) -> Result<Bytes> {
-        let data = match &self.source {
-            SharedSource::File(f) => {
-                let len = usize::try_from(range.end.saturating_sub(range.start))
-                    .map_err(|_| data_err(at, "byte range larger than memory"))?;
-                read_at_position(f, range.start, len, pool).map_err(|source| Error::Io {
-                    at: Box::new(at.clone()),
-                    source,
-                })?
-            }
-            SharedSource::Bytes(b) => Source::Bytes(b.clone()).read(range, at, pool)?,
-        };
-        self.counts.requests.fetch_add(1, Ordering::Relaxed);
-        self.counts
-            .bytes
-            .fetch_add(range.end - range.start, Ordering::Relaxed);
-        Ok(data)
     }
 }
 
@@ -198,7 +199,7 @@ fn pread(f: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
 }
 
 /// Elsewhere, through the file's cursor (only the caller reads then:
-/// [`Source::shared`] gives no shared file).
+/// [`Source::positioned`] gives no file).
 #[cfg(not(any(unix, windows)))]
 fn read_at_position(f: &File, start: u64, len: usize, pool: &Pool) -> std::io::Result<Bytes> {
     read_at(&mut &*f, start, len, pool)

@@ -233,7 +233,6 @@ fn repeat(ctx: Ctx, present: i16, rep_depth: i16, range: impl Fn(usize) -> (usiz
         def: vec![present + 1; total],
         rep: vec![rep_depth + 1; total],
         idx: Vec::with_capacity(total),
-        at: 0,
     };
     match ctx {
         // Every entry present, none repeated (a list at the top without
@@ -262,21 +261,23 @@ fn repeat(ctx: Ctx, present: i16, rep_depth: i16, range: impl Fn(usize) -> (usiz
 }
 
 /// The entries of a list-like array's elements, filled by [`repeat`]:
-/// `def` and `rep` sized and preset for list elements, `idx` pushed.
+/// `def` and `rep` sized and preset for list elements, `idx` pushed (its
+/// length is the next entry's position).
 struct Expanded {
     def: Vec<i16>,
     rep: Vec<i16>,
     idx: Vec<usize>,
-    /// The next entry.
-    at: usize,
 }
 
 impl Expanded {
     /// An entry already final (a null or empty ancestor).
     fn done(&mut self, def: i16, rep: i16) {
-        self.set(def, rep);
+        let at = self.idx.len();
+        if let (Some(d), Some(r)) = (self.def.get_mut(at), self.rep.get_mut(at)) {
+            *d = def;
+            *r = rep;
+        }
         self.idx.push(DONE);
-        self.at += 1;
     }
 
     /// The elements `a..b` of a present list whose entry repeats at `rep`.
@@ -289,17 +290,9 @@ impl Expanded {
         }
         // The elements' definition levels, and the repetition levels of
         // all but the first, are preset.
-        if let Some(r) = self.rep.get_mut(self.at) {
+        if let Some(r) = self.rep.get_mut(self.idx.len()) {
             *r = rep;
         }
         self.idx.extend(a..b);
-        self.at += b - a;
-    }
-
-    fn set(&mut self, def: i16, rep: i16) {
-        if let (Some(d), Some(r)) = (self.def.get_mut(self.at), self.rep.get_mut(self.at)) {
-            *d = def;
-            *r = rep;
-        }
     }
 }
