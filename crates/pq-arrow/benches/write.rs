@@ -10,7 +10,9 @@
 //! median times, the median of the rounds' ratios pq-arrow / arrow-rs and
 //! the two output sizes (`PQ_BENCH_NO_RATIOS=1` skips it, `PQ_BENCH_ROUNDS=N`
 //! fixes its rounds; `PQ_BENCH_ONLY=TEXT` keeps the files whose name
-//! contains TEXT). The matrix is written by `cargo xtask bench-data`.
+//! contains TEXT, `PQ_BENCH_SETTING=NAME` the one setting of that name:
+//! `defaults`, `snappy_dict` or `zstd_v2`, e.g. to profile it alone). The
+//! matrix is written by `cargo xtask bench-data`.
 
 mod common;
 
@@ -26,7 +28,7 @@ fn ratios(files: &[(String, Vec<RecordBatch>)]) {
     );
     println!("|---|---|--:|--:|--:|--:|--:|--:|--:|");
     for (name, batches) in files {
-        for s in Setting::ALL {
+        for s in settings() {
             let sizes = (pq::write(batches, s), arrow_rs::write(batches, s));
             let (n_pq, n_rs) = match sizes {
                 (Ok(a), Ok(b)) => (a.len(), b.len()),
@@ -62,6 +64,15 @@ fn ratios(files: &[(String, Vec<RecordBatch>)]) {
     println!();
 }
 
+/// The settings to run: all, or the one `PQ_BENCH_SETTING` names.
+fn settings() -> Vec<Setting> {
+    let only = std::env::var("PQ_BENCH_SETTING").ok();
+    Setting::ALL
+        .into_iter()
+        .filter(|s| only.as_deref().is_none_or(|n| n == s.name()))
+        .collect()
+}
+
 fn bench(c: &mut Criterion) {
     let mut files = Vec::new();
     for (name, path) in common::matrix_files() {
@@ -77,7 +88,7 @@ fn bench(c: &mut Criterion) {
     for (name, batches) in &files {
         let mut g = c.benchmark_group(format!("write {name}"));
         g.sample_size(10);
-        for s in Setting::ALL {
+        for s in settings() {
             if pq::write(batches, s).is_err() || arrow_rs::write(batches, s).is_err() {
                 continue;
             }
