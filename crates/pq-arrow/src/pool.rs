@@ -52,7 +52,6 @@ const MAX_FIT_RATIO: usize = 4;
 
 /// A vector kept for reuse.
 struct Kept {
-    type_id: TypeId,
     /// Its capacity in bytes.
     bytes: usize,
     /// [`Free::puts`] when it was put.
@@ -60,13 +59,55 @@ struct Kept {
     vec: Box<dyn Any + Send>,
 }
 
+/// The kept vectors of one element type, oldest first.
+///
+/// Apart by type so that a lookup scans only the vectors it could take:
+/// with two decoding threads the scan of every kept vector, whose memory
+/// the other thread's last put or take had just written, took 3 % of a
+/// scan's time (against 0.5 % on one thread).
+struct Class {
+    type_id: TypeId,
+    kept: VecDeque<Kept>,
+}
+
 #[derive(Default)]
 struct Free {
-    /// Oldest first.
-    kept: VecDeque<Kept>,
+    /// A handful of element types: bytes, offsets, values, bitmaps.
+    classes: Vec<Class>,
+    /// Vectors kept, over every class.
+    len: usize,
     bytes: usize,
     /// Vectors put so far.
     puts: u64,
+}
+
+impl Free {
+    fn class(&mut self, type_id: TypeId) -> Option<&mut VecDeque<Kept>> {
+        self.classes
+            .iter_mut()
+            .find(|c| c.type_id == type_id)
+            .map(|c| &mut c.kept)
+    }
+
+    /// The oldest kept vector of all, taken out.
+    fn pop_oldest(&mut self) -> Option<Kept> {
+        let class = self
+            .classes
+            .iter_mut()
+            .filter(|c| !c.kept.is_empty())
+            .min_by_key(|c| c.kept.front().map_or(u64::MAX, |k| k.put_at))?;
+        let old = class.kept.pop_front()?;
+        self.len -= 1;
+        self.bytes -= old.bytes;
+        Some(old)
+    }
+
+    fn oldest_put_at(&self) -> Option<u64> {
+        self.classes
+            .iter()
+            .filter_map(|c| c.kept.front().map(|k| k.put_at))
+            .min()
+    }
 }
 
 struct Shared {
@@ -132,17 +173,16 @@ impl Pool {
         let want = cap.saturating_mul(size_of::<T>());
         let id = TypeId::of::<Vec<T>>();
         let kept = {
-            let mut free = shared.free.lock().ok()?;
+            let mut guard = shared.free.lock().ok()?;
+            let free = &mut *guard;
+            let kept = free.class(id)?;
             // (index, bytes) of the smallest large enough and of the
             // largest too small.
             let mut fit: Option<(usize, usize)> = None;
             let mut under: Option<(usize, usize)> = None;
             // Newest first: of equal sizes, the one put back last is the
             // likeliest still in the cache.
-            for (i, k) in free.kept.iter().enumerate().rev() {
-                if k.type_id != id {
-                    continue;
-                }
+            for (i, k) in kept.iter().enumerate().rev() {
                 if k.bytes >= want {
                     if fit.is_none_or(|(_, b)| k.bytes < b) {
                         fit = Some((i, k.bytes));
@@ -154,9 +194,11 @@ impl Pool {
             let fits = |&(_, bytes): &(usize, usize)| {
                 want == 0 || bytes / MAX_FIT_RATIO <= want.max(MIN_KEPT_BYTES)
             };
-            let (i, bytes) = fit.filter(fits).or(under)?;
-            free.bytes -= bytes;
-            free.kept.remove(i)?
+            let (i, _) = fit.filter(fits).or(under)?;
+            let k = kept.remove(i)?;
+            free.len -= 1;
+            free.bytes -= k.bytes;
+            k
         };
         kept.vec.downcast::<Vec<T>>().ok().map(|b| *b)
     }
@@ -245,23 +287,29 @@ fn put<T: Copy + Send + 'static>(shared: &Shared, v: Vec<T>) {
     // would wait for the lock meanwhile.
     let mut dropped = Vec::new();
     while free.bytes + bytes > shared.limit
-        || free.kept.len() >= MAX_KEPT
-        || free.kept.front().is_some_and(|k| k.put_at < stale)
+        || free.len >= MAX_KEPT
+        || free.oldest_put_at().is_some_and(|at| at < stale)
     {
-        let Some(old) = free.kept.pop_front() else {
+        let Some(old) = free.pop_oldest() else {
             break;
         };
-        free.bytes -= old.bytes;
         dropped.push(old);
     }
     free.bytes += bytes;
-    let put_at = free.puts;
-    free.kept.push_back(Kept {
-        type_id: TypeId::of::<Vec<T>>(),
+    free.len += 1;
+    let kept = Kept {
         bytes,
-        put_at,
+        put_at: free.puts,
         vec: Box::new(v),
-    });
+    };
+    let type_id = TypeId::of::<Vec<T>>();
+    match free.class(type_id) {
+        Some(class) => class.push_back(kept),
+        None => free.classes.push(Class {
+            type_id,
+            kept: VecDeque::from([kept]),
+        }),
+    }
     drop(free);
     drop(dropped);
 }
@@ -356,7 +404,7 @@ mod tests {
     fn kept(pool: &Pool) -> usize {
         pool.0
             .as_ref()
-            .and_then(|s| s.free.lock().ok().map(|f| f.kept.len()))
+            .and_then(|s| s.free.lock().ok().map(|f| f.len))
             .unwrap_or(0)
     }
 
@@ -394,18 +442,31 @@ mod tests {
             pool.put(Vec::<u8>::with_capacity(cap));
         }
         let free = pool.0.as_ref().unwrap().free.lock().unwrap();
-        assert!(
-            free.bytes <= 25_000 && free.kept.len() == 2,
-            "{}",
-            free.bytes
-        );
+        assert!(free.bytes <= 25_000 && free.len == 2, "{}", free.bytes);
+    }
+
+    #[test]
+    fn the_oldest_is_dropped_whatever_its_type() {
+        let pool = Pool::new(25_000);
+        let first = Vec::<u64>::with_capacity(1250);
+        let second = Vec::<u8>::with_capacity(9_000);
+        let p2 = second.as_ptr();
+        pool.put(first);
+        pool.put(second);
+        // Over the limit: the oldest of all goes (the u64 vector), not the
+        // oldest of the newcomer's type.
+        pool.put(Vec::<u8>::with_capacity(10_000));
+        assert_eq!(kept(&pool), 2);
+        assert!(pool.take_filled::<u64>(1250).is_none());
+        let bytes = pool.take::<u8>(9_000);
+        assert_eq!(bytes.as_ptr(), p2);
     }
 
     #[test]
     fn small_vectors_are_not_kept_and_the_count_is_bounded() {
         let pool = Pool::new(1 << 30);
         pool.put(Vec::<u8>::with_capacity(MIN_KEPT_BYTES - 1));
-        assert_eq!(pool.0.as_ref().unwrap().free.lock().unwrap().kept.len(), 0);
+        assert_eq!(pool.0.as_ref().unwrap().free.lock().unwrap().len, 0);
         let first = Vec::<u8>::with_capacity(MIN_KEPT_BYTES);
         let p = first.as_ptr();
         pool.put(first);
@@ -413,7 +474,7 @@ mod tests {
             pool.put(Vec::<u8>::with_capacity(2 * MIN_KEPT_BYTES));
         }
         let free = pool.0.as_ref().unwrap().free.lock().unwrap();
-        assert_eq!(free.kept.len(), MAX_KEPT);
+        assert_eq!(free.len, MAX_KEPT);
         assert_eq!(free.bytes, MAX_KEPT * 2 * MIN_KEPT_BYTES);
         drop(free);
         // The oldest (the only one of its size) was dropped to make room.
