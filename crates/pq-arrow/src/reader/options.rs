@@ -77,10 +77,12 @@ macro_rules! read_setters {
         /// threads decode up to `4 × threads` batches ahead of the one being
         /// read, which bounds memory; a column's batches are decoded in order,
         /// so one column that holds most of a file's work bounds the gain (see
-        /// `BENCHMARKS.md`). The threads never read the file: reading from a
-        /// path or a `Read + Seek`, the calling thread reads each column's
-        /// next page before it decodes anything, so that the others find
-        /// their pages. The threads live as long as the batch iterator.
+        /// `BENCHMARKS.md`). From a source any thread can read at a
+        /// position (a file opened with `from_file` or `open`, `Bytes`), a
+        /// thread whose column needs its next page reads that range itself;
+        /// from a `Read + Seek`, the calling thread reads each column's next
+        /// page before it decodes anything, so that the others find their
+        /// pages. The threads live as long as the batch iterator.
         ///
         /// With threads or without, the memory of a dropped batch is reused for
         /// later ones (see [`with_buffer_pool`](Self::with_buffer_pool)): with
