@@ -96,13 +96,13 @@ pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
     Ok(())
 }
 
-fn flag_value(args: &[String], flag: &str) -> Option<String> {
+pub(crate) fn flag_value(args: &[String], flag: &str) -> Option<String> {
     let i = args.iter().position(|a| a == flag)?;
     args.get(i + 1).cloned()
 }
 
 /// The Parquet files of the matrix whose name contains `only`, by name.
-fn matrix_files(root: &Path, only: &str) -> crate::Result<Vec<PathBuf>> {
+pub(crate) fn matrix_files(root: &Path, only: &str) -> crate::Result<Vec<PathBuf>> {
     let dir = match std::env::var_os("PQ_BENCH_DATA") {
         Some(d) => PathBuf::from(d),
         None => root.join("target").join("bench-data"),
@@ -202,7 +202,7 @@ fn process_times(pq: &Path, arrow_rs: &Path, file: &Path, rounds: usize) -> crat
     })
 }
 
-fn median(v: &mut [f64]) -> Option<f64> {
+pub(crate) fn median(v: &mut [f64]) -> Option<f64> {
     v.sort_by(f64::total_cmp);
     v.get(v.len() / 2).copied()
 }

@@ -11,6 +11,9 @@
 //! - `bench-read [--rounds N] [--only TEXT]`: whole-process reads of every
 //!   file of the matrix, `pq scan` against an arrow-rs scan (time and peak
 //!   memory), and pyarrow, Polars and DuckDB reading in process.
+//! - `bench-write [--rounds N] [--only TEXT]`: whole-process rewrites of
+//!   every file of the matrix, `pq convert` against an arrow-rs rewrite, in
+//!   the write bench's three settings, with peak memory and sizes.
 //! - `bench-csv [--rows N] [--threads N] [--rounds N]`: CSV to Parquet by `pq convert`,
 //!   DuckDB and Polars (time and peak memory) on a generated CSV.
 //! - `fuzz [--minutes N] [--target NAME]`: every fuzz target in turn on the
@@ -26,6 +29,7 @@ use std::process::{Command, ExitCode};
 mod bench_csv;
 mod bench_data;
 mod bench_read;
+mod bench_write;
 mod child;
 mod ci;
 mod fuzz;
@@ -47,6 +51,7 @@ fn main() -> ExitCode {
         Some("fuzz") => fuzz::run(&root, &args[1..]),
         Some("bench-data") => bench_data::run(&root, &args[1..]),
         Some("bench-read") => bench_read::run(&root, &args[1..]),
+        Some("bench-write") => bench_write::run(&root, &args[1..]),
         Some("bench-csv") => bench_csv::run(&root, &args[1..]),
         _ => Err(usage()),
     };
@@ -60,7 +65,7 @@ fn main() -> ExitCode {
 }
 
 fn usage() -> String {
-    "usage: cargo xtask <gen [--check] | ci | bench-data [--force] [--rows N] | bench-read [--rounds N] [--only TEXT] | bench-csv [--rows N] [--threads N] [--rounds N] | fuzz [--minutes N] [--target NAME]>".to_string()
+    "usage: cargo xtask <gen [--check] | ci | bench-data [--force] [--rows N] | bench-read [--rounds N] [--only TEXT] | bench-write [--rounds N] [--only TEXT] | bench-csv [--rows N] [--threads N] [--rounds N] | fuzz [--minutes N] [--target NAME]>".to_string()
 }
 
 fn workspace_root() -> PathBuf {

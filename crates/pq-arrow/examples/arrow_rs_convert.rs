@@ -1,0 +1,84 @@
+//! The arrow-rs side of `cargo xtask bench-write`'s whole-process writes:
+//! the work `pq convert IN OUT.parquet` does, with the arrow-rs `parquet`
+//! crate. It reads every column of the file IN (batches of 8192 rows, one
+//! thread) and writes them to OUT with `ArrowWriter` in one of the write
+//! bench's settings, then prints the rows, the bytes written and the time.
+//!
+//! - `defaults`: `WriterProperties::default()` (uncompressed, dictionaries,
+//!   data page v1);
+//! - `snappy_dict`: SNAPPY, dictionaries, data page v1;
+//! - `zstd_v2`: ZSTD at arrow-rs's default level (1), data page v2.
+//!
+//! `cargo run --release -p pq-arrow --example arrow_rs_convert -- SETTING IN OUT`
+
+use std::io::BufWriter;
+use std::process::ExitCode;
+use std::time::Instant;
+
+use arrow_array::RecordBatchReader;
+use parquet::arrow::ArrowWriter;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::basic::{Compression, ZstdLevel};
+use parquet::file::properties::{WriterProperties, WriterVersion};
+
+fn main() -> ExitCode {
+    let args: Vec<_> = std::env::args_os().skip(1).collect();
+    let [setting, input, output] = args.as_slice() else {
+        eprintln!("usage: arrow_rs_convert defaults|snappy_dict|zstd_v2 IN OUT");
+        return ExitCode::from(2);
+    };
+    let Some(props) = properties(&setting.to_string_lossy()) else {
+        eprintln!(
+            "arrow_rs_convert: unknown setting {:?}: defaults, snappy_dict or zstd_v2",
+            setting
+        );
+        return ExitCode::from(2);
+    };
+    match convert(input, output, props) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("arrow_rs_convert: {}: {e}", input.to_string_lossy());
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn properties(setting: &str) -> Option<WriterProperties> {
+    Some(match setting {
+        "defaults" => WriterProperties::default(),
+        "snappy_dict" => WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .set_dictionary_enabled(true)
+            .build(),
+        "zstd_v2" => WriterProperties::builder()
+            .set_writer_version(WriterVersion::PARQUET_2_0)
+            .set_compression(Compression::ZSTD(ZstdLevel::default()))
+            .build(),
+        _ => return None,
+    })
+}
+
+fn convert(
+    input: &std::ffi::OsStr,
+    output: &std::ffi::OsStr,
+    props: WriterProperties,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let start = Instant::now();
+    let reader = ParquetRecordBatchReaderBuilder::try_new(std::fs::File::open(input)?)?
+        .with_batch_size(8192)
+        .build()?;
+    let out = BufWriter::new(std::fs::File::create(output)?);
+    let mut writer = ArrowWriter::try_new(out, reader.schema(), Some(props))?;
+    let mut rows = 0usize;
+    for batch in reader {
+        let batch = batch?;
+        rows += batch.num_rows();
+        writer.write(&batch)?;
+    }
+    writer.close()?;
+    let bytes = std::fs::metadata(output)?.len();
+    println!("rows: {rows}");
+    println!("bytes written: {bytes}");
+    println!("seconds: {:.3}", start.elapsed().as_secs_f64());
+    Ok(())
+}

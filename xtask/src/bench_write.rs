@@ -1,0 +1,188 @@
+//! `cargo xtask bench-write [--rounds N] [--only TEXT]`: every file of the
+//! benchmark matrix rewritten by whole processes, as a user converts a file.
+//!
+//! `pq convert --threads 1 FILE OUT.parquet` against the `arrow_rs_convert`
+//! example of pq-arrow (the arrow-rs `parquet` crate reading the file and
+//! writing it with `ArrowWriter`, one thread), both built in release, in
+//! the write bench's three settings: each writer's defaults (pq SNAPPY,
+//! arrow-rs uncompressed), SNAPPY with dictionaries (data page v1), and ZSTD
+//! level 1 with data page v2. Each process reads the whole file and writes
+//! it to `target/bench-write/`; the two alternate, N rounds. The table shows
+//! the median wall time of each, the median of the rounds' ratios, the
+//! median peak resident memory of each (from `wait4`), the sizes written,
+//! and `pq convert` with its default of one encoding thread per core.
+//! Both outputs must hold the input's rows (`pq count`).
+//!
+//! The in-process comparison of the writers alone, on batches already in
+//! memory, is the criterion bench `cargo bench -p pq-arrow --bench write`.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::bench_read::{flag_value, matrix_files, median};
+use crate::{child, setup};
+
+/// The settings, with `pq convert`'s flags for each.
+const SETTINGS: [(&str, &[&str]); 3] = [
+    ("defaults", &[]),
+    ("snappy_dict", &["--compression", "snappy", "--dictionary"]),
+    ("zstd_v2", &["--compression", "zstd", "--page-version", "2"]),
+];
+
+/// Rewrites every file of the matrix as the module says and prints the table.
+pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
+    let rounds = match flag_value(args, "--rounds") {
+        None => 5,
+        Some(v) => v
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or("--rounds needs a number of rounds, at least 1")?,
+    };
+    let only = flag_value(args, "--only").unwrap_or_default();
+    let files = matrix_files(root, &only)?;
+    let (pq, arrow_rs) = build(root)?;
+    let out_dir = root.join("target").join("bench-write");
+    std::fs::create_dir_all(&out_dir)
+        .map_err(|e| format!("creating {}: {e}", out_dir.display()))?;
+    println!("\nwhole-process rewrites, median of {rounds} alternating rounds\n");
+    println!(
+        "| file | setting | pq ms | arrow-rs ms | ratio | pq peak MB | arrow-rs peak MB | peak ratio | pq MB out | arrow-rs MB out | size ratio | pq, a thread per core, ms |"
+    );
+    println!("|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|");
+    for file in &files {
+        let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+        let name = name.unwrap_or_default();
+        for (setting, flags) in SETTINGS {
+            match rewrite_times(&pq, &arrow_rs, file, setting, flags, &out_dir, rounds) {
+                Ok(r) => println!(
+                    "| {name} | {setting} | {:.1} | {:.1} | {:.2} | {:.1} | {:.1} | {:.2} | {:.1} | {:.1} | {:.4} | {:.1} |",
+                    r.pq * 1e3,
+                    r.arrow_rs * 1e3,
+                    r.ratio,
+                    r.pq_rss / 1e6,
+                    r.arrow_rs_rss / 1e6,
+                    r.pq_rss / r.arrow_rs_rss,
+                    r.pq_size / 1e6,
+                    r.arrow_rs_size / 1e6,
+                    r.pq_size / r.arrow_rs_size,
+                    r.pq_threads * 1e3,
+                ),
+                // A file one side cannot rewrite is a finding: its row says
+                // why, and the others are still measured.
+                Err(e) => {
+                    let e = e.split_once(" failed: ").map_or(e.as_str(), |(_, m)| m);
+                    println!(
+                        "| {name} | {setting} | fails: {} | | | | | | | | | |",
+                        e.replace('|', "/")
+                    );
+                }
+            }
+        }
+    }
+    // The outputs are only for the runs: up to three copies of the largest
+    // file, not worth keeping.
+    let _ = std::fs::remove_dir_all(&out_dir);
+    Ok(())
+}
+
+/// Builds `pq` and the arrow-rs rewrite in release; returns their paths.
+fn build(root: &Path) -> crate::Result<(PathBuf, PathBuf)> {
+    setup::run(
+        crate::cargo()
+            .current_dir(root)
+            .args(["build", "--release", "-p", "pq-cli"]),
+        "cargo build --release -p pq-cli",
+    )?;
+    setup::run(
+        crate::cargo().current_dir(root).args([
+            "build",
+            "--release",
+            "-p",
+            "pq-arrow",
+            "--example",
+            "arrow_rs_convert",
+        ]),
+        "cargo build --release -p pq-arrow --example arrow_rs_convert",
+    )?;
+    let target = match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(d) => PathBuf::from(d),
+        None => root.join("target"),
+    };
+    let release = target.join("release");
+    Ok((
+        release.join("pq"),
+        release.join("examples").join("arrow_rs_convert"),
+    ))
+}
+
+/// Medians of one file's whole-process rewrites in one setting.
+struct Rewrite {
+    pq: f64,
+    arrow_rs: f64,
+    ratio: f64,
+    pq_rss: f64,
+    arrow_rs_rss: f64,
+    pq_size: f64,
+    arrow_rs_size: f64,
+    pq_threads: f64,
+}
+
+fn rewrite_times(
+    pq: &Path,
+    arrow_rs: &Path,
+    file: &Path,
+    setting: &str,
+    flags: &[&str],
+    out_dir: &Path,
+    rounds: usize,
+) -> crate::Result<Rewrite> {
+    let (out_pq, out_rs) = (out_dir.join("pq.parquet"), out_dir.join("arrow-rs.parquet"));
+    let mut pq_one = Command::new(pq);
+    pq_one
+        .args(["convert", "--threads", "1"])
+        .args(flags)
+        .arg(file)
+        .arg(&out_pq);
+    let mut pq_all = Command::new(pq);
+    pq_all.arg("convert").args(flags).arg(file).arg(&out_pq);
+    let mut rs = Command::new(arrow_rs);
+    rs.arg(setting).arg(file).arg(&out_rs);
+    let (mut t_pq, mut t_rs, mut t_all, mut ratios) = (vec![], vec![], vec![], vec![]);
+    let (mut m_pq, mut m_rs) = (Vec::new(), Vec::new());
+    for _ in 0..rounds {
+        let a = child::run(&mut rs)?;
+        let b = child::run(&mut pq_one)?;
+        let c = child::run(&mut pq_all)?;
+        t_rs.push(a.wall.as_secs_f64());
+        t_pq.push(b.wall.as_secs_f64());
+        t_all.push(c.wall.as_secs_f64());
+        ratios.push(b.wall.as_secs_f64() / a.wall.as_secs_f64());
+        m_rs.extend(a.peak_rss.map(|b| b as f64));
+        m_pq.extend(b.peak_rss.map(|b| b as f64));
+    }
+    // Both wrote every row of the input.
+    let rows = |path: &Path| -> crate::Result<String> {
+        let out = child::run(Command::new(pq).arg("count").arg(path))?;
+        Ok(out.stdout.trim().to_string())
+    };
+    let (want, got_pq, got_rs) = (rows(file)?, rows(&out_pq)?, rows(&out_rs)?);
+    if got_pq != want || got_rs != want {
+        return Err(format!(
+            "{}: {want} rows in, pq wrote {got_pq}, arrow-rs {got_rs}",
+            file.display()
+        ));
+    }
+    let size = |p: &Path| std::fs::metadata(p).map_or(f64::NAN, |m| m.len() as f64);
+    let nan = |v: Option<f64>| v.unwrap_or(f64::NAN);
+    Ok(Rewrite {
+        pq: nan(median(&mut t_pq)),
+        arrow_rs: nan(median(&mut t_rs)),
+        ratio: nan(median(&mut ratios)),
+        pq_rss: nan(median(&mut m_pq)),
+        arrow_rs_rss: nan(median(&mut m_rs)),
+        pq_size: size(&out_pq),
+        arrow_rs_size: size(&out_rs),
+        pq_threads: nan(median(&mut t_all)),
+    })
+}
