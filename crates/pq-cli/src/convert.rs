@@ -53,6 +53,8 @@ pub struct ConvertArgs {
     pub union_by_name: bool,
     /// `--compression`.
     pub compression: Option<Compression>,
+    /// `--compression-level`.
+    pub compression_level: Option<i32>,
     /// `--dictionary` (true) or `--no-dictionary` (false).
     pub dictionary: Option<bool>,
     /// `--encodings col=ENC`.
@@ -134,6 +136,26 @@ impl ConvertArgs {
             Compression::Brotli => Codec::Brotli,
         };
         o = o.set_compression(codec);
+        if let Some(level) = self.compression_level {
+            // Checked here, before any input is read, with the codec's own
+            // range (the writer would only fail at the first page).
+            match codec.levels() {
+                None => {
+                    return Err(CliError::Usage(format!(
+                        "--compression-level {level}: {} has no levels (gzip, zstd and \
+                         brotli do)",
+                        codec.name()
+                    )));
+                }
+                Some(((min, max), _)) if !(min..=max).contains(&level) => {
+                    return Err(CliError::Usage(format!(
+                        "--compression-level {level}: {} levels are {min} to {max}",
+                        codec.name()
+                    )));
+                }
+                Some(_) => o = o.set_compression_level(Some(level)),
+            }
+        }
         if let Some(d) = self.dictionary {
             o = o.set_dictionary_enabled(d);
         }

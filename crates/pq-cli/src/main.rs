@@ -355,6 +355,12 @@ enum Command {
         /// every Parquet reader. `none` writes uncompressed.
         #[arg(long, value_enum)]
         compression: Option<convert::Compression>,
+        /// Compression level of --compression: gzip 0-9 (default 6), zstd
+        /// 1-22 and the fast negative levels (default 1), brotli 0-11
+        /// (default 1). Higher is smaller and slower to write; reading
+        /// speed hardly changes.
+        #[arg(long, value_name = "N", allow_negative_numbers = true)]
+        compression_level: Option<i32>,
         /// Dictionary-encode columns whose type allows it (the default).
         #[arg(long, conflicts_with = "no_dictionary")]
         dictionary: bool,
@@ -609,6 +615,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             union_by_name,
             to,
             compression,
+            compression_level,
             dictionary,
             no_dictionary,
             encodings,
@@ -625,6 +632,7 @@ fn run(cli: Cli) -> Result<(), CliError> {
             &convert::ConvertArgs {
                 union_by_name,
                 compression,
+                compression_level,
                 dictionary: if no_dictionary {
                     Some(false)
                 } else if dictionary {

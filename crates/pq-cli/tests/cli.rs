@@ -408,6 +408,39 @@ fn convert_rewrite_with_options() {
 }
 
 #[test]
+fn convert_compression_level_is_used() {
+    // Text that compresses better the harder zstd tries.
+    let csv = temp("levels.csv");
+    let mut text = String::from("id,words\n");
+    for i in 0..20_000u64 {
+        let w = (i * 2_654_435_761) % 1000;
+        text.push_str(&format!("{i},w{w} x{} y{}\n", w % 37, (w * 7) % 101));
+    }
+    std::fs::write(&csv, text).unwrap();
+    let size = |level: &str| {
+        let out = temp(&format!("levels-{level}.parquet"));
+        ok(&[
+            "convert",
+            csv.to_str().unwrap(),
+            out.to_str().unwrap(),
+            "--no-dictionary",
+            "--compression",
+            "zstd",
+            "--compression-level",
+            level,
+        ]);
+        let rows = ok(&["cat", out.to_str().unwrap(), "--format", "csv"]);
+        (std::fs::metadata(&out).unwrap().len(), rows)
+    };
+    let ((fast, a), (default, b), (small, c)) = (size("-5"), size("1"), size("19"));
+    assert!(
+        fast > default && default > small,
+        "{fast} {default} {small}"
+    );
+    assert!(a == b && b == c && b.lines().count() == 20_001);
+}
+
+#[test]
 fn convert_preview_encoding_needs_its_flag() {
     let csv = temp("preview.csv");
     std::fs::write(&csv, "x,name\n1.5,a\n-2.25,b\n1e10,c\n").unwrap();

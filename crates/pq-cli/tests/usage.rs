@@ -56,6 +56,22 @@ fn usage_errors_exit_2() {
             &["convert", &sample, s(&out), "--page-version", "3"],
             "1 or 2",
         ),
+        (
+            &["convert", &sample, s(&out), "--compression-level", "3"],
+            "SNAPPY has no levels",
+        ),
+        (
+            &[
+                "convert",
+                &sample,
+                s(&out),
+                "--compression",
+                "gzip",
+                "--compression-level",
+                "10",
+            ],
+            "GZIP levels are 0 to 9",
+        ),
         (&["cat", &sample, "--columns", "city,"], "empty column name"),
         (
             &["cat", &sample, "--columns", "city,,id"],
