@@ -18,6 +18,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::bench_read::{flag_value, positive_flag};
 use crate::{child, setup};
 
 /// Rows when `--rows` is not given: about 1.6 GB of CSV.
@@ -26,23 +27,9 @@ const DEFAULT_ROWS: u64 = 13_000_000;
 /// Generates the CSV when missing (or of another size), converts it with
 /// each writer and prints the table.
 pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
-    let rows = match value(args, "--rows") {
-        None => DEFAULT_ROWS,
-        Some(v) => v
-            .parse::<u64>()
-            .ok()
-            .filter(|&n| n > 0)
-            .ok_or("--rows needs a number of rows, at least 1")?,
-    };
-    let threads = value(args, "--threads");
-    let rounds = match value(args, "--rounds") {
-        None => 1,
-        Some(v) => v
-            .parse::<usize>()
-            .ok()
-            .filter(|&n| n > 0)
-            .ok_or("--rounds needs a number of rounds, at least 1")?,
-    };
+    let rows = positive_flag(args, "--rows", "rows", DEFAULT_ROWS)?;
+    let threads = flag_value(args, "--threads");
+    let rounds = positive_flag(args, "--rounds", "rounds", 1usize)?;
     let dir = root.join("target").join("bench-data");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let csv = dir.join(format!("bench-{rows}.csv"));
@@ -150,11 +137,6 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
 }
 
 /// The value after `flag`.
-fn value(args: &[String], flag: &str) -> Option<String> {
-    let i = args.iter().position(|a| a == flag)?;
-    args.get(i + 1).cloned()
-}
-
 /// Builds `pq` in release and returns its path.
 fn build(root: &Path) -> crate::Result<PathBuf> {
     setup::run(

@@ -24,17 +24,10 @@ use crate::{child, setup};
 
 /// Reads every file of the matrix as the module says and prints the table.
 pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
-    let rounds = match flag_value(args, "--rounds") {
-        None => 5,
-        Some(v) => v
-            .parse::<usize>()
-            .ok()
-            .filter(|&n| n > 0)
-            .ok_or("--rounds needs a number of rounds, at least 1")?,
-    };
+    let rounds = positive_flag(args, "--rounds", "rounds", 5)?;
     let only = flag_value(args, "--only").unwrap_or_default();
     let files = matrix_files(root, &only)?;
-    let (pq, arrow_rs) = build(root)?;
+    let (pq, arrow_rs) = build(root, "arrow_rs_scan")?;
     let python = python_times(root, rounds, &files)?;
     println!(
         "\nwhole-process reads, median of {rounds} alternating rounds; Python readers in process, one thread\n"
@@ -101,6 +94,24 @@ pub(crate) fn flag_value(args: &[String], flag: &str) -> Option<String> {
     args.get(i + 1).cloned()
 }
 
+/// The number after `flag` (at least 1; `what` names it in the error), or
+/// `default` when the flag is absent.
+pub(crate) fn positive_flag<N: std::str::FromStr + PartialOrd + From<u8>>(
+    args: &[String],
+    flag: &str,
+    what: &str,
+    default: N,
+) -> crate::Result<N> {
+    match flag_value(args, flag) {
+        None => Ok(default),
+        Some(v) => v
+            .parse::<N>()
+            .ok()
+            .filter(|n| *n >= N::from(1))
+            .ok_or_else(|| format!("{flag} needs a number of {what}, at least 1")),
+    }
+}
+
 /// The Parquet files of the matrix whose name contains `only`, by name.
 pub(crate) fn matrix_files(root: &Path, only: &str) -> crate::Result<Vec<PathBuf>> {
     let dir = match std::env::var_os("PQ_BENCH_DATA") {
@@ -128,8 +139,9 @@ pub(crate) fn matrix_files(root: &Path, only: &str) -> crate::Result<Vec<PathBuf
     Ok(files)
 }
 
-/// Builds `pq` and the arrow-rs scan in release; returns their paths.
-fn build(root: &Path) -> crate::Result<(PathBuf, PathBuf)> {
+/// Builds `pq` and pq-arrow's arrow-rs `example` in release; returns
+/// their paths.
+pub(crate) fn build(root: &Path, example: &str) -> crate::Result<(PathBuf, PathBuf)> {
     setup::run(
         crate::cargo()
             .current_dir(root)
@@ -143,19 +155,16 @@ fn build(root: &Path) -> crate::Result<(PathBuf, PathBuf)> {
             "-p",
             "pq-arrow",
             "--example",
-            "arrow_rs_scan",
+            example,
         ]),
-        "cargo build --release -p pq-arrow --example arrow_rs_scan",
+        &format!("cargo build --release -p pq-arrow --example {example}"),
     )?;
     let target = match std::env::var_os("CARGO_TARGET_DIR") {
         Some(d) => PathBuf::from(d),
         None => root.join("target"),
     };
     let release = target.join("release");
-    Ok((
-        release.join("pq"),
-        release.join("examples").join("arrow_rs_scan"),
-    ))
+    Ok((release.join("pq"), release.join("examples").join(example)))
 }
 
 /// Medians of one file's whole-process reads.

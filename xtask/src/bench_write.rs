@@ -16,11 +16,11 @@
 //! The in-process comparison of the writers alone, on batches already in
 //! memory, is the criterion bench `cargo bench -p pq-arrow --bench write`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use crate::bench_read::{flag_value, matrix_files, median};
-use crate::{child, setup};
+use crate::bench_read::{build, flag_value, matrix_files, median, positive_flag};
+use crate::child;
 
 /// The settings, with `pq convert`'s flags for each.
 const SETTINGS: [(&str, &[&str]); 3] = [
@@ -31,17 +31,10 @@ const SETTINGS: [(&str, &[&str]); 3] = [
 
 /// Rewrites every file of the matrix as the module says and prints the table.
 pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
-    let rounds = match flag_value(args, "--rounds") {
-        None => 5,
-        Some(v) => v
-            .parse::<usize>()
-            .ok()
-            .filter(|&n| n > 0)
-            .ok_or("--rounds needs a number of rounds, at least 1")?,
-    };
+    let rounds = positive_flag(args, "--rounds", "rounds", 5)?;
     let only = flag_value(args, "--only").unwrap_or_default();
     let files = matrix_files(root, &only)?;
-    let (pq, arrow_rs) = build(root)?;
+    let (pq, arrow_rs) = build(root, "arrow_rs_convert")?;
     let out_dir = root.join("target").join("bench-write");
     std::fs::create_dir_all(&out_dir)
         .map_err(|e| format!("creating {}: {e}", out_dir.display()))?;
@@ -84,36 +77,6 @@ pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
     // file, not worth keeping.
     let _ = std::fs::remove_dir_all(&out_dir);
     Ok(())
-}
-
-/// Builds `pq` and the arrow-rs rewrite in release; returns their paths.
-fn build(root: &Path) -> crate::Result<(PathBuf, PathBuf)> {
-    setup::run(
-        crate::cargo()
-            .current_dir(root)
-            .args(["build", "--release", "-p", "pq-cli"]),
-        "cargo build --release -p pq-cli",
-    )?;
-    setup::run(
-        crate::cargo().current_dir(root).args([
-            "build",
-            "--release",
-            "-p",
-            "pq-arrow",
-            "--example",
-            "arrow_rs_convert",
-        ]),
-        "cargo build --release -p pq-arrow --example arrow_rs_convert",
-    )?;
-    let target = match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => root.join("target"),
-    };
-    let release = target.join("release");
-    Ok((
-        release.join("pq"),
-        release.join("examples").join("arrow_rs_convert"),
-    ))
 }
 
 /// Medians of one file's whole-process rewrites in one setting.
