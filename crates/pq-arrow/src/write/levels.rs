@@ -357,38 +357,34 @@ mod tests {
 
     #[test]
     fn nulls_marked_and_values_selected_as_one_entry_at_a_time() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut rng = pq_testkit::Rng(0x9e37_79b9_7f4a_7c15);
         for case in 0..200 {
-            let n = (next() % 300) as usize;
-            let values = n + 8;
-            // Leaf indices strictly increasing, some entries final.
-            let mut at = (next() % 4) as usize;
+            let n = rng.index(300);
+            // Leaf indices strictly increasing, some entries final; every
+            // third case has gaps (a null struct, or a null list holding
+            // elements).
+            let mut at = rng.index(4);
             let mut idx = Vec::new();
             for _ in 0..n {
-                if next() % 5 == 0 {
+                if rng.chance(20) {
                     idx.push(DONE);
                 } else {
-                    at += 1 + usize::from(case % 3 == 0 && next() % 7 == 0);
+                    at += 1 + usize::from(case % 3 == 0 && rng.chance(15));
                     idx.push(at);
                 }
             }
-            let values = values.max(at + 1);
-            let offset = (next() % 9) as usize;
+            let values = (n + 8).max(at + 1);
+            let offset = rng.index(9);
+            // Every fourth case has no null value.
             let valid: Vec<bool> = (0..values)
-                .map(|_| case % 4 == 0 || next() % 6 != 0)
+                .map(|_| case % 4 == 0 || !rng.chance(17))
                 .collect();
             let all: Vec<bool> = (0..offset)
                 .map(|_| false)
                 .chain(valid.iter().copied())
                 .collect();
             let nulls = NullBuffer::from(all).slice(offset, values);
-            let def: Vec<i16> = (0..n).map(|_| (next() % 3) as i16).collect();
+            let def: Vec<i16> = (0..n).map(|_| rng.index(3) as i16).collect();
 
             let (want_def, want_kept) = naive(&def, &idx, &valid, 3);
             let (mut d, mut i) = (def.clone(), idx.clone());
