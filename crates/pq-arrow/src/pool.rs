@@ -24,8 +24,8 @@ use arrow_buffer::Buffer;
 /// table (a 13-column lineitem batch of 8192 rows is about 1.5 MB).
 pub(crate) const DEFAULT_POOL_BYTES: usize = 64 << 20;
 
-/// Vectors a pool keeps at most, whatever their bytes: a lookup scans them
-/// all. A few rounds of a wide table's batches are a few hundred buffers;
+/// Vectors a pool keeps at most, whatever their bytes: a lookup scans all
+/// those of its element type. A few rounds of a wide table's batches are a few hundred buffers;
 /// a selective read producing thousands of small arrays made the scan 12 %
 /// of its time before this bound.
 const MAX_KEPT: usize = 256;
