@@ -1474,7 +1474,7 @@ mod tests {
 
     #[test]
     fn slot_validity_matches_an_entry_at_a_time_on_random_levels() {
-        let mut rng = pq_testkit::Rng(0x5eed_0f_51075);
+        let mut rng = pq_testkit::Rng(0x05ee_d0f5_1075);
         for case in 0..300 {
             let n = rng.index(700);
             // No entry without a slot, a few, or many.
@@ -1498,7 +1498,7 @@ mod tests {
             assert_eq!(got.iter().collect::<Vec<_>>(), expected, "case {case}");
             // Bits past the length are clear (Arrow compares buffers whole).
             let words = got.inner().typed_data::<u64>();
-            if got.len() % 64 != 0 {
+            if !got.len().is_multiple_of(64) {
                 let last = words.last().copied().unwrap_or(0);
                 assert_eq!(last >> (got.len() % 64), 0, "case {case}");
             }
