@@ -63,8 +63,17 @@ impl Bitmap {
 
     /// Appends the low `n` bits of `word` (`n` up to 64; the bits above `n`
     /// must be zero).
+    ///
+    /// ```
+    /// use pq_page::Bitmap;
+    /// let mut b = Bitmap::default();
+    /// b.push_word(0b101, 3);
+    /// b.push_word(u64::MAX, 64);
+    /// assert_eq!(b.len(), 67);
+    /// assert_eq!(b.words(), &[u64::MAX << 3 | 0b101, 0b111]);
+    /// ```
     #[inline]
-    fn push_word(&mut self, word: u64, n: usize) {
+    pub fn push_word(&mut self, word: u64, n: usize) {
         let off = self.len % 64;
         if off == 0 {
             self.words.push(word);

@@ -399,19 +399,20 @@ fn slot_validity(def: &[i16], slot_def: i16, max_def: i16) -> BooleanBuffer {
         }
         (byte_bits(&defined), byte_bits(&slots))
     };
-    let mut out = BitsOut::with_capacity(def.len());
+    let mut out = Bitmap::with_words(Vec::with_capacity(def.len().div_ceil(64)));
     // Exact chunks first: their fixed length is what lets the loop vectorise.
     let chunks = def.chunks_exact(64);
     let rest = chunks.remainder();
     for chunk in chunks {
         let (defined, slots) = masks(chunk);
-        out.push_selected(defined, slots);
+        push_selected(&mut out, defined, slots);
     }
     if !rest.is_empty() {
         let (defined, slots) = masks(rest);
-        out.push_selected(defined, slots);
+        push_selected(&mut out, defined, slots);
     }
-    out.finish()
+    let len = out.len();
+    BooleanBuffer::new(arrow_buffer::Buffer::from_vec(out.into_words()), 0, len)
 }
 
 /// The 64 bytes of `b`, each 0 or 1, as the bits of a word (byte `i` is
@@ -427,63 +428,17 @@ fn byte_bits(b: &[u8; 64]) -> u64 {
     word
 }
 
-/// A bitmap appended to a run of bits at a time.
-struct BitsOut {
-    words: Vec<u64>,
-    /// The word being filled, its low `bit` bits set so far.
-    word: u64,
-    bit: u32,
-    len: usize,
-}
-
-impl BitsOut {
-    fn with_capacity(bits: usize) -> Self {
-        BitsOut {
-            words: Vec::with_capacity(bits.div_ceil(64)),
-            word: 0,
-            bit: 0,
-            len: 0,
-        }
-    }
-
-    /// Appends the low `n` bits of `bits` (1 to 64; the bits above `n` are
-    /// clear).
-    fn push(&mut self, bits: u64, n: u32) {
-        self.word |= bits << self.bit;
-        let end = self.bit + n;
-        if end >= 64 {
-            self.words.push(self.word);
-            // The bits that did not fit in the word just filled.
-            self.word = if self.bit == 0 {
-                0
-            } else {
-                bits >> (64 - self.bit)
-            };
-            self.bit = end - 64;
-        } else {
-            self.bit = end;
-        }
-        self.len += n as usize;
-    }
-
-    /// Appends the bits of `bits` where `select` is set, in order.
-    fn push_selected(&mut self, bits: u64, mut select: u64) {
-        while select != 0 {
-            let from = select.trailing_zeros();
-            // The run of set bits from `from` (a run to the top ends where
-            // the shift brought in zeros).
-            let run = (!(select >> from)).trailing_zeros();
-            let mask = u64::MAX >> (64 - run);
-            self.push((bits >> from) & mask, run);
-            select &= !(mask << from);
-        }
-    }
-
-    fn finish(mut self) -> BooleanBuffer {
-        if self.bit > 0 {
-            self.words.push(self.word);
-        }
-        BooleanBuffer::new(arrow_buffer::Buffer::from_vec(self.words), 0, self.len)
+/// Appends to `out` the bits of `bits` where `select` is set, in order: a
+/// run of selected bits at a time.
+fn push_selected(out: &mut Bitmap, bits: u64, mut select: u64) {
+    while select != 0 {
+        let from = select.trailing_zeros();
+        // The run of set bits from `from` (a run to the top ends where the
+        // shift brought in zeros).
+        let run = (!(select >> from)).trailing_zeros();
+        let mask = u64::MAX >> (64 - run);
+        out.push_word((bits >> from) & mask, run as usize);
+        select &= !(mask << from);
     }
 }
 
