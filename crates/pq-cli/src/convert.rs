@@ -137,24 +137,25 @@ impl ConvertArgs {
         };
         o = o.set_compression(codec);
         if let Some(level) = self.compression_level {
-            // Checked here, before any input is read, with the codec's own
-            // range (the writer would only fail at the first page).
-            match codec.levels() {
-                None => {
-                    return Err(CliError::Usage(format!(
-                        "--compression-level {level}: {} has no levels (gzip, zstd and \
-                         brotli do)",
-                        codec.name()
-                    )));
+            // Checked here, before any input is read, by the check the
+            // writer makes (which would only fail at the first page).
+            let why = match codec.check_level(Some(level)) {
+                Ok(_) => None,
+                Err(pq_compress::Error::LevelNotSupported { .. }) => Some(format!(
+                    "{} has no levels (gzip, zstd and brotli do)",
+                    codec.name()
+                )),
+                Err(pq_compress::Error::InvalidLevel { min, max, .. }) => {
+                    Some(format!("{} levels are {min} to {max}", codec.name()))
                 }
-                Some(((min, max), _)) if !(min..=max).contains(&level) => {
-                    return Err(CliError::Usage(format!(
-                        "--compression-level {level}: {} levels are {min} to {max}",
-                        codec.name()
-                    )));
-                }
-                Some(_) => o = o.set_compression_level(Some(level)),
+                Err(e) => Some(e.to_string()),
+            };
+            if let Some(why) = why {
+                return Err(CliError::Usage(format!(
+                    "--compression-level {level}: {why}"
+                )));
             }
+            o = o.set_compression_level(Some(level));
         }
         if let Some(d) = self.dictionary {
             o = o.set_dictionary_enabled(d);

@@ -184,6 +184,38 @@ impl Codec {
             _ => None,
         }
     }
+
+    /// The level [`compress`](crate::compress) uses for `level`: the one
+    /// given if in [`levels`](Self::levels)' range, else the default (0 for
+    /// codecs without levels, where it is ignored). A level outside the
+    /// range is [`Error::InvalidLevel`](crate::Error::InvalidLevel); one
+    /// given to a codec without levels is
+    /// [`Error::LevelNotSupported`](crate::Error::LevelNotSupported).
+    /// Callers check a level from a user here before any data is written.
+    ///
+    /// ```
+    /// use pq_compress::{Codec, Error};
+    ///
+    /// assert_eq!(Codec::Gzip.check_level(None).unwrap(), 6);
+    /// assert_eq!(Codec::Gzip.check_level(Some(9)).unwrap(), 9);
+    /// assert!(matches!(Codec::Gzip.check_level(Some(10)), Err(Error::InvalidLevel { max: 9, .. })));
+    /// assert!(matches!(Codec::Snappy.check_level(Some(1)), Err(Error::LevelNotSupported { .. })));
+    /// ```
+    pub fn check_level(self, level: Option<i32>) -> crate::Result<i32> {
+        use crate::Error;
+        match (self.levels(), level) {
+            (None, None) => Ok(0),
+            (None, Some(level)) => Err(Error::LevelNotSupported { codec: self, level }),
+            (Some((_, default)), None) => Ok(default),
+            (Some(((min, max), _)), Some(level)) if (min..=max).contains(&level) => Ok(level),
+            (Some(((min, max), _)), Some(level)) => Err(Error::InvalidLevel {
+                codec: self,
+                level,
+                min,
+                max,
+            }),
+        }
+    }
 }
 
 #[cfg(feature = "zstd")]

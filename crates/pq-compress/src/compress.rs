@@ -1,19 +1,21 @@
 //! Compression.
 
 use crate::decompress::{feature_disabled, lzo_unsupported};
-use crate::{Codec, Error, Result};
+use crate::{Codec, Result};
 
 /// Compresses `input` with `codec`, appending the result to `out`.
 ///
-/// `level` is checked against [`Codec::levels`]: GZIP 0..=9, BROTLI 0..=11,
-/// ZSTD as libzstd reports (negative levels are the fast modes); `None` uses
-/// the codec's default. Codecs without levels (UNCOMPRESSED, SNAPPY, LZ4,
-/// LZ4_RAW) reject `Some(_)` with [`Error::LevelNotSupported`].
+/// `level` is checked with [`Codec::check_level`] against
+/// [`Codec::levels`]: GZIP 0..=9, BROTLI 0..=11, ZSTD as libzstd reports
+/// (negative levels are the fast modes); `None` uses the codec's default.
+/// Codecs without levels (UNCOMPRESSED, SNAPPY, LZ4, LZ4_RAW) reject
+/// `Some(_)` with [`Error::LevelNotSupported`](crate::Error::LevelNotSupported).
 ///
 /// LZ4 (deprecated) writes one Hadoop frame, `[size: u32 BE][compressed
 /// size: u32 BE][raw LZ4 block]`, which parquet-mr, parquet-cpp, arrow-rs and
 /// this crate all read; new files should use LZ4_RAW instead. LZO gives
-/// [`Error::Unsupported`]. On error `out` keeps its previous contents.
+/// [`Error::Unsupported`](crate::Error::Unsupported). On error `out` keeps
+/// its previous contents.
 ///
 /// ```
 /// use pq_compress::{compress, decompress, Codec, Error, Limits};
@@ -34,7 +36,7 @@ use crate::{Codec, Error, Result};
 /// ```
 #[allow(unused_variables)] // codec arms compile out without features
 pub fn compress(codec: Codec, input: &[u8], out: &mut Vec<u8>, level: Option<i32>) -> Result<()> {
-    let level = check_level(codec, level)?;
+    let level = codec.check_level(level)?;
     match codec {
         Codec::Uncompressed => {
             out.extend_from_slice(input);
@@ -55,22 +57,5 @@ pub fn compress(codec: Codec, input: &[u8], out: &mut Vec<u8>, level: Option<i32
         Codec::Lz4 => crate::codecs::lz4::compress_hadoop(input, out),
         #[allow(unreachable_patterns)]
         _ => Err(feature_disabled(codec)),
-    }
-}
-
-/// The level to use: the given one if in range, else the default (0 for
-/// codecs without levels, where it is ignored).
-fn check_level(codec: Codec, level: Option<i32>) -> Result<i32> {
-    match (codec.levels(), level) {
-        (None, None) => Ok(0),
-        (None, Some(level)) => Err(Error::LevelNotSupported { codec, level }),
-        (Some((_, default)), None) => Ok(default),
-        (Some(((min, max), _)), Some(level)) if (min..=max).contains(&level) => Ok(level),
-        (Some(((min, max), _)), Some(level)) => Err(Error::InvalidLevel {
-            codec,
-            level,
-            min,
-            max,
-        }),
     }
 }

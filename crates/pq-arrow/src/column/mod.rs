@@ -358,16 +358,9 @@ fn page_record_levels(rep: &CompactLevels, range: Range<usize>, mut rows: usize)
 }
 
 /// Validity of a leaf with a slot per level entry: set where the entry is
-/// `max_def`. 64 entries at a time, without a branch: compares into bytes,
-/// then bytes into bits ([`byte_bits`]).
+/// `max_def`. 64 entries at a time, without a branch ([`bits_where`]).
 fn level_validity(def: &[i16], max_def: i16) -> BooleanBuffer {
-    let pack = |entries: &[i16]| {
-        let mut defined = [0u8; 64];
-        for (d, e) in entries.iter().zip(&mut defined) {
-            *e = u8::from(*d == max_def);
-        }
-        byte_bits(&defined)
-    };
+    let pack = |entries: &[i16]| bits_where(entries, |d| d == max_def);
     let mut words: Vec<u64> = Vec::with_capacity(def.len().div_ceil(64));
     // Exact chunks first: their fixed length is what lets the loop vectorise.
     let chunks = def.chunks_exact(64);
@@ -389,15 +382,10 @@ fn level_validity(def: &[i16], max_def: i16) -> BooleanBuffer {
 /// a read of a nested table.
 fn slot_validity(def: &[i16], slot_def: i16, max_def: i16) -> BooleanBuffer {
     let masks = |entries: &[i16]| {
-        // Compares into bytes (vector compares and packs), then bytes into
-        // bits; shifting each compare into place compiled to slow vector
-        // shifts.
-        let (mut defined, mut slots) = ([0u8; 64], [0u8; 64]);
-        for ((d, e), s) in entries.iter().zip(&mut defined).zip(&mut slots) {
-            *e = u8::from(*d == max_def);
-            *s = u8::from(*d >= slot_def);
-        }
-        (byte_bits(&defined), byte_bits(&slots))
+        (
+            bits_where(entries, |d| d == max_def),
+            bits_where(entries, |d| d >= slot_def),
+        )
     };
     let mut out = Bitmap::with_words(Vec::with_capacity(def.len().div_ceil(64)));
     // Exact chunks first: their fixed length is what lets the loop vectorise.
@@ -415,9 +403,18 @@ fn slot_validity(def: &[i16], slot_def: i16, max_def: i16) -> BooleanBuffer {
     BooleanBuffer::new(arrow_buffer::Buffer::from_vec(out.into_words()), 0, len)
 }
 
-/// The 64 bytes of `b`, each 0 or 1, as the bits of a word (byte `i` is
-/// bit `i`): eight bytes at a time, gathered into one byte by a multiply.
-fn byte_bits(b: &[u8; 64]) -> u64 {
+/// The entries (at most 64) that satisfy `test`, as the bits of a word
+/// (entry `i` is bit `i`).
+///
+/// Tests into bytes (vector compares and packs), then bytes into bits,
+/// eight at a time by a multiply: shifting each test's result into place
+/// compiled to slow vector shifts.
+#[inline]
+fn bits_where(entries: &[i16], test: impl Fn(i16) -> bool) -> u64 {
+    let mut b = [0u8; 64];
+    for (d, e) in entries.iter().zip(&mut b) {
+        *e = u8::from(test(*d));
+    }
     let mut word = 0u64;
     for (k, eight) in b.chunks_exact(8).enumerate() {
         let mut x = [0u8; 8];
@@ -1410,17 +1407,21 @@ mod tests {
         }
     }
 
+    /// The slots' validity, an entry at a time.
+    fn slots_one_at_a_time(def: &[i16], slot_def: i16, max_def: i16) -> Vec<bool> {
+        def.iter()
+            .filter(|&&d| d >= slot_def)
+            .map(|&d| d == max_def)
+            .collect()
+    }
+
     #[test]
     fn slot_validity_packs_the_slots_only() {
         // Lengths around the 64-bit word edges, skipped entries anywhere.
         for n in [0usize, 1, 63, 64, 65, 130, 300] {
             let def: Vec<i16> = (0..n).map(|i| ((i * 7 + i / 5) % 4) as i16).collect();
             let (slot_def, max_def) = (1, 3);
-            let expected: Vec<bool> = def
-                .iter()
-                .filter(|&&d| d >= slot_def)
-                .map(|&d| d == max_def)
-                .collect();
+            let expected = slots_one_at_a_time(&def, slot_def, max_def);
             let got = slot_validity(&def, slot_def, max_def);
             assert_eq!(got.len(), expected.len(), "n = {n}");
             assert_eq!(got.iter().collect::<Vec<_>>(), expected, "n = {n}");
@@ -1444,11 +1445,7 @@ mod tests {
                     }
                 })
                 .collect();
-            let expected: Vec<bool> = def
-                .iter()
-                .filter(|&&d| d >= slot_def)
-                .map(|&d| d == max_def)
-                .collect();
+            let expected = slots_one_at_a_time(&def, slot_def, max_def);
             let got = slot_validity(&def, slot_def, max_def);
             assert_eq!(got.iter().collect::<Vec<_>>(), expected, "case {case}");
             // Bits past the length are clear (Arrow compares buffers whole).
