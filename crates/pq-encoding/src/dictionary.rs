@@ -81,22 +81,76 @@ pub fn gather_byte_array<D: OffsetSize, O: OffsetSize>(
     offsets: &mut Vec<O>,
     values: &mut Vec<u8>,
 ) -> Result<()> {
+    check_indices(idx, dict_offsets.len().saturating_sub(1))?;
+    if let Some(small) = SmallDict::new(dict_offsets, dict_values) {
+        return small.gather(idx, offsets, values);
+    }
+    // In bounds: the indices were checked above.
+    let offset = |i: usize| dict_offsets[i].as_usize();
+    gather_ranges::<O, 0>(offset, dict_values, idx, offsets, values)
+}
+
+/// Appends the values at `idx` of a PLAIN BYTE_ARRAY page (a dictionary
+/// page, say) as they lie in `page`, through the `starts` that
+/// [`ByteArrayDecoder::index`](crate::plain::ByteArrayDecoder::index)
+/// built for it: the page's values are neither copied out nor decoded
+/// first, so a read that needs a few entries of a large dictionary pays for
+/// those entries only. Checked as [`gather_byte_array`] checks; on error
+/// nothing is appended.
+///
+/// ```
+/// use pq_encoding::dictionary::gather_plain_byte_array;
+/// use pq_encoding::plain::{ByteArrayDecoder, encode_byte_array};
+/// let mut page = Vec::new();
+/// encode_byte_array([&b"foo"[..], b"ba"], &mut page);
+/// let mut starts = Vec::new();
+/// assert_eq!(ByteArrayDecoder::new(&page).index(2, &mut starts).unwrap(), 2);
+/// let (mut offsets, mut values) = (Vec::<i32>::new(), Vec::new());
+/// gather_plain_byte_array(&page, &starts, &[1, 0, 1], &mut offsets, &mut values).unwrap();
+/// assert_eq!(values, b"bafooba");
+/// assert_eq!(offsets, [0, 2, 5, 7]);
+/// ```
+pub fn gather_plain_byte_array<O: OffsetSize>(
+    page: &[u8],
+    starts: &[u32],
+    idx: &[u32],
+    offsets: &mut Vec<O>,
+    values: &mut Vec<u8>,
+) -> Result<()> {
+    check_indices(idx, starts.len().saturating_sub(1))?;
+    // In bounds: the indices were checked above.
+    let offset = |i: usize| starts[i] as usize;
+    gather_ranges::<O, { crate::plain::LENGTH_PREFIX }>(offset, page, idx, offsets, values)
+}
+
+/// The gather of [`gather_byte_array`] and [`gather_plain_byte_array`]:
+/// value `i` is `dict_values[offset(i)..offset(i + 1) - GAP]`, where `GAP`
+/// bytes lie between one value and the next (none in an Arrow layout, a
+/// PLAIN page's length prefix in one). `offset` answers for every index in
+/// `idx` and the next one: the caller checked them.
+fn gather_ranges<O: OffsetSize, const GAP: usize>(
+    offset: impl Fn(usize) -> usize,
+    dict_values: &[u8],
+    idx: &[u32],
+    offsets: &mut Vec<O>,
+    values: &mut Vec<u8>,
+) -> Result<()> {
     /// Dictionaries up to this size are copied, padded, to the stack so
     /// that every entry takes the fixed copy: without the padding, the
     /// entries of a tiny dictionary (a few flags or codes) all lie within
     /// `COPY_SLACK` bytes of its end and would each take a variable-length copy.
     const PADDED: usize = 1024;
-    check_indices(idx, dict_offsets.len().saturating_sub(1))?;
-    if let Some(small) = SmallDict::new(dict_offsets, dict_values) {
-        return small.gather(idx, offsets, values);
-    }
+    let range = |i: u32| {
+        let i = i as usize;
+        // A gap the offsets do not leave wraps the end past the bytes: bad.
+        (offset(i), offset(i + 1).wrapping_sub(GAP))
+    };
     // The value ranges, checked against the dictionary's bytes without a
     // branch per value: any bad range sets `bad`.
     let mut total = 0usize;
     let mut bad = false;
     for &i in idx {
-        let i = i as usize;
-        let (s, e) = (dict_offsets[i].as_usize(), dict_offsets[i + 1].as_usize());
+        let (s, e) = range(i);
         bad |= (s > e) | (e > dict_values.len());
         total = total.wrapping_add(e.wrapping_sub(s));
     }
@@ -127,10 +181,7 @@ pub fn gather_byte_array<D: OffsetSize, O: OffsetSize>(
     let mut pos = 0;
     for (&i, slot) in idx.iter().zip(out_offsets) {
         // Checked in the first pass.
-        let (s, e) = (
-            dict_offsets[i as usize].as_usize(),
-            dict_offsets[i as usize + 1].as_usize(),
-        );
+        let (s, e) = range(i);
         let len = e - s;
         copy_value(out, pos, src_all, s, len);
         pos += len;
@@ -231,6 +282,21 @@ mod tests {
     use super::*;
     use crate::ByteArrayDecode;
     use crate::plain::{ByteArrayDecoder, PlainDecoder};
+
+    #[test]
+    fn plain_gather_rejects_starts_outside_the_page() {
+        let (mut o, mut v) = (alloc::vec![0i32], Vec::new());
+        // A value that would end before it begins (no room for a prefix).
+        assert!(gather_plain_byte_array(b"abcdefgh", &[4, 6], &[0], &mut o, &mut v).is_err());
+        // One that runs past the page.
+        assert!(gather_plain_byte_array(b"abcdefgh", &[4, 30], &[0], &mut o, &mut v).is_err());
+        // An index past the entries.
+        assert!(gather_plain_byte_array(b"abcdefgh", &[4, 12], &[1], &mut o, &mut v).is_err());
+        assert_eq!((o, v), (alloc::vec![0], Vec::new()));
+        let (mut o, mut v) = (Vec::<i32>::new(), Vec::new());
+        gather_plain_byte_array(b"abcdefgh", &[4, 12], &[0, 0], &mut o, &mut v).unwrap();
+        assert_eq!((o, v), (alloc::vec![0, 4, 8], b"efghefgh".to_vec()));
+    }
 
     #[test]
     fn fixed_round_trip() {

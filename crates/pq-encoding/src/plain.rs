@@ -215,6 +215,10 @@ pub fn encode_bool(values: &[bool], out: &mut Vec<u8>) {
     }
 }
 
+/// Bytes of the length before each PLAIN BYTE_ARRAY value (a `u32`,
+/// little-endian).
+pub const LENGTH_PREFIX: usize = 4;
+
 /// PLAIN BYTE_ARRAY decoder appending to an Arrow offsets + values pair.
 ///
 /// ```
@@ -289,6 +293,63 @@ impl<'a> ByteArrayDecoder<'a> {
             pos = next;
             done += 1;
         }
+        self.pos = pos;
+        if done < n && pos < data.len() {
+            // The value that stopped the loop: its error.
+            self.next()?;
+        }
+        Ok(done)
+    }
+
+    /// Indexes up to `n` values without copying them; returns how many.
+    /// `starts` is cleared, then holds where each value begins in the
+    /// decoder's input (past its length prefix) and, last, where one more
+    /// would begin: value `i` is `input[starts[i]..starts[i + 1] -
+    /// LENGTH_PREFIX]`, which is how
+    /// [`gather_plain_byte_array`](crate::dictionary::gather_plain_byte_array)
+    /// reads it. Stops, as [`skip`](Self::skip) does, at the first value the
+    /// input does not hold whole, and reports it as decoding would; an
+    /// input of 4 GiB or more (past `u32` positions) is an error.
+    ///
+    /// ```
+    /// use pq_encoding::plain::{ByteArrayDecoder, encode_byte_array, LENGTH_PREFIX};
+    /// let mut page = Vec::new();
+    /// encode_byte_array([&b"ab"[..], b"", b"xyz"], &mut page);
+    /// let mut starts = Vec::new();
+    /// assert_eq!(ByteArrayDecoder::new(&page).index(10, &mut starts).unwrap(), 3);
+    /// assert_eq!(starts, [4, 10, 14, 21]);
+    /// assert_eq!(&page[starts[2] as usize..starts[3] as usize - LENGTH_PREFIX], b"xyz");
+    /// ```
+    pub fn index(&mut self, n: usize, starts: &mut Vec<u32>) -> Result<usize> {
+        let data = self.data;
+        starts.clear();
+        if data.len() > u32::MAX as usize - 2 * LENGTH_PREFIX {
+            return Err(invalid(
+                "PLAIN BYTE_ARRAY bytes to index",
+                "under 4 GiB",
+                data.len() as i128,
+            ));
+        }
+        // Each value takes at least its prefix: room for what the input
+        // can hold, whatever `n` claims.
+        let most = data.len().saturating_sub(self.pos) / LENGTH_PREFIX;
+        starts.reserve(n.min(most) + 1);
+        let mut pos = self.pos;
+        let mut done = 0;
+        while done < n {
+            let Some(Ok(b)) = data.get(pos..pos + 4).map(<[u8; 4]>::try_from) else {
+                break;
+            };
+            let len = u32::from_le_bytes(b);
+            if len > i32::MAX as u32 || len as usize > data.len() - pos - 4 {
+                break;
+            }
+            // Below `u32::MAX`: the input's length was checked above.
+            starts.push((pos + LENGTH_PREFIX) as u32);
+            pos += LENGTH_PREFIX + len as usize;
+            done += 1;
+        }
+        starts.push((pos + LENGTH_PREFIX) as u32);
         self.pos = pos;
         if done < n && pos < data.len() {
             // The value that stopped the loop: its error.

@@ -361,6 +361,11 @@ proptest! {
         let idx: Vec<u32> = data.iter().map(|&b| u32::from(b)).collect();
         let _ = dictionary::gather(&[1i32, 2, 3], &idx, &mut Vec::new());
         let _ = dictionary::gather_byte_array(&[0i32, 1, 3], b"abc", &idx, &mut Vec::<i64>::new(), &mut Vec::new());
+        let mut starts = Vec::new();
+        let _ = plain::ByteArrayDecoder::new(&data).index(n, &mut starts);
+        let _ = dictionary::gather_plain_byte_array(&data, &starts, &idx, &mut Vec::<i32>::new(), &mut Vec::new());
+        // Starts that do not leave room for a prefix, or run past the bytes.
+        let _ = dictionary::gather_plain_byte_array(b"abcdefgh", &[4, 6, 30], &idx, &mut Vec::<i32>::new(), &mut Vec::new());
     }
 
     /// Valid DELTA headers followed by random block bytes.
@@ -386,7 +391,8 @@ proptest! {
     /// short entries (fixed slots), tiny ones (copied padded to the stack),
     /// large ones (gathered in place, their last
     /// entries near the end of the buffer), values longer than the fixed
-    /// copy, and output that already holds values.
+    /// copy, and output that already holds values; and the same entries
+    /// gathered from their PLAIN page through its index.
     #[test]
     fn gather_byte_array_matches_naive(
         entries in prop::collection::vec(prop::collection::vec(any::<u8>(), 0..90), 1..80),
@@ -423,6 +429,17 @@ proptest! {
             want_val.extend_from_slice(&entries[i as usize]);
             want_off.push(want_val.len() as i32);
         }
+        prop_assert_eq!(&val, &want_val);
+        prop_assert_eq!(&off, &want_off);
+
+        let mut page = Vec::new();
+        plain::encode_byte_array(entries.iter().map(|e| e.as_slice()), &mut page);
+        let mut starts = Vec::new();
+        let indexed = plain::ByteArrayDecoder::new(&page).index(entries.len(), &mut starts).unwrap();
+        prop_assert_eq!(indexed, entries.len());
+        let mut off = vec![0i32, prefix.len() as i32];
+        let mut val = prefix.clone();
+        dictionary::gather_plain_byte_array(&page, &starts, &idx, &mut off, &mut val).unwrap();
         prop_assert_eq!(val, want_val);
         prop_assert_eq!(off, want_off);
     }

@@ -73,6 +73,33 @@ impl<O: OffsetSize> ByteArrays<O> {
         Ok(())
     }
 
+    /// Appends the values at `idx` of a PLAIN page as they lie in `page`,
+    /// found through its `starts` (see
+    /// [`ByteArrayDecoder::index`](pq_encoding::plain::ByteArrayDecoder::index));
+    /// on an error nothing is kept.
+    pub(crate) fn gather_plain(
+        &mut self,
+        page: &[u8],
+        starts: &[u32],
+        idx: &[u32],
+        at: &Location,
+    ) -> Result<()> {
+        let (o0, v0) = (self.offsets.len(), self.values.len());
+        let r = pq_encoding::dictionary::gather_plain_byte_array(
+            page,
+            starts,
+            idx,
+            &mut self.offsets,
+            &mut self.values,
+        );
+        if let Err(e) = r {
+            self.offsets.truncate(o0);
+            self.values.truncate(v0);
+            return Err(enc_err(at, e));
+        }
+        Ok(())
+    }
+
     /// Appends values `start..start + n` of `src`, whole: one copy of their
     /// bytes and their offsets shifted.
     pub(crate) fn extend_from<D: OffsetSize>(

@@ -43,8 +43,9 @@ pub(crate) use kept::KeptRows;
 use kept::RunCursor;
 use lengths::PageLengths;
 use values::{
-    Dense, decode_plain, decode_values, extend_range, gather_dense, gather_plain_dict,
-    gathers_plain_dict, plain_len, skip_plain, take_plain, take_plain_at,
+    Dense, decode_plain, decode_values, extend_range, gather_dense, gather_plain_bytes,
+    gather_plain_dict, gathers_plain_dict, indexes_plain_dict, plain_len, skip_plain, take_plain,
+    take_plain_at,
 };
 
 /// The decoded content of one batch of a leaf column.
@@ -142,21 +143,41 @@ impl Partial {
 }
 
 /// The chunk's dictionary, decoded once (strings checked once, unless one
-/// is invalid: then what is gathered from it is checked).
+/// is invalid: then what is gathered from it is checked), or gathered from
+/// its PLAIN page as it lies.
 #[derive(Debug)]
 struct Dict {
     /// The values, decoded; empty while `plain` stands for them.
     dense: Dense,
-    /// A dictionary of fixed-width numbers read as plain values: its PLAIN
-    /// bytes and entry count, which values are gathered from as they are.
+    /// The dictionary page, when values are gathered from it as it lies.
     /// A read may need a few entries of a dictionary of a megabyte (a
-    /// selection's pages), and a decoded copy is memory to fault in.
-    plain: Option<(Bytes, usize)>,
+    /// selection's pages), and a decoded copy is memory to fault in and
+    /// values to copy (and check, for strings) that are never used.
+    plain: Option<PlainDict>,
     /// The dictionary as an Arrow array, for dictionary output; made on
     /// first use and shared by every batch.
     array: Option<ArrayRef>,
     /// The dictionary as views, for view output; made on first use.
     views: Option<views::DictViews>,
+}
+
+/// A dictionary page read where it lies (see [`Dict::plain`]).
+#[derive(Debug)]
+enum PlainDict {
+    /// Fixed-width numbers: the page's PLAIN bytes are the values.
+    Fixed { page: Bytes, n: usize },
+    /// Byte arrays: where each entry starts in the page (see
+    /// [`pq_encoding::plain::ByteArrayDecoder::index`]), and the bytes
+    /// gathered so far. Strings are checked as they are gathered; once those
+    /// outweigh the page, the dictionary is decoded and checked once
+    /// instead, so that a read of every row costs at most one extra check
+    /// of the page's bytes.
+    Bytes {
+        page: Bytes,
+        starts: Vec<u32>,
+        n: usize,
+        gathered: usize,
+    },
 }
 
 /// The values of the current page not yet taken.
@@ -442,7 +463,7 @@ fn push_selected(out: &mut Bitmap, bits: u64, mut select: u64) {
 /// Appends the dictionary indices `ix` of a batch's values: kept as keys
 /// in keys mode (dictionary or view output), else their entries gathered.
 fn append_indices(
-    dict: Option<&Dict>,
+    dict: Option<&mut Dict>,
     keys_mode: bool,
     keys: &mut Vec<u32>,
     dense: &mut Dense,
@@ -464,17 +485,45 @@ fn append_indices(
 }
 
 /// Appends the dictionary's values at `ix` to `out`.
-fn gather_dict(out: &mut Dense, dict: &Dict, ix: &[u32], at: &Location) -> Result<()> {
-    match &dict.plain {
-        Some((raw, n)) => gather_plain_dict(out, raw, *n, ix, at),
+fn gather_dict(out: &mut Dense, dict: &mut Dict, ix: &[u32], at: &Location) -> Result<()> {
+    match &mut dict.plain {
+        Some(PlainDict::Fixed { page, n }) => gather_plain_dict(out, page, *n, ix, at),
+        Some(PlainDict::Bytes {
+            page,
+            starts,
+            n,
+            gathered,
+        }) => {
+            *gathered += gather_plain_bytes(out, page, starts, ix, at)?;
+            if *gathered > page.len() && matches!(out, Dense::Utf8(_) | Dense::LargeUtf8(_)) {
+                let (page, n) = (std::mem::take(page), *n);
+                dict.plain = None;
+                dict.dense = decode_dense(dict.dense.empty_like(), &page, n, at)?;
+            }
+            Ok(())
+        }
         None => gather_dense(out, &dict.dense, ix, at),
     }
+}
+
+/// `n` PLAIN values of `page` decoded into `values` (empty): strings
+/// checked once, unless one is invalid; then they are kept as bytes, for
+/// what is gathered from them to be checked.
+fn decode_dense(mut values: Dense, page: &[u8], n: usize, at: &Location) -> Result<Dense> {
+    if let Err(e) = decode_plain(&mut values, page, n, at) {
+        let Some(bytes) = values.unchecked_strings() else {
+            return Err(e);
+        };
+        values = bytes;
+        decode_plain(&mut values, page, n, at)?;
+    }
+    Ok(values)
 }
 
 /// At a page of another encoding than the dictionary's: values from here
 /// on are plain, so what the batch's keys selected so far is gathered first.
 fn leave_keys_mode(
-    dict: Option<&Dict>,
+    dict: Option<&mut Dict>,
     keys_mode: &mut bool,
     keys: &mut Vec<u32>,
     dense: &mut Dense,
@@ -731,43 +780,50 @@ impl LeafReader {
         }
     }
 
-    /// Decodes the chunk's dictionary page (when a page first needs it).
+    /// Decodes the chunk's dictionary page (when a page first needs it), or
+    /// keeps it to gather from as it lies.
     fn decode_dictionary(&self, d: DictionaryPage) -> Result<Dict> {
         let at = self.at.clone().at_offset(d.file_offset).at_page(d.index);
-        // Kept as bytes when batches want plain values (not keys or views,
-        // which are made from the decoded dictionary), the bytes hold every
-        // entry (short bytes are decoded below, to fail as such), and the
-        // dictionary is larger than the table small ones are gathered
-        // through.
-        if gathers_plain_dict(&self.template)
-            && d.num_values > native::SMALL_DICT
-            && self.key_type.is_none()
-            && !views::is_view(&self.dt)
-            && plain_len(&self.template, d.num_values).is_some_and(|n| n <= d.buf.len())
-        {
-            return Ok(Dict {
-                dense: self.template.empty_like(),
-                plain: Some((d.buf, d.num_values)),
-                array: None,
-                views: None,
-            });
-        }
-        let mut values = self.template.empty_like();
-        if let Err(e) = decode_plain(&mut values, &d.buf, d.num_values, &at) {
-            // An invalid string, used or not: kept as bytes, for what is
-            // gathered from it to be checked.
-            let Some(bytes) = values.unchecked_strings() else {
-                return Err(e);
-            };
-            values = bytes;
-            decode_plain(&mut values, &d.buf, d.num_values, &at)?;
-        }
-        Ok(Dict {
-            dense: values,
-            plain: None,
+        let dict = |dense, plain| Dict {
+            dense,
+            plain,
             array: None,
             views: None,
-        })
+        };
+        // Kept as the page when batches want plain values (not keys or
+        // views, which are made from the decoded dictionary) and the
+        // dictionary is larger than the table small ones are gathered
+        // through. Fixed widths when the bytes hold every entry, byte
+        // arrays when every entry is found whole; short pages are decoded
+        // below, to fail as such.
+        let plain_values = d.num_values > native::SMALL_DICT
+            && self.key_type.is_none()
+            && !views::is_view(&self.dt);
+        if plain_values
+            && gathers_plain_dict(&self.template)
+            && plain_len(&self.template, d.num_values).is_some_and(|n| n <= d.buf.len())
+        {
+            let (page, n) = (d.buf, d.num_values);
+            return Ok(dict(
+                self.template.empty_like(),
+                Some(PlainDict::Fixed { page, n }),
+            ));
+        }
+        if plain_values && indexes_plain_dict(&self.template) {
+            let mut starts = Vec::new();
+            let mut index = pq_encoding::plain::ByteArrayDecoder::new(&d.buf);
+            if index.index(d.num_values, &mut starts).ok() == Some(d.num_values) {
+                let plain = PlainDict::Bytes {
+                    page: d.buf,
+                    starts,
+                    n: d.num_values,
+                    gathered: 0,
+                };
+                return Ok(dict(self.template.empty_like(), Some(plain)));
+            }
+        }
+        let dense = decode_dense(self.template.empty_like(), &d.buf, d.num_values, &at)?;
+        Ok(dict(dense, None))
     }
 
     fn open_page(&self, p: DataPage, spare: Spare) -> Result<PageState> {
@@ -1110,11 +1166,11 @@ impl LeafReader {
                     PageValues::Dict(idx) => {
                         // Positions become the kept values' indices.
                         idx.gather(passed, vals).map_err(|e| enc_err(at, e))?;
-                        let dict = self.dict.as_ref();
+                        let dict = self.dict.as_mut();
                         append_indices(dict, keys_mode, &mut keys, &mut dense, vals, at)?;
                     }
                     other => {
-                        let dict = self.dict.as_ref();
+                        let dict = self.dict.as_mut();
                         leave_keys_mode(dict, &mut keys_mode, &mut keys, &mut dense, at)?;
                         match other {
                             PageValues::Plain { data, pos } => {
@@ -1168,11 +1224,11 @@ impl LeafReader {
                 PageValues::None => {}
                 PageValues::Dict(idx) => {
                     let ix = idx.take(non_null).map_err(|e| enc_err(at, e))?;
-                    let dict = self.dict.as_ref();
+                    let dict = self.dict.as_mut();
                     append_indices(dict, keys_mode, &mut keys, &mut dense, ix, at)?;
                 }
                 other => {
-                    let dict = self.dict.as_ref();
+                    let dict = self.dict.as_mut();
                     leave_keys_mode(dict, &mut keys_mode, &mut keys, &mut dense, at)?;
                     match other {
                         PageValues::Plain { data, pos } => {

@@ -249,6 +249,40 @@ pub(crate) fn gather_plain_dict(
     .map_err(|e| enc_err(at, e))
 }
 
+/// Whether a PLAIN dictionary page of `kind`'s values may be gathered from
+/// as it lies through an index of where its entries start (see
+/// [`gather_plain_bytes`]): byte arrays, strings or not.
+pub(crate) fn indexes_plain_dict(kind: &Dense) -> bool {
+    matches!(
+        kind,
+        Dense::Bytes(_) | Dense::LargeBytes(_) | Dense::Utf8(_) | Dense::LargeUtf8(_)
+    )
+}
+
+/// Appends the byte arrays at `idx` of the PLAIN page `page`, found through
+/// its `starts`, to `out` (strings checked as they are appended), for the
+/// kinds [`indexes_plain_dict`] names; returns the bytes appended.
+pub(crate) fn gather_plain_bytes(
+    out: &mut Dense,
+    page: &[u8],
+    starts: &[u32],
+    idx: &[u32],
+    at: &Location,
+) -> Result<usize> {
+    let before = out.value_bytes();
+    match out {
+        Dense::Bytes(o) => o.gather_plain(page, starts, idx, at),
+        Dense::LargeBytes(o) => o.gather_plain(page, starts, idx, at),
+        Dense::Utf8(o) => o.append_raw(at, |raw| raw.gather_plain(page, starts, idx, at)),
+        Dense::LargeUtf8(o) => o.append_raw(at, |raw| raw.gather_plain(page, starts, idx, at)),
+        _ => Err(data_err(
+            at,
+            "the dictionary's type differs from the column's",
+        )),
+    }?;
+    Ok(out.value_bytes().saturating_sub(before))
+}
+
 /// The bytes `n` PLAIN values of `kind`'s type take, for every type whose
 /// width says so (all but byte arrays).
 pub(crate) fn plain_len(kind: &Dense, n: usize) -> Option<usize> {

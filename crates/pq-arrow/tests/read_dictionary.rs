@@ -1,0 +1,189 @@
+//! Dictionaries of byte arrays larger than the small-dictionary table are
+//! gathered from their PLAIN page as it lies, strings checked as they are
+//! gathered, until what was gathered outweighs the page and the dictionary
+//! is decoded once instead. The rows read, whole (both ways of gathering in
+//! one read) or selected (the page's way only), are those written, as
+//! strings, large strings and binary; an invalid string in such a
+//! dictionary fails the reads that use it, either way, and no other.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, BinaryArray, LargeStringArray, RecordBatch, StringArray, UInt32Array};
+use arrow_buffer::{Buffer, OffsetBuffer};
+use arrow_select::concat::concat_batches;
+use bytes::Bytes;
+use pq_arrow::{ParquetReader, ParquetWriter, RowSelection, WriterOptions};
+use pq_testkit::Rng;
+
+const ROWS: usize = 6000;
+
+/// Strings from 1500 distinct values of 0 to 70 bytes (some past the
+/// fixed 32- and 64-byte copies), one row in ten null; the same as large
+/// strings and as binary. Two row groups, pages of 400 rows: each row
+/// group's chunk has a dictionary of about 1500 entries.
+fn file() -> (Bytes, RecordBatch) {
+    let mut r = Rng(7);
+    let distinct: Vec<String> = (0..1500)
+        .map(|i| {
+            let len = r.below(71) as usize;
+            let mut s = format!("{i}:");
+            s.extend((0..len).map(|k| char::from(b'a' + ((i + k) % 26) as u8)));
+            s
+        })
+        .collect();
+    let s: Vec<Option<&str>> = (0..ROWS)
+        .map(|_| (!r.chance(10)).then(|| distinct[r.index(distinct.len())].as_str()))
+        .collect();
+    let b: Vec<Option<&[u8]>> = s.iter().map(|v| v.map(str::as_bytes)).collect();
+    let batch = RecordBatch::try_from_iter([
+        ("s", Arc::new(StringArray::from(s.clone())) as ArrayRef),
+        ("l", Arc::new(LargeStringArray::from(s))),
+        ("b", Arc::new(BinaryArray::from(b))),
+    ])
+    .unwrap();
+    let options = WriterOptions::builder()
+        .set_max_row_group_size(ROWS / 2)
+        .set_data_page_row_count_limit(400)
+        .build();
+    let mut w = ParquetWriter::try_new(Vec::new(), batch.schema(), options).unwrap();
+    w.write(&batch).unwrap();
+    (Bytes::from(w.close_into_inner().unwrap().0), batch)
+}
+
+fn read(file: &Bytes, batch_size: usize, selection: Option<RowSelection>) -> RecordBatch {
+    let mut reader = ParquetReader::from_bytes(file.clone()).unwrap();
+    if let Some(s) = selection {
+        reader = reader.with_row_selection(s);
+    }
+    let schema = reader.arrow_schema();
+    let batches: Vec<RecordBatch> = reader
+        .with_batch_size(batch_size)
+        .build()
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    concat_batches(&schema, &batches).unwrap()
+}
+
+#[test]
+fn large_dictionaries_read_whole_and_selected() {
+    let (file, batch) = file();
+    // The file holds dictionaries past the small-dictionary table.
+    let md = ParquetReader::from_bytes(file.clone()).unwrap();
+    assert_eq!(md.metadata().row_groups.len(), 2);
+    assert!(md.metadata().row_groups.iter().all(|rg| {
+        rg.columns.iter().all(|c| {
+            c.meta_data
+                .as_ref()
+                .unwrap()
+                .dictionary_page_offset
+                .is_some()
+        })
+    }));
+    for batch_size in [1, 77, 1024, ROWS] {
+        assert_eq!(read(&file, batch_size, None), batch, "batch {batch_size}");
+    }
+    let mut r = Rng(11);
+    for case in 0..20 {
+        // A few short ranges: a few entries of each dictionary.
+        let mut ranges = Vec::new();
+        let mut at = 0;
+        while at < ROWS {
+            at += r.below(900) as usize;
+            let len = 1 + r.below(30) as usize;
+            if at + len <= ROWS {
+                ranges.push(at..at + len);
+            }
+            at += len;
+        }
+        let rows: Vec<u32> = ranges
+            .iter()
+            .flat_map(|x| x.start as u32..x.end as u32)
+            .collect();
+        let want = arrow_select::take::take_record_batch(&batch, &UInt32Array::from(rows)).unwrap();
+        let selection = RowSelection::from_consecutive_ranges(ranges, ROWS);
+        let batch_size = 1 + r.below(100) as usize;
+        assert_eq!(
+            read(&file, batch_size, Some(selection)),
+            want,
+            "case {case}"
+        );
+    }
+}
+
+/// A string column of `ROWS` rows over 600 distinct values whose last row
+/// alone holds bytes that are not UTF-8 (written by arrow-rs, which does
+/// not check them).
+fn file_with_an_invalid_string() -> Bytes {
+    let mut values = Vec::new();
+    let mut offsets = vec![0i32];
+    for i in 0..ROWS {
+        if i + 1 == ROWS {
+            values.extend_from_slice(b"bad \xff\xfe");
+        } else {
+            values.extend_from_slice(format!("value {}", i % 600).as_bytes());
+        }
+        offsets.push(values.len() as i32);
+    }
+    // SAFETY: not UTF-8 on purpose (the last value); only written to a
+    // file by arrow-rs, never read as a string.
+    let s = unsafe {
+        StringArray::new_unchecked(
+            OffsetBuffer::new(offsets.into()),
+            Buffer::from(values),
+            None,
+        )
+    };
+    let batch = RecordBatch::try_from_iter([("s", Arc::new(s) as ArrayRef)]).unwrap();
+    let props = parquet::file::properties::WriterProperties::builder()
+        .set_data_page_row_count_limit(500)
+        .set_write_batch_size(100)
+        .build();
+    let mut out = Vec::new();
+    let mut w =
+        parquet::arrow::ArrowWriter::try_new(&mut out, batch.schema(), Some(props)).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    Bytes::from(out)
+}
+
+#[test]
+fn an_invalid_string_fails_the_reads_that_use_it() {
+    let file = file_with_an_invalid_string();
+    // The rows `start..end` of each pair.
+    let only = |ranges: &[(usize, usize)]| {
+        let ranges = ranges.iter().map(|&(start, end)| start..end);
+        Some(RowSelection::from_consecutive_ranges(ranges, ROWS))
+    };
+    let rows = |selection: Option<RowSelection>| {
+        let mut reader = ParquetReader::from_bytes(file.clone()).unwrap();
+        if let Some(s) = selection {
+            reader = reader.with_row_selection(s);
+        }
+        reader
+            .with_batch_size(256)
+            .build()
+            .unwrap()
+            .try_fold(0, |n, b| b.map(|b| n + b.num_rows()))
+    };
+    // Every valid row: the dictionary is decoded on the way (what was
+    // gathered outweighs its page), the invalid entry never used.
+    assert_eq!(rows(only(&[(0, ROWS - 1)])).unwrap(), ROWS - 1);
+    // A few valid rows: gathered from the page only.
+    assert_eq!(rows(only(&[(10, 20), (3000, 3005)])).unwrap(), 15);
+    // The invalid row alone (from the page), and with every row before it
+    // (from the decoded dictionary): an error naming it, not data.
+    for selection in [only(&[(ROWS - 1, ROWS)]), None] {
+        let e = rows(selection).unwrap_err().to_string();
+        assert!(e.contains("UTF-8"), "{e}");
+    }
+    // What arrow-rs makes of the same file, as a cross-check that the
+    // bytes are there and invalid.
+    let theirs =
+        parquet::arrow::arrow_reader::ParquetRecordBatchReader::try_new(file.clone(), 8192)
+            .unwrap()
+            .collect::<Result<Vec<_>, _>>();
+    assert!(theirs.is_err());
+}
