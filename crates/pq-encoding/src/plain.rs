@@ -360,10 +360,14 @@ impl<'a> ByteArrayDecoder<'a> {
 }
 
 impl ByteArrayDecode for ByteArrayDecoder<'_> {
-    /// In bulk: a first pass checks every length against the bytes left
-    /// and sums them, so that the values buffer is sized and the offsets
-    /// checked once; the second copies, short values as one fixed-size
-    /// move each, and writes the offsets into a presized slice.
+    /// In chunks of [`Self::CHUNK`] values: one walk over their lengths
+    /// (each checked against the bytes left) notes where each value lies and
+    /// sums them, so that the values buffer grows and the offsets are
+    /// checked once a chunk; then the chunk's values are copied from the
+    /// positions noted, short ones as one fixed-size move each. The walk is
+    /// a chain of dependent loads (each length says where the next one is);
+    /// the copies are not, so they overlap, where a second walk to copy
+    /// took as long as the first.
     fn fill<O: OffsetSize>(&mut self, o: &mut Vec<O>, v: &mut Vec<u8>, n: usize) -> Result<usize> {
         let (offsets, values) = (o, v);
         let data = self.data;
@@ -371,37 +375,59 @@ impl ByteArrayDecode for ByteArrayDecoder<'_> {
             let b = data.get(p..p + 4)?;
             Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
         };
-        let start = self.pos;
-        let (mut end, mut done, mut total) = (start, 0usize, 0usize);
+        let (o0, v0) = (offsets.len(), values.len());
+        // The offsets started, whatever follows.
+        begin_append(offsets, values, 0)?;
+        let mut starts = [0usize; Self::CHUNK];
+        let mut lens = [0usize; Self::CHUNK];
+        let mut end = self.pos;
+        let mut done = 0usize;
         while done < n {
-            let Some(len) = len_at(end).filter(|&l| l <= i32::MAX as u32) else {
-                break;
-            };
-            let next = end + 4 + len as usize;
-            if next > data.len() {
+            let want = (n - done).min(Self::CHUNK);
+            let (mut k, mut total) = (0usize, 0usize);
+            while k < want {
+                let Some(len) = len_at(end).filter(|&l| l <= i32::MAX as u32) else {
+                    break;
+                };
+                let len = len as usize;
+                let next = end + 4 + len;
+                if next > data.len() {
+                    break;
+                }
+                // `k` is below `CHUNK`.
+                starts[k % Self::CHUNK] = end + 4;
+                lens[k % Self::CHUNK] = len;
+                total += len;
+                end = next;
+                k += 1;
+            }
+            if k == 0 {
                 break;
             }
-            total += len as usize;
-            end = next;
-            done += 1;
+            let base = match begin_append(offsets, values, total) {
+                Ok(base) => base,
+                Err(e) => {
+                    offsets.truncate(o0);
+                    values.truncate(v0);
+                    return Err(e);
+                }
+            };
+            values.resize(base + total + COPY_SLACK, 0);
+            let out = values.get_mut(base..).unwrap_or_default();
+            let mut at = 0;
+            offsets.extend(starts.iter().zip(&lens).take(k).map(|(&start, &len)| {
+                // Checked in the walk.
+                copy_value(out, at, data, start, len);
+                at += len;
+                // Fits: the total was checked by `begin_append`.
+                O::from_usize(base + at).unwrap_or_default()
+            }));
+            values.truncate(base + at);
+            done += k;
+            if k < want {
+                break;
+            }
         }
-        let base = begin_append(offsets, values, total)?;
-        let first = offsets.len();
-        offsets.resize(first + done, O::default());
-        let out_offsets = offsets.get_mut(first..).unwrap_or_default();
-        values.resize(base + total + COPY_SLACK, 0);
-        let out = values.get_mut(base..).unwrap_or_default();
-        let (mut p, mut at) = (start, 0usize);
-        for slot in out_offsets {
-            // Checked in the first pass.
-            let len = len_at(p).unwrap_or(0) as usize;
-            copy_value(out, at, data, p + 4, len);
-            at += len;
-            p += 4 + len;
-            // Fits: the total was checked by `begin_append`.
-            *slot = O::from_usize(base + at).unwrap_or_default();
-        }
-        values.truncate(base + at);
         self.pos = end;
         if done < n {
             // Stopped before `n` values: at the end of the data, or at a
@@ -410,6 +436,11 @@ impl ByteArrayDecode for ByteArrayDecoder<'_> {
         }
         Ok(done)
     }
+}
+
+impl ByteArrayDecoder<'_> {
+    /// Values walked before their copies in [`ByteArrayDecode::fill`].
+    const CHUNK: usize = 64;
 }
 
 /// Appends byte arrays PLAIN-encoded.
