@@ -496,9 +496,11 @@ fn gather_dict(out: &mut Dense, dict: &mut Dict, ix: &[u32], at: &Location) -> R
         }) => {
             *gathered += gather_plain_bytes(out, page, starts, ix, at)?;
             if *gathered > page.len() && matches!(out, Dense::Utf8(_) | Dense::LargeUtf8(_)) {
-                let (page, n) = (std::mem::take(page), *n);
+                // Binary values need no check: they are gathered from the
+                // page to the end.
+                let dense = decode_dense(dict.dense.empty_like(), page, *n, at)?;
+                dict.dense = dense;
                 dict.plain = None;
-                dict.dense = decode_dense(dict.dense.empty_like(), &page, n, at)?;
             }
             Ok(())
         }
