@@ -274,10 +274,13 @@ impl<'a> ByteArrayDecoder<'a> {
         self.pos
     }
 
-    /// Skips up to `n` values; returns how many. One tight loop over the
-    /// lengths (a load and an add a value); a length that does not fit
-    /// what is left is reported as decoding it would report it.
-    pub fn skip(&mut self, n: usize) -> Result<usize> {
+    /// Walks over up to `n` values from the position, calling `each` with
+    /// where each one begins (past its prefix) and its length, and moves
+    /// the position past them; returns how many. One tight loop over the
+    /// lengths (a load and an add a value), stopping at the first value the
+    /// input does not hold whole; [`stopped`](Self::stopped) reports it.
+    #[inline(always)]
+    fn walk(&mut self, n: usize, mut each: impl FnMut(usize, usize)) -> usize {
         let data = self.data;
         let mut pos = self.pos;
         let mut done = 0;
@@ -289,15 +292,29 @@ impl<'a> ByteArrayDecoder<'a> {
             if len > i32::MAX as u32 || len as usize > data.len() - pos - 4 {
                 break;
             }
-            let next = pos + 4 + len as usize;
-            pos = next;
+            each(pos + LENGTH_PREFIX, len as usize);
+            pos += LENGTH_PREFIX + len as usize;
             done += 1;
         }
         self.pos = pos;
-        if done < n && pos < data.len() {
-            // The value that stopped the loop: its error.
+        done
+    }
+
+    /// After a walk that gave `done` of `n` values: the error of the value
+    /// that stopped it, as decoding it would report it (none at the end of
+    /// the input).
+    fn stopped(&mut self, done: usize, n: usize) -> Result<()> {
+        if done < n && self.pos < self.data.len() {
             self.next()?;
         }
+        Ok(())
+    }
+
+    /// Skips up to `n` values; returns how many. A length that does not
+    /// fit what is left is reported as decoding it would report it.
+    pub fn skip(&mut self, n: usize) -> Result<usize> {
+        let done = self.walk(n, |_, _| {});
+        self.stopped(done, n)?;
         Ok(done)
     }
 
@@ -334,27 +351,11 @@ impl<'a> ByteArrayDecoder<'a> {
         // can hold, whatever `n` claims.
         let most = data.len().saturating_sub(self.pos) / LENGTH_PREFIX;
         starts.reserve(n.min(most) + 1);
-        let mut pos = self.pos;
-        let mut done = 0;
-        while done < n {
-            let Some(Ok(b)) = data.get(pos..pos + 4).map(<[u8; 4]>::try_from) else {
-                break;
-            };
-            let len = u32::from_le_bytes(b);
-            if len > i32::MAX as u32 || len as usize > data.len() - pos - 4 {
-                break;
-            }
-            // Below `u32::MAX`: the input's length was checked above.
-            starts.push((pos + LENGTH_PREFIX) as u32);
-            pos += LENGTH_PREFIX + len as usize;
-            done += 1;
-        }
-        starts.push((pos + LENGTH_PREFIX) as u32);
-        self.pos = pos;
-        if done < n && pos < data.len() {
-            // The value that stopped the loop: its error.
-            self.next()?;
-        }
+        // Positions are below `u32::MAX`: the input's length was checked
+        // above.
+        let done = self.walk(n, |start, _| starts.push(start as u32));
+        starts.push((self.pos + LENGTH_PREFIX) as u32);
+        self.stopped(done, n)?;
         Ok(done)
     }
 }
@@ -371,36 +372,22 @@ impl ByteArrayDecode for ByteArrayDecoder<'_> {
     fn fill<O: OffsetSize>(&mut self, o: &mut Vec<O>, v: &mut Vec<u8>, n: usize) -> Result<usize> {
         let (offsets, values) = (o, v);
         let data = self.data;
-        let len_at = |p: usize| -> Option<u32> {
-            let b = data.get(p..p + 4)?;
-            Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
-        };
         let (o0, v0) = (offsets.len(), values.len());
         // The offsets started, whatever follows.
         begin_append(offsets, values, 0)?;
         let mut starts = [0usize; Self::CHUNK];
         let mut lens = [0usize; Self::CHUNK];
-        let mut end = self.pos;
         let mut done = 0usize;
         while done < n {
             let want = (n - done).min(Self::CHUNK);
             let (mut k, mut total) = (0usize, 0usize);
-            while k < want {
-                let Some(len) = len_at(end).filter(|&l| l <= i32::MAX as u32) else {
-                    break;
-                };
-                let len = len as usize;
-                let next = end + 4 + len;
-                if next > data.len() {
-                    break;
-                }
+            self.walk(want, |start, len| {
                 // `k` is below `CHUNK`.
-                starts[k % Self::CHUNK] = end + 4;
+                starts[k % Self::CHUNK] = start;
                 lens[k % Self::CHUNK] = len;
                 total += len;
-                end = next;
                 k += 1;
-            }
+            });
             if k == 0 {
                 break;
             }
@@ -428,12 +415,9 @@ impl ByteArrayDecode for ByteArrayDecoder<'_> {
                 break;
             }
         }
-        self.pos = end;
-        if done < n {
-            // Stopped before `n` values: at the end of the data, or at a
-            // malformed value, whose error `next` gives.
-            self.next()?;
-        }
+        // Stopped before `n` values: at the end of the data, or at a
+        // malformed value, whose error this gives.
+        self.stopped(done, n)?;
         Ok(done)
     }
 }

@@ -63,14 +63,7 @@ impl<O: OffsetSize> ByteArrays<O> {
         idx: &[u32],
         at: &Location,
     ) -> Result<()> {
-        let (o0, v0) = (self.offsets.len(), self.values.len());
-        let r = gather_byte_array(offsets, values, idx, &mut self.offsets, &mut self.values);
-        if let Err(e) = r {
-            self.offsets.truncate(o0);
-            self.values.truncate(v0);
-            return Err(enc_err(at, e));
-        }
-        Ok(())
+        self.append_or_nothing(at, |o, v| gather_byte_array(offsets, values, idx, o, v))
     }
 
     /// Appends the values at `idx` of a PLAIN page as they lie in `page`,
@@ -84,15 +77,20 @@ impl<O: OffsetSize> ByteArrays<O> {
         idx: &[u32],
         at: &Location,
     ) -> Result<()> {
+        self.append_or_nothing(at, |o, v| {
+            pq_encoding::dictionary::gather_plain_byte_array(page, starts, idx, o, v)
+        })
+    }
+
+    /// Appends with `append` (one of pq-encoding's gathers); on an error
+    /// nothing is kept.
+    fn append_or_nothing(
+        &mut self,
+        at: &Location,
+        append: impl FnOnce(&mut Vec<O>, &mut Vec<u8>) -> pq_encoding::Result<()>,
+    ) -> Result<()> {
         let (o0, v0) = (self.offsets.len(), self.values.len());
-        let r = pq_encoding::dictionary::gather_plain_byte_array(
-            page,
-            starts,
-            idx,
-            &mut self.offsets,
-            &mut self.values,
-        );
-        if let Err(e) = r {
+        if let Err(e) = append(&mut self.offsets, &mut self.values) {
             self.offsets.truncate(o0);
             self.values.truncate(v0);
             return Err(enc_err(at, e));
