@@ -361,7 +361,7 @@ impl<'a> ByteArrayDecoder<'a> {
 }
 
 impl ByteArrayDecode for ByteArrayDecoder<'_> {
-    /// In chunks of [`Self::CHUNK`] values: one walk over their lengths
+    /// In chunks of 64 values: one walk over their lengths
     /// (each checked against the bytes left) notes where each value lies and
     /// sums them, so that the values buffer grows and the offsets are
     /// checked once a chunk; then the chunk's values are copied from the
