@@ -4,7 +4,9 @@
 //! is decoded once instead. The rows read, whole (both ways of gathering in
 //! one read) or selected (the page's way only), are those written, as
 //! strings, large strings and binary; an invalid string in such a
-//! dictionary fails the reads that use it, either way, and no other.
+//! dictionary fails the reads that use it, either way, and no other; and
+//! randomly changed dictionary pages are errors or read as arrow-rs reads
+//! them.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -186,4 +188,98 @@ fn an_invalid_string_fails_the_reads_that_use_it() {
             .unwrap()
             .collect::<Result<Vec<_>, _>>();
     assert!(theirs.is_err());
+}
+
+/// Bytes of the large dictionary pages changed at random (values, lengths
+/// and headers alike), whole and selected reads: pq never panics, and what
+/// it returns as data is what arrow-rs reads from the same bytes. The one
+/// difference allowed: arrow-rs refuses a whole dictionary for one string
+/// that is not UTF-8, where pq fails only the reads that use it, so a
+/// change that makes an unused entry invalid still reads in pq (the rows
+/// read hold valid strings only). The page checksums are off, so nothing
+/// else notices a change.
+#[test]
+fn changed_dictionary_pages_are_errors_or_read_as_arrow_rs_reads_them() {
+    let (file, _) = file();
+    let md = ParquetReader::from_bytes(file.clone()).unwrap();
+    let pages: Vec<(usize, usize)> = md
+        .metadata()
+        .row_groups
+        .iter()
+        .flat_map(|rg| &rg.columns)
+        .filter_map(|c| {
+            let m = c.meta_data.as_ref()?;
+            Some((
+                m.dictionary_page_offset? as usize,
+                m.data_page_offset as usize,
+            ))
+        })
+        .collect();
+    let mut r = Rng(23);
+    let (mut read, mut failed, mut lenient) = (0, 0, 0);
+    for case in 0..150 {
+        let (start, end) = pages[r.index(pages.len())];
+        let mut bytes = file.to_vec();
+        for _ in 0..1 + r.below(3) {
+            let at = start + r.index(end - start);
+            bytes[at] ^= 1 << r.below(8);
+        }
+        let bytes = Bytes::from(bytes);
+        let selection = r
+            .chance(50)
+            .then(|| RowSelection::from_consecutive_ranges([100..130, 4000..4010], ROWS));
+        let ours = std::panic::catch_unwind(|| {
+            let mut reader = ParquetReader::from_bytes(bytes.clone())?;
+            if let Some(s) = selection.clone() {
+                reader = reader.with_row_selection(s);
+            }
+            let schema = reader.arrow_schema();
+            let batches = reader
+                .with_batch_size(500)
+                .build()?
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok::<_, pq_arrow::Error>(concat_batches(&schema, &batches).unwrap())
+        })
+        .unwrap_or_else(|_| panic!("case {case}: pq panicked"));
+        let Ok(ours) = ours else {
+            failed += 1;
+            continue;
+        };
+        read += 1;
+        let mut theirs =
+            parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes.clone())
+                .unwrap()
+                .with_batch_size(500);
+        if let Some(s) = selection {
+            use parquet::arrow::arrow_reader::RowSelector;
+            let s: Vec<RowSelector> = s
+                .iter()
+                .map(|x| {
+                    if x.skip {
+                        RowSelector::skip(x.row_count)
+                    } else {
+                        RowSelector::select(x.row_count)
+                    }
+                })
+                .collect();
+            theirs = theirs.with_row_selection(s.into());
+        }
+        let schema = theirs.schema().clone();
+        let theirs = match theirs.build().unwrap().collect::<Result<Vec<_>, _>>() {
+            Ok(t) => t,
+            Err(e) if e.to_string().contains("non UTF-8") => {
+                lenient += 1;
+                continue;
+            }
+            Err(e) => panic!("case {case}: pq read data where arrow-rs failed: {e}"),
+        };
+        let theirs = concat_batches(&schema, &theirs).unwrap();
+        assert_eq!(ours, theirs, "case {case}");
+    }
+    // Both outcomes were met: the changes were not all fatal, nor all
+    // harmless, and not every read was one arrow-rs refused.
+    assert!(
+        read > lenient && failed > 0,
+        "read {read} ({lenient} refused by arrow-rs), failed {failed}"
+    );
 }
