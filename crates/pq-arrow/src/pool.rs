@@ -25,9 +25,9 @@ use arrow_buffer::Buffer;
 pub(crate) const DEFAULT_POOL_BYTES: usize = 64 << 20;
 
 /// Vectors a pool keeps at most, whatever their bytes: a lookup scans all
-/// those of its element type. A few rounds of a wide table's batches are a few hundred buffers;
-/// a selective read producing thousands of small arrays made the scan 12 %
-/// of its time before this bound.
+/// those of its element type. A few rounds of a wide table's batches are a
+/// few hundred buffers; a selective read producing thousands of small
+/// arrays made the scan 12 % of its time before this bound.
 const MAX_KEPT: usize = 256;
 
 /// Vectors smaller than this are not kept: the allocator serves them from

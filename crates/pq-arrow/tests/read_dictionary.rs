@@ -54,19 +54,27 @@ fn file() -> (Bytes, RecordBatch) {
     (Bytes::from(w.close_into_inner().unwrap().0), batch)
 }
 
-fn read(file: &Bytes, batch_size: usize, selection: Option<RowSelection>) -> RecordBatch {
-    let mut reader = ParquetReader::from_bytes(file.clone()).unwrap();
+/// The rows pq reads from `file` (those of `selection`, if given), in
+/// batches of `batch_size`, as one batch; or its error.
+fn try_read(
+    file: &Bytes,
+    batch_size: usize,
+    selection: Option<RowSelection>,
+) -> Result<RecordBatch, pq_arrow::Error> {
+    let mut reader = ParquetReader::from_bytes(file.clone())?;
     if let Some(s) = selection {
         reader = reader.with_row_selection(s);
     }
     let schema = reader.arrow_schema();
-    let batches: Vec<RecordBatch> = reader
+    let batches = reader
         .with_batch_size(batch_size)
-        .build()
-        .unwrap()
-        .collect::<Result<_, _>>()
-        .unwrap();
-    concat_batches(&schema, &batches).unwrap()
+        .build()?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(concat_batches(&schema, &batches).unwrap())
+}
+
+fn read(file: &Bytes, batch_size: usize, selection: Option<RowSelection>) -> RecordBatch {
+    try_read(file, batch_size, selection).unwrap()
 }
 
 #[test]
@@ -159,17 +167,7 @@ fn an_invalid_string_fails_the_reads_that_use_it() {
         let ranges = ranges.iter().map(|&(start, end)| start..end);
         Some(RowSelection::from_consecutive_ranges(ranges, ROWS))
     };
-    let rows = |selection: Option<RowSelection>| {
-        let mut reader = ParquetReader::from_bytes(file.clone()).unwrap();
-        if let Some(s) = selection {
-            reader = reader.with_row_selection(s);
-        }
-        reader
-            .with_batch_size(256)
-            .build()
-            .unwrap()
-            .try_fold(0, |n, b| b.map(|b| n + b.num_rows()))
-    };
+    let rows = |selection| try_read(&file, 256, selection).map(|b| b.num_rows());
     // Every valid row: the dictionary is decoded on the way (what was
     // gathered outweighs its page), the invalid entry never used.
     assert_eq!(rows(only(&[(0, ROWS - 1)])).unwrap(), ROWS - 1);
@@ -228,19 +226,8 @@ fn changed_dictionary_pages_are_errors_or_read_as_arrow_rs_reads_them() {
         let selection = r
             .chance(50)
             .then(|| RowSelection::from_consecutive_ranges([100..130, 4000..4010], ROWS));
-        let ours = std::panic::catch_unwind(|| {
-            let mut reader = ParquetReader::from_bytes(bytes.clone())?;
-            if let Some(s) = selection.clone() {
-                reader = reader.with_row_selection(s);
-            }
-            let schema = reader.arrow_schema();
-            let batches = reader
-                .with_batch_size(500)
-                .build()?
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok::<_, pq_arrow::Error>(concat_batches(&schema, &batches).unwrap())
-        })
-        .unwrap_or_else(|_| panic!("case {case}: pq panicked"));
+        let ours = std::panic::catch_unwind(|| try_read(&bytes, 500, selection.clone()))
+            .unwrap_or_else(|_| panic!("case {case}: pq panicked"));
         let Ok(ours) = ours else {
             failed += 1;
             continue;

@@ -175,7 +175,6 @@ enum PlainDict {
     Bytes {
         page: Bytes,
         starts: Vec<u32>,
-        n: usize,
         gathered: usize,
     },
 }
@@ -491,14 +490,15 @@ fn gather_dict(out: &mut Dense, dict: &mut Dict, ix: &[u32], at: &Location) -> R
         Some(PlainDict::Bytes {
             page,
             starts,
-            n,
             gathered,
         }) => {
             *gathered += gather_plain_bytes(out, page, starts, ix, at)?;
             if *gathered > page.len() && matches!(out, Dense::Utf8(_) | Dense::LargeUtf8(_)) {
                 // Binary values need no check: they are gathered from the
-                // page to the end.
-                let dense = decode_dense(dict.dense.empty_like(), page, *n, at)?;
+                // page to the end. The entries are those indexed: every
+                // one starts, and one more start ends the last.
+                let n = starts.len().saturating_sub(1);
+                let dense = decode_dense(dict.dense.empty_like(), page, n, at)?;
                 dict.dense = dense;
                 dict.plain = None;
             }
@@ -818,7 +818,6 @@ impl LeafReader {
                 let plain = PlainDict::Bytes {
                     page: d.buf,
                     starts,
-                    n: d.num_values,
                     gathered: 0,
                 };
                 return Ok(dict(self.template.empty_like(), Some(plain)));
