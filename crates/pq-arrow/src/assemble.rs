@@ -446,6 +446,7 @@ mod tests {
                 def: Some(def),
                 rep,
                 array: Arc::new(Int32Array::from(values)),
+                matched: None,
             },
         );
         l

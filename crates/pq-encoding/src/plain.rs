@@ -358,6 +358,36 @@ impl<'a> ByteArrayDecoder<'a> {
         self.stopped(done, n)?;
         Ok(done)
     }
+
+    /// Calls `each` with where each of up to `n` values begins in the
+    /// input (past its prefix) and its length, and moves the position past
+    /// them; returns how many. Every range given lies inside the input.
+    /// Nothing is copied: a caller that tests values (an equality, say)
+    /// looks at each one where it lies, in the one walk over the lengths,
+    /// and copies only what it keeps. Stops, as [`skip`](Self::skip) does,
+    /// at the first value the input does not hold whole, and reports it as
+    /// decoding would.
+    ///
+    /// ```
+    /// use pq_encoding::plain::{ByteArrayDecoder, encode_byte_array};
+    /// let mut page = Vec::new();
+    /// encode_byte_array([&b"ab"[..], b"", b"ab"], &mut page);
+    /// let mut found = Vec::new();
+    /// let n = ByteArrayDecoder::new(&page)
+    ///     .for_each(10, |start, len| {
+    ///         if &page[start..start + len] == b"ab" {
+    ///             found.push(start)
+    ///         }
+    ///     })
+    ///     .unwrap();
+    /// assert_eq!((n, found), (3, vec![4, 14]));
+    /// ```
+    #[inline(always)]
+    pub fn for_each(&mut self, n: usize, each: impl FnMut(usize, usize)) -> Result<usize> {
+        let done = self.walk(n, each);
+        self.stopped(done, n)?;
+        Ok(done)
+    }
 }
 
 impl ByteArrayDecode for ByteArrayDecoder<'_> {

@@ -16,6 +16,7 @@ pub(crate) mod indices;
 mod kept;
 mod lengths;
 mod native;
+pub(crate) mod tested;
 pub(crate) mod utf8;
 pub(crate) mod values;
 pub(crate) mod views;
@@ -59,8 +60,12 @@ pub(crate) struct LeafData {
     pub(crate) def: Option<Vec<i16>>,
     /// Repetition levels, when the max level is above 0.
     pub(crate) rep: Option<Vec<i16>>,
-    /// One slot per level entry at or above the slot definition level.
+    /// One slot per level entry at or above the slot definition level;
+    /// with `matched`, the values that passed alone (no nulls).
     pub(crate) array: ArrayRef,
+    /// Whether each row passed the column's test, when it was read tested
+    /// (see [`tested`]).
+    pub(crate) matched: Option<BooleanBuffer>,
 }
 
 impl LeafData {
@@ -70,6 +75,7 @@ impl LeafData {
             def: None,
             rep: None,
             array: arrow_array::new_empty_array(&DataType::Null),
+            matched: None,
         }
     }
 }
@@ -125,21 +131,10 @@ struct Partial {
     /// The rows of the batch it keeps, when it reads only those, and how
     /// far through them it is.
     kept: Option<(Arc<KeptRows>, RunCursor)>,
-}
-
-impl Partial {
-    /// Its levels, values, dictionary keys (and whether they are kept) and
-    /// level count, for the batch to be finished.
-    fn into_parts(self) -> (CompactLevels, Vec<i16>, Dense, Vec<u32>, bool, usize) {
-        (
-            self.def,
-            self.rep,
-            self.dense,
-            self.keys,
-            self.keys_mode,
-            self.levels,
-        )
-    }
+    /// Read tested (see [`tested`]): `dense` holds the values that passed
+    /// alone, and `answers` whether each value (not row) did.
+    tested: bool,
+    answers: Bitmap,
 }
 
 /// The chunk's dictionary, decoded once (strings checked once, unless one
@@ -159,6 +154,9 @@ struct Dict {
     array: Option<ArrayRef>,
     /// The dictionary as views, for view output; made on first use.
     views: Option<views::DictViews>,
+    /// Whether each entry passes the column's test, when it is read tested;
+    /// made on first use.
+    passes: Option<Vec<bool>>,
 }
 
 /// A dictionary page read where it lies (see [`Dict::plain`]).
@@ -255,6 +253,11 @@ pub(crate) struct LeafReader {
     /// The positions of the kept values of a page, when reading kept rows
     /// (reused from page to page).
     kept_vals: Vec<u32>,
+    /// The test a batch's rows are read through, when the predicate is one
+    /// on this column alone (see [`tested`]).
+    test: Option<Arc<tested::ByteTest>>,
+    /// Buffers of the test, reused from page to page.
+    test_scratch: tested::Scratch,
 }
 
 /// A column's buffers, handed from one of its chunks to the next (see
@@ -470,10 +473,7 @@ fn append_indices(
     at: &Location,
 ) -> Result<()> {
     let Some(dict) = dict else {
-        return Err(data_err(
-            at,
-            "a dictionary-encoded page without a dictionary page",
-        ));
+        return Err(no_dictionary(at));
     };
     if keys_mode {
         keys.extend_from_slice(ix);
@@ -481,6 +481,10 @@ fn append_indices(
     } else {
         gather_dict(dense, dict, ix, at)
     }
+}
+
+fn no_dictionary(at: &Location) -> Error {
+    data_err(at, "a dictionary-encoded page without a dictionary page")
 }
 
 /// Appends the dictionary's values at `ix` to `out`.
@@ -679,7 +683,25 @@ impl LeafReader {
             pool: Pool::none(),
             last: (0, 0, 0),
             kept_vals: Vec::new(),
+            test: None,
+            test_scratch: tested::Scratch::default(),
         })
+    }
+
+    /// Reads each batch (but kept rows) through `test`: the batch's array
+    /// holds the values that pass, and [`LeafData::matched`] says which
+    /// rows did (see [`tested`]). For a column that is not repeated, of
+    /// byte arrays read as `Utf8`, `LargeUtf8`, `Binary` or `LargeBinary`;
+    /// another is read as without it.
+    pub(crate) fn with_test(mut self, test: Arc<tested::ByteTest>) -> Self {
+        let bytes = matches!(
+            self.template,
+            Dense::Bytes(_) | Dense::LargeBytes(_) | Dense::Utf8(_) | Dense::LargeUtf8(_)
+        );
+        if bytes && self.max_rep == 0 && self.key_type.is_none() && !views::is_view(&self.dt) {
+            self.test = Some(test);
+        }
+        self
     }
 
     /// Takes the batches' buffers from `pool` (by default each batch
@@ -791,6 +813,7 @@ impl LeafReader {
             plain,
             array: None,
             views: None,
+            passes: None,
         };
         // Kept as the page when batches want plain values (not keys or
         // views, which are made from the decoded dictionary) and the
@@ -881,10 +904,7 @@ impl LeafReader {
                 }
                 Encoding::PLAIN_DICTIONARY | Encoding::RLE_DICTIONARY => {
                     if self.dict.is_none() {
-                        return Err(data_err(
-                            &at,
-                            "a dictionary-encoded page without a dictionary page",
-                        ));
+                        return Err(no_dictionary(&at));
                     }
                     // Decoded as batches need them.
                     let idx = PageIndices::new(p.values, non_null, std::mem::take(&mut idx))
@@ -975,6 +995,8 @@ impl LeafReader {
             levels: 0,
             rows_left: rows,
             kept: None,
+            tested: false,
+            answers: Bitmap::default(),
         }
     }
 
@@ -1088,6 +1110,7 @@ impl LeafReader {
             def,
             rep: None,
             array,
+            matched: None,
         }))
     }
 
@@ -1102,6 +1125,8 @@ impl LeafReader {
             mut levels,
             mut rows_left,
             kept: mut cursor,
+            tested,
+            mut answers,
         } = match self.partial.take() {
             Some(p) => p,
             None => {
@@ -1113,6 +1138,10 @@ impl LeafReader {
                 let mut p = self.start_batch(room, room.saturating_mul(8) < rows);
                 p.rows_left = rows;
                 p.kept = kept.map(|k| (k.clone(), RunCursor::default()));
+                if self.test.is_some() && kept.is_none() && !p.keys_mode {
+                    p.tested = true;
+                    p.answers = Bitmap::with_words(Vec::with_capacity(rows.div_ceil(64)));
+                }
                 p
             }
         };
@@ -1221,6 +1250,53 @@ impl LeafReader {
                 continue;
             }
             let at = &page.at;
+            if let (true, Some(test)) = (tested, self.test.as_deref()) {
+                let scratch = &mut self.test_scratch;
+                match &mut page.values {
+                    PageValues::None => {}
+                    PageValues::Plain { data, pos } => tested::test_plain(
+                        test,
+                        &mut dense,
+                        data,
+                        pos,
+                        non_null,
+                        &mut answers,
+                        scratch,
+                        at,
+                    )?,
+                    PageValues::Dict(idx) => {
+                        let ix = idx.take(non_null).map_err(|e| enc_err(at, e))?;
+                        let Some(dict) = self.dict.as_mut() else {
+                            return Err(no_dictionary(at));
+                        };
+                        tested::test_indices(test, dict, ix, &mut answers, &mut scratch.idx, at)?;
+                        gather_dict(&mut dense, dict, &scratch.idx, at)?;
+                    }
+                    other => {
+                        // Decoded as without the test, then tested.
+                        let mut values = scratch
+                            .values
+                            .take()
+                            .unwrap_or_else(|| self.template.empty_like());
+                        values.clear();
+                        match other {
+                            PageValues::Decoded { dense: src, pos } => {
+                                extend_range(&mut values, src, *pos, non_null, at)?;
+                                *pos += non_null;
+                            }
+                            PageValues::Delta { deltas, .. } => {
+                                deltas.append(&mut values, non_null, at)?
+                            }
+                            PageValues::Lengths(l) => l.append(&mut values, non_null, at)?,
+                            PageValues::None | PageValues::Plain { .. } | PageValues::Dict(_) => {}
+                        }
+                        tested::test_decoded(test, &values, &mut answers, &mut scratch.idx, at)?;
+                        gather_dense(&mut dense, &values, &scratch.idx, at)?;
+                        scratch.values = Some(values);
+                    }
+                }
+                continue;
+            }
             match &mut page.values {
                 PageValues::None => {}
                 PageValues::Dict(idx) => {
@@ -1257,6 +1333,8 @@ impl LeafReader {
             levels,
             rows_left,
             kept: cursor,
+            tested,
+            answers,
         };
         if let Some(range) = waiting {
             self.partial = Some(gathered);
@@ -1267,7 +1345,17 @@ impl LeafReader {
 
     /// The batch gathered in `done` as Arrow arrays.
     fn finish_batch(&mut self, done: Partial) -> Result<LeafData> {
-        let (def, rep, dense, keys, keys_mode, levels) = done.into_parts();
+        let Partial {
+            def,
+            rep,
+            dense,
+            keys,
+            keys_mode,
+            levels,
+            tested,
+            answers,
+            ..
+        } = done;
         self.last = (levels, dense.len(), dense.value_bytes());
         let at = &self.at;
         let pool = &self.pool;
@@ -1307,6 +1395,17 @@ impl LeafReader {
             .map(|n| n.len() - n.null_count())
             .unwrap_or(levels);
         let dt = &self.dt;
+        if tested {
+            let matched = tested::row_answers(answers, nulls.as_ref(), levels, at)?;
+            pool.put(def.unwrap_or_default());
+            let n = dense.len();
+            return Ok(LeafData {
+                def: None,
+                rep: None,
+                array: to_arrow(dense, None, n, dt, at, pool)?,
+                matched: Some(matched),
+            });
+        }
         let array = if let Some(key_type) = &self.key_type {
             if keys_mode && let Some(d) = self.dict.as_mut() {
                 check_decoded(valid, keys.len(), at)?;
@@ -1358,6 +1457,7 @@ impl LeafReader {
             def,
             rep: (self.max_rep > 0).then_some(rep),
             array,
+            matched: None,
         })
     }
 

@@ -8,9 +8,12 @@
 //! one 128-bit word. The answers are packed 64 at a time.
 
 use arrow_array::cast::AsArray;
-use arrow_array::{Array, BooleanArray, OffsetSizeTrait};
+use arrow_array::{Array, ArrayRef, BooleanArray, OffsetSizeTrait};
 use arrow_buffer::{BooleanBuffer, Buffer};
 use arrow_schema::DataType;
+
+use super::CmpOp;
+use super::bind::Bound;
 
 /// Whether each value of `a` equals `needle` (differs from it with
 /// `negate`), nulls where `a` has them; `None` when `a` is not a string or
@@ -114,6 +117,106 @@ fn load<const N: usize>(data: &[u8], at: usize) -> u64 {
             u64::from_le_bytes(w)
         }
         None => 0,
+    }
+}
+
+/// `=`, `!=`, `IN` or `NOT IN` of a byte-array column against literal
+/// bytes, as a test the column's reader applies to each value where it
+/// lies (see [`crate::column::tested`]), so that values the test rules
+/// out are neither copied nor checked. A null value passes none of them
+/// (SQL's comparisons with null are null, and null rows are not kept).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ByteTest {
+    /// The literals: one for `=` and `!=`, the list for `IN`.
+    needles: Vec<Vec<u8>>,
+    /// `!=` and `NOT IN`: a value passes when it equals no needle.
+    negated: bool,
+    /// One needle of 4 to 16 bytes: its length and its first and last
+    /// `width` bytes as numbers, compared without a branch.
+    words: Option<(usize, u64, u64, Width)>,
+}
+
+/// The word a needle's bytes are compared in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Width {
+    Four,
+    Eight,
+}
+
+impl ByteTest {
+    /// The test that `negated` a value is none of `needles` (else one of
+    /// them).
+    pub(crate) fn new(needles: Vec<Vec<u8>>, negated: bool) -> Self {
+        let words = match needles.as_slice() {
+            [one] => match one.len() {
+                n @ 8..=16 => Some((n, load::<8>(one, 0), load::<8>(one, n - 8), Width::Eight)),
+                n @ 4..=7 => Some((n, load::<4>(one, 0), load::<4>(one, n - 4), Width::Four)),
+                _ => None,
+            },
+            _ => None,
+        };
+        ByteTest {
+            needles,
+            negated,
+            words,
+        }
+    }
+
+    /// The test a predicate is, when it is one `=`, `!=`, `IN` or `NOT IN`
+    /// of one column against string or binary literals (none null): the
+    /// column (its index among the predicate's columns) and the test.
+    pub(crate) fn of(predicate: &Bound) -> Option<(usize, ByteTest)> {
+        let bytes = |v: &ArrayRef| super::eval::scalar_bytes(v).map(<[u8]>::to_vec);
+        match predicate {
+            Bound::Compare { column, op, value } if matches!(op, CmpOp::Eq | CmpOp::NotEq) => {
+                let test = ByteTest::new(vec![bytes(value)?], *op == CmpOp::NotEq);
+                Some((*column, test))
+            }
+            Bound::InList {
+                column,
+                values,
+                negated,
+            } => {
+                let needles = values.iter().map(bytes).collect::<Option<Vec<_>>>()?;
+                Some((*column, ByteTest::new(needles, *negated)))
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether `value` (not null) passes.
+    #[inline(always)]
+    pub(crate) fn passes(&self, value: &[u8]) -> bool {
+        let hit = match self.needles.as_slice() {
+            [one] => same(value, one),
+            many => many.iter().any(|n| same(value, n)),
+        };
+        hit != self.negated
+    }
+
+    /// [`passes`](Self::passes) for the value `data[start..start + len]`
+    /// (in range). A needle of 4 to 16 bytes is compared as two words
+    /// loaded whatever the value's length (inside `data`, or 0 past its
+    /// end, where no value of the needle's length lies): the answer is the
+    /// product of three tests, not a branch on lengths that vary from value
+    /// to value and that a processor cannot predict.
+    #[inline(always)]
+    pub(crate) fn passes_at(&self, data: &[u8], start: usize, len: usize) -> bool {
+        let hit = match self.words {
+            Some((n, a, b, Width::Eight)) => {
+                (len == n) & (load::<8>(data, start) == a) & (load::<8>(data, start + n - 8) == b)
+            }
+            Some((n, a, b, Width::Four)) => {
+                (len == n) & (load::<4>(data, start) == a) & (load::<4>(data, start + n - 4) == b)
+            }
+            None => {
+                let v = data
+                    .get(start..start.saturating_add(len))
+                    .unwrap_or_default();
+                return self.passes(v);
+            }
+        };
+        hit != self.negated
     }
 }
 

@@ -151,7 +151,7 @@ fn compare(a: &dyn Array, op: CmpOp, value: &ArrayRef) -> Result<BooleanArray> {
 }
 
 /// The bytes of the one value of a string or binary literal.
-fn scalar_bytes(value: &ArrayRef) -> Option<&[u8]> {
+pub(super) fn scalar_bytes(value: &ArrayRef) -> Option<&[u8]> {
     if value.len() != 1 || value.is_null(0) {
         return None;
     }

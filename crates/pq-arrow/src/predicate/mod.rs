@@ -34,7 +34,7 @@
 
 pub(crate) mod bind;
 pub(crate) mod bloom;
-mod byte_eq;
+pub(crate) mod byte_eq;
 pub(crate) mod dictionary;
 pub(crate) mod eval;
 mod literal;

@@ -12,6 +12,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions};
+use arrow_buffer::BooleanBuffer;
 use arrow_schema::{DataType, SchemaRef};
 use bytes::Bytes;
 use pq_format::ParquetMetaData;
@@ -22,7 +23,8 @@ use super::late::LatePlan;
 use super::pieces::{Pieces, coalesce};
 use super::workers::Workers;
 use crate::assemble::{Leaves, build};
-use crate::column::{ChunkBuffers, KeptRows, LeafReader, Step};
+use crate::column::tested::ByteTest;
+use crate::column::{ChunkBuffers, KeptRows, LeafData, LeafReader, Step};
 use crate::error::{Error, Location, Result, data_err};
 use crate::pool::Pool;
 use crate::row_group_tasks::{Batches, Next, ReadAt, RowGroupTasks};
@@ -109,6 +111,9 @@ pub(crate) struct BatchDecoder {
     pub(super) last_batch_at: (usize, usize),
     /// The columns read late, when a filter reads any so.
     pub(super) late: Option<LatePlan>,
+    /// The one early column, and the test it is read through, when the
+    /// predicate is a single test of it (see [`crate::column::tested`]).
+    pub(super) tested: Option<(usize, Arc<ByteTest>)>,
     /// The last batch read holds only the rows the filter keeps (its late
     /// columns were read for those alone).
     pub(super) last_kept: bool,
@@ -413,6 +418,12 @@ impl BatchDecoder {
         } else {
             self.keyable_leaves()
         };
+        // The column read through the predicate's test, in a row group
+        // whose rows are tested.
+        let tested = self
+            .tested
+            .as_ref()
+            .filter(|_| !plain && !self.filter.as_ref().is_some_and(|f| f.all_match(rg_index)));
         let mut readers = Vec::with_capacity(selected.len());
         self.chunks.clear();
         for ci in selected {
@@ -496,7 +507,11 @@ impl BatchDecoder {
             // its rows (a date column's 2 500 entries against batches of
             // 8 192 rows cost TPC-H Q1, which keeps 98 % of its rows, 1-2 %).
             let keyed;
+            let test = tested
+                .filter(|(leaf, _)| *leaf == ci)
+                .map(|(_, t)| t.clone());
             let dt = if keyable.contains(&ci)
+                && test.is_none()
                 && crate::predicate::dictionary::all_pages_use_dictionary(cmd)
                 && crate::predicate::dictionary::dictionary_range(cmd)
                     .is_some_and(|(start, end)| end - start <= self.batch_size as u64 / 2)
@@ -513,6 +528,9 @@ impl BatchDecoder {
             if let Some(k) = self.buffers.iter().position(|(c, _)| *c == ci) {
                 let (_, b) = self.buffers.swap_remove(k);
                 reader = reader.with_buffers(b);
+            }
+            if let Some(test) = test {
+                reader = reader.with_test(test);
             }
             readers.push((ci, reader));
         }
@@ -644,27 +662,30 @@ impl BatchDecoder {
                 let fat = Location::chunk(rg_index, field.name().clone());
                 let a = build(child, leaves, &fat)?;
                 if a.len() != num_rows {
-                    let declared = self
-                        .metadata
-                        .row_groups
-                        .get(rg_index)
-                        .map_or(0, |rg| rg.num_rows);
-                    // A column is read up to the rows the batch asks for,
-                    // so it can only come up short: its chunk ends early.
-                    return Err(data_err(
-                        &fat,
-                        format!(
-                            "the row group declares {declared} rows but the column's chunk ends after {} \
-                             (a batch of {num_rows} rows from row {first_row} found {})",
-                            first_row + a.len(),
-                            a.len()
-                        ),
-                    ));
+                    return Err(self.short_chunk(&fat, num_rows, first_row, a.len()));
                 }
                 columns.push(a);
             }
         }
         Ok(columns)
+    }
+
+    /// The error of a batch of `num_rows` rows from row `first_row` of the
+    /// chunk at `at` that gave `found`. A column is read up to the rows the
+    /// batch asks for, so it can only come up short: its chunk ends early.
+    fn short_chunk(&self, at: &Location, num_rows: usize, first_row: usize, found: usize) -> Error {
+        let declared = at
+            .row_group
+            .and_then(|rg| self.metadata.row_groups.get(rg))
+            .map_or(0, |rg| rg.num_rows);
+        data_err(
+            at,
+            format!(
+                "the row group declares {declared} rows but the column's chunk ends after {} \
+                 (a batch of {num_rows} rows from row {first_row} found {found})",
+                first_row + found,
+            ),
+        )
     }
 
     /// The levels of a batch's leaves back to the pool (they are not part
@@ -682,11 +703,28 @@ impl BatchDecoder {
     /// columns read.
     fn test_early(
         &mut self,
-        leaves: Leaves,
+        mut leaves: Leaves,
         n: usize,
         rg: usize,
         first_row: usize,
     ) -> Result<(RecordBatch, KeptRows)> {
+        // The predicate's column read through its test: its rows' answers
+        // and the values that passed, ready as they are.
+        if let Some((leaf, _)) = &self.tested
+            && let Some(data) = leaves.remove_entry(leaf)
+        {
+            match data {
+                (
+                    _,
+                    data @ LeafData {
+                        matched: Some(_), ..
+                    },
+                ) => return self.test_early_tested(data, leaves, n, rg, first_row),
+                (leaf, data) => {
+                    leaves.insert(leaf, data);
+                }
+            }
+        }
         let Some(plan) = &self.late else {
             return Err(no_plan());
         };
@@ -706,6 +744,37 @@ impl BatchDecoder {
         let early = plan.restore_types(early)?;
         let skipped = (n - early.num_rows()) as u64;
         filter.metrics.values_skipped_late += skipped * plan.late_columns() as u64;
+        Ok((early, KeptRows::new(mask)))
+    }
+
+    /// [`Self::test_early`] for a batch whose one early column (`data`) was
+    /// read through the predicate's test; `rest` are the batch's other
+    /// leaves (none to assemble).
+    fn test_early_tested(
+        &mut self,
+        mut data: LeafData,
+        rest: Leaves,
+        n: usize,
+        rg: usize,
+        first_row: usize,
+    ) -> Result<(RecordBatch, KeptRows)> {
+        self.put_back(rest);
+        let matched = data
+            .matched
+            .take()
+            .unwrap_or_else(|| BooleanBuffer::new_unset(0));
+        if matched.len() != n {
+            let field = self.late.as_ref().and_then(|p| p.early_field_name());
+            let at = Location::chunk(rg, field.unwrap_or_default());
+            return Err(self.short_chunk(&at, n, first_row, matched.len()));
+        }
+        let (Some(plan), Some(filter)) = (&self.late, self.filter.as_mut()) else {
+            return Err(no_plan());
+        };
+        let (passed, mask) = filter.keep_tested(data.array, matched, rg, first_row)?;
+        let kept = passed.len();
+        let early = plan.early_batch(vec![passed], kept)?;
+        filter.metrics.values_skipped_late += (n - kept) as u64 * plan.late_columns() as u64;
         Ok((early, KeptRows::new(mask)))
     }
 

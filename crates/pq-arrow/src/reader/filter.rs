@@ -4,7 +4,9 @@
 
 use std::collections::VecDeque;
 
-use arrow_array::{BooleanArray, RecordBatch};
+use arrow_array::cast::AsArray;
+use arrow_array::{ArrayRef, BooleanArray, RecordBatch};
+use arrow_buffer::BooleanBuffer;
 use arrow_schema::SchemaRef;
 use pq_format::ParquetMetaData;
 
@@ -15,6 +17,7 @@ use pq_page::bloom::Sbbf;
 use crate::error::Result;
 use crate::predicate::bind::{BoundColumn, BoundPredicate};
 use crate::predicate::bloom::MAX_BLOOM_BYTES;
+use crate::predicate::byte_eq::ByteTest;
 use crate::predicate::{eval, page_index, stats};
 use crate::reader::RowSelection;
 
@@ -470,6 +473,45 @@ impl RowFilter {
             Some(_) => None,
             None => (!self.chosen_rows.is_empty()).then(Vec::new),
         }
+    }
+
+    /// The leaf and test of a predicate that is one `=`, `!=`, `IN` or `NOT
+    /// IN` of a string or binary column, when rows are tested: its column
+    /// can be read through the test (see [`crate::column::tested`]).
+    pub(super) fn byte_test(&self) -> Option<(usize, ByteTest)> {
+        let p = self.predicate.as_ref().filter(|_| self.rows.tests_rows())?;
+        let (column, test) = ByteTest::of(&p.root)?;
+        Some((p.columns.get(column)?.leaf, test))
+    }
+
+    /// [`keep`](Self::keep) for a batch whose predicate column was read
+    /// through its test: `matched` says which of its rows passed, `passed`
+    /// holds their values. Every row was tested, so the mask is exact
+    /// whatever [`RowFiltering`] asks. Returns the values of the rows kept
+    /// (those the row selection also chooses) and the mask of the batch's
+    /// rows.
+    pub(super) fn keep_tested(
+        &mut self,
+        passed: ArrayRef,
+        matched: BooleanBuffer,
+        rg: usize,
+        first_row: usize,
+    ) -> Result<(ArrayRef, BooleanBuffer)> {
+        let n = matched.len();
+        self.metrics.rows_tested += n as u64;
+        self.metrics.rows_matched += matched.count_set_bits() as u64;
+        let Some(chosen) = rows_of(&self.chosen_rows, rg).map(|s| rows_mask(s, first_row, n))
+        else {
+            return Ok((passed, matched));
+        };
+        let at = crate::Location::default();
+        let err = |e| crate::error::arrow_err(&at, e);
+        let keep = &matched & chosen.values();
+        // Whether each passing row is chosen, in the order of `passed`.
+        let among = arrow_select::filter::filter(&chosen, &BooleanArray::new(matched, None))
+            .map_err(err)?;
+        let passed = arrow_select::filter::filter(&passed, among.as_boolean()).map_err(err)?;
+        Ok((passed, keep))
     }
 
     /// Which rows of `batch` (row group `rg` from its row `first_row`) to

@@ -76,6 +76,36 @@ impl LatePlan {
         })
     }
 
+    /// The one early field of `root` (as the plan was made for) when it is
+    /// a leaf itself, not a group: its column index.
+    pub(super) fn sole_early_leaf(&self, root: &FieldNode) -> Option<usize> {
+        let FieldKind::Group(children) = &root.kind else {
+            return None;
+        };
+        let mut early = children
+            .iter()
+            .zip(&self.late_field)
+            .filter(|(_, late)| !**late);
+        match (early.next(), early.next()) {
+            (
+                Some((
+                    FieldNode {
+                        kind: FieldKind::Leaf { column_index },
+                        ..
+                    },
+                    _,
+                )),
+                None,
+            ) => Some(*column_index),
+            _ => None,
+        }
+    }
+
+    /// The name of the first early field, to name it in errors.
+    pub(super) fn early_field_name(&self) -> Option<String> {
+        self.early_schema.fields().first().map(|f| f.name().clone())
+    }
+
     /// Whether leaf column `leaf` is read late.
     pub(super) fn is_late(&self, leaf: usize) -> bool {
         self.late_leaves.contains(&leaf)

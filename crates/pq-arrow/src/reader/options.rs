@@ -499,8 +499,18 @@ impl ReadOptions {
             }),
             _ => None,
         };
+        // A predicate that is one test of the one early column, a string
+        // or binary leaf: that column is read through the test.
+        let tested = match (&late, &filter, &converted.root) {
+            (Some(plan), Some(f), Some(root)) => f
+                .byte_test()
+                .filter(|(leaf, _)| plan.sole_early_leaf(root) == Some(*leaf))
+                .map(|(leaf, test)| (leaf, Arc::new(test))),
+            _ => None,
+        };
         let threads = self.threads.max(1);
         Ok(BatchDecoder {
+            tested,
             file_len,
             metadata,
             schema: converted.schema,
