@@ -1,5 +1,5 @@
-//! A predicate that is one `=`, `!=`, `IN` or `NOT IN` of a string or
-//! binary column is tested where the column's values lie (see
+//! A predicate that is one `=`, `!=`, `IN`, `NOT IN` or `[NOT] LIKE
+//! 'prefix%'` of a string or binary column is tested where the column's values lie (see
 //! `pq_arrow::column::tested`): the rows it returns must be those Arrow's
 //! comparison kernels pick from the whole read, whatever the writer, the
 //! encoding (dictionary, a dictionary that overflows to PLAIN, PLAIN,
@@ -173,6 +173,22 @@ fn expected(column: &ArrayRef, needles: &[&str], negated: bool) -> BooleanArray 
     }
 }
 
+/// What `LIKE 'prefix%'` (with `negated`, `NOT LIKE`) keeps of `column`.
+fn expected_prefix(column: &ArrayRef, prefix: &str, negated: bool) -> BooleanArray {
+    let s: Vec<Option<bool>> = (0..column.len())
+        .map(|i| {
+            column.is_valid(i).then(|| {
+                let v = match column.data_type() {
+                    DataType::Utf8 => column.as_string::<i32>().value(i),
+                    _ => column.as_string::<i64>().value(i),
+                };
+                v.starts_with(prefix) != negated
+            })
+        })
+        .collect();
+    BooleanArray::from(s)
+}
+
 /// A needle: a value of the table (of some length), or one no value has.
 fn needle(rng: &mut Rng, batch: &RecordBatch) -> String {
     let s = batch.column(1).as_string::<i32>();
@@ -205,17 +221,31 @@ fn one_test_of_a_string_column_keeps_what_arrow_keeps() {
         assert_eq!(whole, batch, "{writer}: the whole read");
         for round in 0..24 {
             let column = ["s", "l", "b"][round % 3];
-            let n = 1 + rng.index(3) * usize::from(rng.chance(40));
+            // One needle, a few, or a list long enough to be a set.
+            let n = match rng.index(5) {
+                0 | 1 => 1,
+                2 | 3 => 2 + rng.index(3),
+                _ => 17 + rng.index(10),
+            };
             let needles: Vec<String> = (0..n).map(|_| needle(&mut rng, &batch)).collect();
             let negated = rng.chance(30);
             let refs: Vec<&str> = needles.iter().map(String::as_str).collect();
-            let p = match (needles.as_slice(), negated) {
-                ([one], false) => col(column).eq(one.as_str()),
-                ([one], true) => col(column).not_eq(one.as_str()),
-                (many, false) => col(column).in_list(many.iter().map(String::as_str)),
-                (many, true) => col(column).in_list(many.iter().map(String::as_str)).not(),
+            let whole_column = whole.column_by_name(column).unwrap();
+            // A prefix (LIKE 'p%') now and then, on the string columns.
+            let (p, keep) = if column != "b" && rng.chance(25) {
+                let prefix: String = needles[0].chars().take(rng.index(12)).collect();
+                let like = col(column).like(format!("{prefix}%"));
+                let p = if negated { like.not() } else { like };
+                (p, expected_prefix(whole_column, &prefix, negated))
+            } else {
+                let p = match (needles.as_slice(), negated) {
+                    ([one], false) => col(column).eq(one.as_str()),
+                    ([one], true) => col(column).not_eq(one.as_str()),
+                    (many, false) => col(column).in_list(many.iter().map(String::as_str)),
+                    (many, true) => col(column).in_list(many.iter().map(String::as_str)).not(),
+                };
+                (p, expected(whole_column, &refs, negated))
             };
-            let keep = expected(whole.column_by_name(column).unwrap(), &refs, negated);
             let want = arrow_select::filter::filter_record_batch(&whole, &keep).unwrap();
             let batch_size = [7, 100, 8192][round % 3];
             let threads = if round % 4 == 3 { 3 } else { 1 };

@@ -1,7 +1,7 @@
 //! Values tested as they are read: a column whose predicate is one
-//! [`ByteTest`] (`c = 'x'`, `c != 'x'`, `c IN (…)`) is read, in a batch the
-//! predicate tests, as the answer for each row plus the values that pass,
-//! and nothing else.
+//! [`ByteTest`] (`c = 'x'`, `c != 'x'`, `c [NOT] IN (…)`, `c [NOT] LIKE
+//! 'x%'`) is read, in a batch the predicate tests, as the answer for each
+//! row plus the values that pass, and nothing else.
 //!
 //! Decoding a string column to test it copies every value into the
 //! batch's buffer, checks it as UTF-8, and walks the copies again to
@@ -325,10 +325,13 @@ mod tests {
         let mut page = Vec::new();
         encode_byte_array(page_values.iter().copied(), &mut page);
         for (test, want) in [
-            (ByteTest::new(vec![b"ab".to_vec()], false), 0b01001u64),
-            (ByteTest::new(vec![b"ab".to_vec()], true), 0b10110),
             (
-                ByteTest::new(vec![b"x".to_vec(), b"".to_vec()], false),
+                ByteTest::new(vec![b"ab".to_vec()], false, false),
+                0b01001u64,
+            ),
+            (ByteTest::new(vec![b"ab".to_vec()], false, true), 0b10110),
+            (
+                ByteTest::new(vec![b"x".to_vec(), b"".to_vec()], false, false),
                 0b10010,
             ),
         ] {
@@ -374,7 +377,7 @@ mod tests {
     fn a_short_or_invalid_page_is_an_error() {
         let mut page = Vec::new();
         encode_byte_array([&b"ab"[..], b"cd"], &mut page);
-        let test = ByteTest::new(vec![b"zz".to_vec()], false);
+        let test = ByteTest::new(vec![b"zz".to_vec()], false, false);
         let at = Location::default();
         let run = |page: &[u8], n| {
             let (mut out, mut pos, mut answers) = (strings(), 0, Bitmap::default());
@@ -407,7 +410,7 @@ mod tests {
             let valid = std::str::from_utf8(&v).is_ok() && std::str::from_utf8(&v[..1]).is_ok();
             for negated in [false, true] {
                 let (mut out, mut pos, mut answers) = (strings(), 0, Bitmap::default());
-                let test = ByteTest::new(vec![b"ok".to_vec()], negated);
+                let test = ByteTest::new(vec![b"ok".to_vec()], false, negated);
                 let r = test_plain(
                     &test,
                     &mut out,

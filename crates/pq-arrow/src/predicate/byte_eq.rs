@@ -120,19 +120,29 @@ fn load<const N: usize>(data: &[u8], at: usize) -> u64 {
     }
 }
 
-/// `=`, `!=`, `IN` or `NOT IN` of a byte-array column against literal
-/// bytes, as a test the column's reader applies to each value where it
-/// lies (see [`crate::column::tested`]), so that values the test rules
-/// out are neither copied nor checked. A null value passes none of them
+/// `=`, `!=`, `IN`, `NOT IN`, `LIKE 'prefix%'` or `NOT LIKE 'prefix%'` of
+/// a byte-array column against literal bytes, as a test the column's
+/// reader applies to each value where it lies (see
+/// [`crate::column::tested`]), so that values the test rules out are
+/// neither copied nor compared twice. A null value passes none of them
 /// (SQL's comparisons with null are null, and null rows are not kept).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ByteTest {
-    /// The literals: one for `=` and `!=`, the list for `IN`.
+    /// The literals: one for `=`, `!=` and a prefix, the list for `IN`.
     needles: Vec<Vec<u8>>,
-    /// `!=` and `NOT IN`: a value passes when it equals no needle.
+    /// A value passes when it starts with the needle (else equals it).
+    prefix: bool,
+    /// `!=`, `NOT IN` and `NOT LIKE`: a value passes when it matches no
+    /// needle.
     negated: bool,
+    /// Bit `k` set when a needle is `k` bytes long, bit 63 for every
+    /// length from 63 on: most values of an `IN` list's column are ruled
+    /// out by their length alone.
+    lengths: u64,
+    /// A long `IN` list, as a set.
+    set: Option<std::collections::HashSet<Vec<u8>>>,
     /// One needle of 4 to 16 bytes: its length and its first and last
-    /// `width` bytes as numbers, compared without a branch.
+    /// bytes as two words, compared without a branch.
     words: Option<(usize, u64, u64, Width)>,
 }
 
@@ -143,10 +153,13 @@ enum Width {
     Eight,
 }
 
+/// `IN` lists longer than this are looked up in a hash set.
+const SET_FROM: usize = 16;
+
 impl ByteTest {
-    /// The test that `negated` a value is none of `needles` (else one of
-    /// them).
-    pub(crate) fn new(needles: Vec<Vec<u8>>, negated: bool) -> Self {
+    /// The test that a value is one of `needles` (starts with the one
+    /// needle, with `prefix`); with `negated`, that it is not.
+    pub(crate) fn new(needles: Vec<Vec<u8>>, prefix: bool, negated: bool) -> Self {
         let words = match needles.as_slice() {
             [one] => match one.len() {
                 n @ 8..=16 => Some((n, load::<8>(one, 0), load::<8>(one, n - 8), Width::Eight)),
@@ -155,21 +168,27 @@ impl ByteTest {
             },
             _ => None,
         };
+        let lengths = needles.iter().fold(0u64, |m, n| m | 1 << n.len().min(63));
+        let set = (needles.len() > SET_FROM && !prefix).then(|| needles.iter().cloned().collect());
         ByteTest {
             needles,
+            prefix,
             negated,
+            lengths,
+            set,
             words,
         }
     }
 
-    /// The test a predicate is, when it is one `=`, `!=`, `IN` or `NOT IN`
-    /// of one column against string or binary literals (none null): the
-    /// column (its index among the predicate's columns) and the test.
+    /// The test a predicate is, when it is one `=`, `!=`, `IN`, `NOT IN`,
+    /// `LIKE 'prefix%'` or `NOT LIKE 'prefix%'` of one column against
+    /// string or binary literals (none null): the column (its index among
+    /// the predicate's columns) and the test.
     pub(crate) fn of(predicate: &Bound) -> Option<(usize, ByteTest)> {
         let bytes = |v: &ArrayRef| super::eval::scalar_bytes(v).map(<[u8]>::to_vec);
         match predicate {
             Bound::Compare { column, op, value } if matches!(op, CmpOp::Eq | CmpOp::NotEq) => {
-                let test = ByteTest::new(vec![bytes(value)?], *op == CmpOp::NotEq);
+                let test = ByteTest::new(vec![bytes(value)?], false, *op == CmpOp::NotEq);
                 Some((*column, test))
             }
             Bound::InList {
@@ -178,7 +197,20 @@ impl ByteTest {
                 negated,
             } => {
                 let needles = values.iter().map(bytes).collect::<Option<Vec<_>>>()?;
-                Some((*column, ByteTest::new(needles, *negated)))
+                Some((*column, ByteTest::new(needles, false, *negated)))
+            }
+            Bound::Like {
+                column,
+                pattern,
+                negated,
+                ..
+            } => {
+                let pattern = std::str::from_utf8(super::eval::scalar_bytes(pattern)?).ok()?;
+                let prefix = pure_prefix(pattern)?;
+                Some((
+                    *column,
+                    ByteTest::new(vec![prefix.into_bytes()], true, *negated),
+                ))
             }
             _ => None,
         }
@@ -188,8 +220,13 @@ impl ByteTest {
     #[inline(always)]
     pub(crate) fn passes(&self, value: &[u8]) -> bool {
         let hit = match self.needles.as_slice() {
+            [one] if self.prefix => value.starts_with(one),
             [one] => same(value, one),
-            many => many.iter().any(|n| same(value, n)),
+            _ if self.lengths >> value.len().min(63) & 1 == 0 => false,
+            many => match &self.set {
+                Some(set) => set.contains(value),
+                None => many.iter().any(|n| same(value, n)),
+            },
         };
         hit != self.negated
     }
@@ -197,27 +234,46 @@ impl ByteTest {
     /// [`passes`](Self::passes) for the value `data[start..start + len]`
     /// (in range). A needle of 4 to 16 bytes is compared as two words
     /// loaded whatever the value's length (inside `data`, or 0 past its
-    /// end, where no value of the needle's length lies): the answer is the
+    /// end, where no value that fits the needle lies): the answer is the
     /// product of three tests, not a branch on lengths that vary from value
     /// to value and that a processor cannot predict.
     #[inline(always)]
     pub(crate) fn passes_at(&self, data: &[u8], start: usize, len: usize) -> bool {
-        let hit = match self.words {
-            Some((n, a, b, Width::Eight)) => {
-                (len == n) & (load::<8>(data, start) == a) & (load::<8>(data, start + n - 8) == b)
+        let Some((n, a, b, width)) = self.words else {
+            let v = data
+                .get(start..start.saturating_add(len))
+                .unwrap_or_default();
+            return self.passes(v);
+        };
+        // A prefix fits a value at least as long; an equal one, a value
+        // as long.
+        let fits = (len == n) | (self.prefix & (len > n));
+        let hit = match width {
+            Width::Eight => {
+                fits & (load::<8>(data, start) == a) & (load::<8>(data, start + n - 8) == b)
             }
-            Some((n, a, b, Width::Four)) => {
-                (len == n) & (load::<4>(data, start) == a) & (load::<4>(data, start + n - 4) == b)
-            }
-            None => {
-                let v = data
-                    .get(start..start.saturating_add(len))
-                    .unwrap_or_default();
-                return self.passes(v);
+            Width::Four => {
+                fits & (load::<4>(data, start) == a) & (load::<4>(data, start + n - 4) == b)
             }
         };
         hit != self.negated
     }
+}
+
+/// The prefix a LIKE pattern tests, when it is one: characters (escapes
+/// taken as written), then one `%` at the end and no other wildcard.
+fn pure_prefix(pattern: &str) -> Option<String> {
+    let mut prefix = String::new();
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '%' => return chars.next().is_none().then_some(prefix),
+            '_' => return None,
+            '\\' => prefix.push(chars.next()?),
+            c => prefix.push(c),
+        }
+    }
+    None
 }
 
 /// `a == b` for slices of one length, short ones without a `memcmp` call:
@@ -339,6 +395,58 @@ mod tests {
                 let ours = eq_bytes(a.as_ref(), needle.as_bytes(), negate).unwrap();
                 prop_assert_eq!(&ours, &arrow_eq(&a, &n, negate), "{}", a.data_type());
             }
+        }
+    }
+
+    /// The test as its definition says, value by value.
+    fn naive(needles: &[Vec<u8>], prefix: bool, negated: bool, v: &[u8]) -> bool {
+        let hit = needles.iter().any(|n| {
+            if prefix {
+                v.starts_with(n)
+            } else {
+                v == n.as_slice()
+            }
+        });
+        hit != negated
+    }
+
+    fn bytes() -> impl Strategy<Value = Vec<u8>> {
+        prop::string::string_regex("(ab|abc|x){0,9}[a-c]{0,3}")
+            .unwrap()
+            .prop_map(String::into_bytes)
+    }
+
+    proptest! {
+        #[test]
+        fn byte_tests_answer_as_their_definition(
+            values in prop::collection::vec(bytes(), 0..60),
+            needles in prop::collection::vec(bytes(), 1..24),
+            prefix: bool,
+            negated: bool,
+        ) {
+            // A prefix test has one needle.
+            let needles = if prefix { needles[..1].to_vec() } else { needles };
+            let test = ByteTest::new(needles.clone(), prefix, negated);
+            // The values back to back, as a page holds them, so that the
+            // word loads of a short value reach into the next one.
+            let data: Vec<u8> = values.concat();
+            let mut start = 0;
+            for v in &values {
+                let want = naive(&needles, prefix, negated, v);
+                prop_assert_eq!(test.passes(v), want, "{:?} in {:?}", v, needles);
+                prop_assert_eq!(test.passes_at(&data, start, v.len()), want, "{:?} at {}", v, start);
+                start += v.len();
+            }
+        }
+    }
+
+    #[test]
+    fn like_patterns_that_are_a_prefix() {
+        assert_eq!(pure_prefix("ab%"), Some("ab".into()));
+        assert_eq!(pure_prefix("%"), Some(String::new()));
+        assert_eq!(pure_prefix("a\\%b%"), Some("a%b".into()));
+        for not_prefix in ["ab", "a%b", "a_%", "%a", "ab%%", "a\\"] {
+            assert_eq!(pure_prefix(not_prefix), None, "{not_prefix}");
         }
     }
 
