@@ -258,6 +258,20 @@ pub struct PageReader {
     /// The held bytes go with the page that ends them
     /// ([`PageReader::releasing_read_bytes`]).
     release: bool,
+    /// Where the data pages lie, from the chunk's offset index (see
+    /// [`PageReader::with_page_locations`]), in order.
+    located: Vec<Located>,
+}
+
+/// A data page as the offset index places it.
+#[derive(Debug, Clone, Copy)]
+struct Located {
+    /// Its header's position in the chunk.
+    pos: usize,
+    /// Its header and body bytes.
+    len: usize,
+    /// Its rows (its values: the column is not repeated).
+    rows: u64,
 }
 
 /// What reading at the current position gave.
@@ -338,7 +352,71 @@ impl PageReader {
             skip_budget: 0,
             skipped: 0,
             release: false,
+            located: Vec::new(),
         }
+    }
+
+    /// Places the chunk's data pages from its offset index (`locations`,
+    /// absolute file offsets), so that pages within the rows to skip (see
+    /// [`skip_rows`](Self::skip_rows)) are passed over without their
+    /// headers being read or fetched, and a page is asked for as exactly
+    /// its bytes. Only for a column that is not repeated; locations that do
+    /// not fit the chunk (outside it, overlapping, out of order, a first
+    /// page past row 0, rows that do not increase or reach past the chunk's
+    /// values) are ignored whole. A page that is read is checked against
+    /// its location: a header whose size or row count differs is an error,
+    /// so an index that misplaces rows fails at the first page read after
+    /// a jump rather than shifting the rows.
+    pub fn with_page_locations(mut self, locations: &[pq_format::PageLocation]) -> Self {
+        if self.ctx.max_rep_level == 0 {
+            self.located = self.place(locations).unwrap_or_default();
+        }
+        self
+    }
+
+    fn place(&self, locations: &[pq_format::PageLocation]) -> Option<Vec<Located>> {
+        let mut out = Vec::with_capacity(locations.len());
+        let mut end = 0usize;
+        for (k, l) in locations.iter().enumerate() {
+            let offset = u64::try_from(l.offset).ok()?;
+            let pos = usize::try_from(offset.checked_sub(self.ctx.file_offset)?).ok()?;
+            let len = usize::try_from(l.compressed_page_size)
+                .ok()
+                .filter(|&n| n > 0)?;
+            let first = u64::try_from(l.first_row_index).ok()?;
+            let next = match locations.get(k + 1) {
+                Some(n) => u64::try_from(n.first_row_index).ok()?,
+                None => self.ctx.num_values,
+            };
+            let rows = next.checked_sub(first).filter(|&r| r > 0)?;
+            if (k == 0 && first != 0) || pos < end || pos.checked_add(len)? > self.chunk_len {
+                return None;
+            }
+            end = pos + len;
+            out.push(Located { pos, len, rows });
+        }
+        Some(out)
+    }
+
+    /// `want` bytes from `pos` (where `held` are held), cut before the next
+    /// located page: its bytes are asked for on their own, or not at all
+    /// when it is passed over. Not cut when that would ask for no more
+    /// than is held (a header that does not fit before the next page then
+    /// reads on, and fails as it would).
+    fn before_located(&self, pos: usize, want: usize, held: usize) -> usize {
+        let k = self.located.partition_point(|l| l.pos <= pos);
+        match self.located.get(k) {
+            Some(l) if l.pos - pos > held => want.min(l.pos - pos),
+            _ => want,
+        }
+    }
+
+    /// The located page whose header is at `pos`, if any.
+    fn located_at(&self, pos: usize) -> Option<Located> {
+        self.located
+            .binary_search_by_key(&pos, |l| l.pos)
+            .ok()
+            .and_then(|k| self.located.get(k).copied())
     }
 
     /// Lets the reader pass over whole data pages of at most `rows` rows in
@@ -411,6 +489,10 @@ impl PageReader {
         if self.pos.saturating_add(rest.len()) >= self.chunk_len {
             return None;
         }
+        // A located page: exactly its bytes.
+        if let Some(l) = self.located_at(self.pos) {
+            return (rest.len() < l.len).then(|| self.request(self.pos, l.len));
+        }
         // A held header says how far the page reaches: asking for the guess
         // beyond it would read the page again for the bytes after it.
         if let Ok((header, header_len)) =
@@ -422,7 +504,10 @@ impl PageReader {
             return (page_end > self.pos.saturating_add(rest.len()))
                 .then(|| self.request(self.pos, page_end - self.pos));
         }
-        let want = self.request(self.pos, self.guess());
+        let want = self.request(
+            self.pos,
+            self.before_located(self.pos, self.guess(), rest.len()),
+        );
         let held_end = self.held_from().saturating_add(self.buf.len() as u64);
         (self.held_from() > want.start || held_end < want.end).then_some(want)
     }
@@ -615,8 +700,30 @@ impl PageReader {
     /// Reads one page, or says which bytes it needs.
     fn read_page(&mut self) -> Result<Read> {
         let header_pos = self.pos;
+        let here = self.located_at(header_pos);
+        if let Some(l) = here
+            && l.rows <= self.skip_budget
+        {
+            // Passed over from the offset index alone: neither its header
+            // nor its body is read. Its values count as read.
+            let rows = usize::try_from(l.rows).unwrap_or(usize::MAX);
+            self.check_page_values(header_pos, rows)?;
+            self.add_values(header_pos, rows)?;
+            self.skip_budget -= l.rows;
+            self.skipped += l.rows;
+            self.pos = header_pos + l.len;
+            self.last_page_len = l.len;
+            self.seen_data_page = true;
+            self.page_index += 1;
+            return Ok(Read::Skipped);
+        }
         let rest = self.held_at(header_pos);
         let held_end = header_pos + rest.len();
+        if let Some(l) = here
+            && rest.len() < l.len
+        {
+            return Ok(Read::Needs(self.request(header_pos, l.len)));
+        }
         let (header, header_len) =
             match PageHeader::decode_prefix(rest, &self.options.format_limits) {
                 Ok(h) => h,
@@ -627,6 +734,7 @@ impl PageReader {
                 // for a chunk held whole.
                 Err(_) if held_end < self.chunk_len => {
                     let want = self.guess().max(rest.len().saturating_mul(2));
+                    let want = self.before_located(header_pos, want, rest.len());
                     return Ok(Read::Needs(self.request(header_pos, want)));
                 }
                 Err(e) => return Err(self.err(header_pos, ErrorKind::Header(e))),
@@ -681,6 +789,9 @@ impl PageReader {
         }
         let remaining = self.chunk_len.saturating_sub(body_start);
         let body_end = body_start.saturating_add(compressed);
+        if let Some(l) = here {
+            self.check_location(header_pos, &header, body_end - header_pos, l)?;
+        }
         // A data page within the rows to skip is passed over from its
         // header alone: its body is not fetched. Its values count as read,
         // so the chunk's value count is still checked.
@@ -945,6 +1056,35 @@ impl PageReader {
                 ErrorKind::InvalidHeader(format!("negative {field} {value}")),
             )
         })
+    }
+
+    /// A page read where the offset index places one: its size (`len`,
+    /// header included) and rows must be the index's.
+    fn check_location(
+        &self,
+        pos: usize,
+        header: &PageHeader,
+        len: usize,
+        l: Located,
+    ) -> Result<()> {
+        let rows = match (&header.data_page_header, &header.data_page_header_v2) {
+            (Some(h), _) if header.type_ == PageType::DATA_PAGE => Some(h.num_values),
+            (_, Some(h)) if header.type_ == PageType::DATA_PAGE_V2 => Some(h.num_values),
+            _ => None,
+        };
+        if len != l.len || rows.and_then(|r| u64::try_from(r).ok()) != Some(l.rows) {
+            return Err(self.err(
+                pos,
+                ErrorKind::InvalidHeader(format!(
+                    "the offset index places a data page of {} bytes and {} rows here, \
+                     the page header says {len} bytes and {} values",
+                    l.len,
+                    l.rows,
+                    rows.map_or("no".to_string(), |r| r.to_string()),
+                )),
+            ));
+        }
+        Ok(())
     }
 
     fn check_page_values(&self, pos: usize, n: usize) -> Result<()> {

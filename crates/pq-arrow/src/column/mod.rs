@@ -242,6 +242,13 @@ pub(crate) struct LeafReader {
     partial: Option<Partial>,
     /// Rows still to skip, while a skip waits for a page's bytes.
     skip_left: Option<usize>,
+    /// Rows passed over but not yet passed in the pages: a batch of kept
+    /// rows whose last rows are not kept stops at its last page rather
+    /// than open the next one for them (which would fetch it), and the next
+    /// read passes them with whatever it skips first. A late column of a
+    /// selective read so fetches only the pages that hold kept rows, a
+    /// page of many batches included.
+    lag: usize,
     /// Buffers of the last page, reused by the next one so that each page
     /// does not allocate (and page-fault) its levels and indices anew.
     spare: Spare,
@@ -679,6 +686,7 @@ impl LeafReader {
             page: None,
             partial: None,
             skip_left: None,
+            lag: 0,
             spare: Spare::default(),
             pool: Pool::none(),
             last: (0, 0, 0),
@@ -1020,7 +1028,10 @@ impl LeafReader {
                 Step::Pending(r) => Step::Pending(r),
             });
         }
-        let mut left = self.skip_left.take().unwrap_or(rows);
+        let mut left = self
+            .skip_left
+            .take()
+            .unwrap_or(rows.saturating_add(std::mem::take(&mut self.lag)));
         loop {
             if left == 0 {
                 return Ok(Step::Ready(()));
@@ -1116,6 +1127,14 @@ impl LeafReader {
 
     fn read_rows(&mut self, rows: usize, kept: Option<&Arc<KeptRows>>) -> Result<Step<LeafData>> {
         let max_rep = self.max_rep;
+        // Rows passed over before, for a batch that reads every row.
+        if kept.is_none()
+            && self.partial.is_none()
+            && (self.lag > 0 || self.skip_left.is_some())
+            && let Step::Pending(r) = self.skip(0)?
+        {
+            return Ok(Step::Pending(r));
+        }
         let Partial {
             mut def,
             mut rep,
@@ -1154,23 +1173,50 @@ impl LeafReader {
                 if let Some(done) = self.page.take() {
                     self.spare.keep(done);
                 }
-                // Whole pages within a run of skipped rows are passed over
-                // from their headers.
-                let skip = cursor.as_ref().and_then(|(k, c)| c.skip_run(k));
+                let run = cursor.as_ref().and_then(|(k, c)| c.skip_run(k));
+                // The batch's other rows are all passed over: they wait
+                // (see `lag`) rather than open a page.
+                if let (Some(n), Some((k, c))) = (run, cursor.as_mut())
+                    && n >= rows_left
+                {
+                    c.advance(k, rows_left);
+                    self.lag += rows_left;
+                    break None;
+                }
+                // Whole pages within a run of skipped rows (and the rows
+                // passed over before) are passed over from their headers,
+                // or from the offset index.
+                let skip = match (run, self.lag) {
+                    (run, 0) => run,
+                    (Some(n), lag) => Some(n + lag),
+                    (None, lag) => Some(lag),
+                };
                 if let Some(n) = skip {
                     self.pages.skip_rows(n as u64);
                 }
                 let opened = self.next_data_page();
                 if skip.is_some() {
                     let passed = usize::try_from(self.pages.take_skipped()).unwrap_or(usize::MAX);
-                    let passed = passed.min(rows_left);
+                    let from_lag = passed.min(self.lag);
+                    self.lag -= from_lag;
+                    let passed = (passed - from_lag).min(rows_left);
                     if let Some((k, c)) = cursor.as_mut() {
                         c.advance(k, passed);
                     }
                     rows_left -= passed;
                 }
                 match opened? {
-                    Opened::Page => continue,
+                    Opened::Page => {
+                        // Rows passed over before that the page holds.
+                        if self.lag > 0
+                            && let Some(page) = self.page.as_mut()
+                        {
+                            let n = self.lag.min(page.len.saturating_sub(page.pos));
+                            pass_in_page(page, &self.template, n)?;
+                            self.lag -= n;
+                        }
+                        continue;
+                    }
                     Opened::End => break None,
                     Opened::Pending(range) => break Some(range),
                 }
@@ -1465,6 +1511,12 @@ impl LeafReader {
     /// after the row group's last batch. `Step::Pending` when a page to
     /// check has not been pushed (call again once it is).
     pub(crate) fn finish(&mut self) -> Result<Step<()>> {
+        // Rows passed over at the end of the last batch.
+        if (self.lag > 0 || self.skip_left.is_some())
+            && let Step::Pending(r) = self.skip(0)?
+        {
+            return Ok(Step::Pending(r));
+        }
         if let Some(p) = &self.page
             && p.pos < p.len
         {

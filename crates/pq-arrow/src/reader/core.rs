@@ -95,8 +95,9 @@ pub(crate) struct BatchDecoder {
     /// readers' pages).
     pub(super) peak_buffered: usize,
     /// The byte range and location of each chunk of the row group, to
-    /// name the chunk a failed read was for.
-    pub(super) chunks: Vec<(Range<u64>, Location)>,
+    /// name the chunk a failed read was for, and whether its reader asks
+    /// for pages as the offset index places them (a late column's).
+    pub(super) chunks: Vec<(Range<u64>, Location, bool)>,
     /// The predicate's pruning and filtering, when there is one.
     pub(super) filter: Option<Box<RowFilter>>,
     /// What the predicate prunes by.
@@ -270,19 +271,23 @@ impl BatchDecoder {
     pub(crate) fn location_of(&self, offset: u64) -> Location {
         self.chunks
             .iter()
-            .find(|(r, _)| r.contains(&offset))
-            .map_or_else(Location::default, |(_, at)| at.clone())
+            .find(|(r, _, _)| r.contains(&offset))
+            .map_or_else(Location::default, |(_, at, _)| at.clone())
             .at_offset(offset)
     }
 
     /// The end of the column chunk of the current row group that holds
     /// `offset`: how far a fetch for a page there may usefully read ahead.
+    /// `None` for a chunk whose pages are asked for as the offset index
+    /// places them: it passes over pages, and reading ahead would fetch
+    /// them.
     #[cfg(feature = "async")]
     pub(crate) fn chunk_end(&self, offset: u64) -> Option<u64> {
         self.chunks
             .iter()
-            .find(|(r, _)| r.contains(&offset))
-            .map(|(r, _)| r.end)
+            .find(|(r, _, _)| r.contains(&offset))
+            .filter(|(_, _, located)| !located)
+            .map(|(r, _, _)| r.end)
     }
 
     /// The byte ranges of the projected column chunks of the row group
@@ -324,6 +329,16 @@ impl BatchDecoder {
             let Some(cmd) = group.columns.get(ci).and_then(|c| c.meta_data.as_ref()) else {
                 continue;
             };
+            // A late column read by its offset index fetches the pages of
+            // kept rows alone, when it gets there.
+            let located = self.filter.as_ref().is_some_and(|f| {
+                !f.all_match(rg)
+                    && self.late.as_ref().is_some_and(|p| p.is_late(ci))
+                    && f.late_pages(rg, ci).is_some()
+            });
+            if located {
+                continue;
+            }
             if let Ok(r) =
                 pq_page::column_chunk_range(cmd, self.file_len, self.metadata.created_by.as_deref())
             {
@@ -464,7 +479,6 @@ impl BatchDecoder {
             }
             let range = pq_page::column_chunk_range(cmd, self.file_len, md.created_by.as_deref())
                 .map_err(|source| crate::error::page_err(source, &at))?;
-            self.chunks.push((range.clone(), at.clone()));
             let codec =
                 pq_compress::Codec::from_thrift(cmd.codec.0).map_err(|source| Error::Compress {
                     at: Box::new(at.clone()),
@@ -496,8 +510,21 @@ impl BatchDecoder {
             let alone = self.serial_reads
                 && !self.workers.any()
                 && ctx.codec != pq_compress::Codec::Uncompressed;
-            let pages = PageReader::streaming(range.end - range.start, ctx, &self.page_options)
+            let mut pages = PageReader::streaming(range.end - range.start, ctx, &self.page_options)
                 .releasing_read_bytes(alone);
+            // A late column whose offset index was read passes over the
+            // pages of rows not kept without their headers, and asks for a
+            // page as exactly its bytes.
+            let late_pages = self
+                .filter
+                .as_ref()
+                .filter(|_| !plain && self.late.as_ref().is_some_and(|p| p.is_late(ci)))
+                .and_then(|f| f.late_pages(rg_index, ci));
+            if let Some(locations) = late_pages {
+                pages = pages.with_page_locations(locations);
+            }
+            self.chunks
+                .push((range.clone(), at.clone(), late_pages.is_some()));
             // A predicate's column whose pages all index a small dictionary
             // is read as its keys: the predicate is tested on the
             // dictionary's values once a batch, and only the kept rows are

@@ -234,6 +234,12 @@ pub(super) struct RowFilter {
     /// Row groups every row of which satisfies the predicate, by their
     /// statistics: their rows are not tested.
     all_match: Vec<usize>,
+    /// The page locations (offset index) of the columns read late, by row
+    /// group and leaf, so that their readers pass over the pages of rows
+    /// not kept without reading or fetching their headers.
+    late_pages: Vec<((usize, usize), Vec<pq_format::PageLocation>)>,
+    /// The leaf columns read late (see [`Self::with_late_leaves`]).
+    late_leaves: Vec<usize>,
 }
 
 /// What [`RowFilter::prune`] gave.
@@ -269,6 +275,8 @@ impl RowFilter {
             metrics: PruningMetrics::default(),
             selections: Vec::new(),
             all_match: Vec::new(),
+            late_pages: Vec::new(),
+            late_leaves: Vec::new(),
         }
     }
 
@@ -310,6 +318,7 @@ impl RowFilter {
         };
         self.selections.clear();
         self.all_match.clear();
+        self.late_pages.clear();
         let Some(predicate) = &self.predicate else {
             // A row selection alone: its row groups, narrowed to its rows.
             self.selections = self.chosen_rows.clone();
@@ -409,6 +418,21 @@ impl RowFilter {
                 (s, None) => s,
             };
             let keep = keep && selection.as_ref().is_none_or(RowSelection::selects_any);
+            // The late columns' page locations, where the page index is
+            // used: their pages of rows not kept are then passed over
+            // unread. A column without a readable offset index reads its
+            // page headers instead.
+            if keep && levels.page_index {
+                for &leaf in &self.late_leaves {
+                    if let Some(pages) = load_offset_index(group, leaf, fetch, metrics) {
+                        self.late_pages.push(((rg, leaf), pages));
+                    }
+                }
+                if missed(before) {
+                    kept.push(rg);
+                    continue;
+                }
+            }
             if keep {
                 metrics.rows_ruled_out_by_page_index += by_pages as u64;
                 if let Some(s) = selection {
@@ -435,6 +459,21 @@ impl RowFilter {
     /// index narrowed them (from the last [`prune`](Self::prune)).
     pub(super) fn selection(&self, rg: usize) -> Option<&RowSelection> {
         rows_of(&self.selections, rg)
+    }
+
+    /// Says which leaf columns are read late: pruning reads their offset
+    /// indexes (see [`late_pages`](Self::late_pages)).
+    pub(super) fn with_late_leaves(&mut self, leaves: Vec<usize>) {
+        self.late_leaves = leaves;
+    }
+
+    /// The page locations of late column `leaf` in row group `rg`, when
+    /// its offset index was read (see [`prune`](Self::prune)).
+    pub(super) fn late_pages(&self, rg: usize, leaf: usize) -> Option<&[pq_format::PageLocation]> {
+        self.late_pages
+            .iter()
+            .find(|(k, _)| *k == (rg, leaf))
+            .map(|(_, p)| p.as_slice())
     }
 
     /// Whether every row of row group `rg` satisfies the predicate, by its
@@ -727,6 +766,25 @@ fn load_dictionary(
     metrics.dictionary_bytes += bytes.len() as u64;
     metrics.dictionaries_read += 1;
     dictionary_values(bytes, meta, leaf, &column.value_type, start, page_options)
+}
+
+/// The page locations of `leaf`'s chunk in `group` from its offset index;
+/// `None` when it has none or it does not read.
+fn load_offset_index(
+    group: &pq_format::RowGroup,
+    leaf: usize,
+    fetch: &mut dyn FnMut(u64, u64) -> Result<Bytes>,
+    metrics: &mut PruningMetrics,
+) -> Option<Vec<pq_format::PageLocation>> {
+    use pq_format::ThriftDecode;
+    let chunk = group.columns.get(leaf)?;
+    let start = u64::try_from(chunk.offset_index_offset?).ok()?;
+    let len = u64::try_from(chunk.offset_index_length?).ok()?;
+    let bytes = fetch(start, start.checked_add(len)?).ok()?;
+    metrics.page_index_bytes += bytes.len() as u64;
+    let (oi, _) =
+        pq_format::OffsetIndex::decode_prefix(&bytes, &pq_format::Limits::default()).ok()?;
+    Some(oi.page_locations.to_vec())
 }
 
 /// The rows of `group` the page index leaves to `predicate`; `None` when

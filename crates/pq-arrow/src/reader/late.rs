@@ -111,6 +111,13 @@ impl LatePlan {
         self.late_leaves.contains(&leaf)
     }
 
+    /// The leaf columns read late, in order.
+    pub(super) fn late_leaves(&self) -> Vec<usize> {
+        let mut leaves: Vec<usize> = self.late_leaves.iter().copied().collect();
+        leaves.sort_unstable();
+        leaves
+    }
+
     /// How many leaf columns are read late.
     pub(super) fn late_columns(&self) -> usize {
         self.late_leaves.len()

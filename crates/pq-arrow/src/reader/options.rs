@@ -422,7 +422,7 @@ impl ReadOptions {
             }
         };
         // With a predicate, its columns are read too; the filter drops them.
-        let (converted, filter) = match &self.predicate {
+        let (converted, mut filter) = match &self.predicate {
             None if self.row_selection.is_some() => {
                 let output = converted.schema.clone();
                 let filter = RowFilter::new(
@@ -499,6 +499,9 @@ impl ReadOptions {
             }),
             _ => None,
         };
+        if let (Some(plan), Some(f)) = (&late, filter.as_mut()) {
+            f.with_late_leaves(plan.late_leaves());
+        }
         // A predicate that is one test of the one early column, a string
         // or binary leaf: that column is read through the test.
         let tested = match (&late, &filter, &converted.root) {

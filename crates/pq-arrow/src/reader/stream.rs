@@ -539,8 +539,12 @@ impl Driver {
     /// Drops the ranges that serve neither the row group being read nor
     /// the next one (those the decoder took, its readers still hold).
     fn evict(&mut self) {
-        let mut keep: Vec<Range<u64>> =
-            self.decoder.chunks.iter().map(|(r, _)| r.clone()).collect();
+        let mut keep: Vec<Range<u64>> = self
+            .decoder
+            .chunks
+            .iter()
+            .map(|(r, _, _)| r.clone())
+            .collect();
         keep.extend(self.decoder.next_row_group_ranges());
         self.held.retain(|h| {
             matches!(h.data, HeldData::Pending(_))

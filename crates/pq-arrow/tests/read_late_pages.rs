@@ -1,0 +1,102 @@
+//! The columns a filtered read decodes late read, through their offset
+//! index, only the pages that hold kept rows: the pages of rows the
+//! predicate rules out are neither fetched nor decoded, however many
+//! batches a page spans, and the rows are those of a read without the
+//! page index.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use arrow_array::{ArrayRef, Float64Array, Int64Array, RecordBatch, StringArray};
+use bytes::Bytes;
+use pq_arrow::predicate::{Predicate, PruningOptions};
+use pq_arrow::{ParquetReader, WriterOptions};
+
+const ROWS: i64 = 20_000;
+
+/// Names in no order (so that the page index cannot rule a page out), ids
+/// and values to read late; pages of 1 000 rows, row groups of 10 000.
+fn file() -> Bytes {
+    let ids: Vec<i64> = (0..ROWS).collect();
+    let names: Vec<String> = ids
+        .iter()
+        .map(|i| format!("n{:05}", (i * 7_919) % ROWS))
+        .collect();
+    let values: Vec<f64> = ids.iter().map(|&i| i as f64 / 3.0).collect();
+    let batch = RecordBatch::try_from_iter([
+        ("id", Arc::new(Int64Array::from(ids)) as ArrayRef),
+        ("name", Arc::new(StringArray::from(names)) as ArrayRef),
+        ("value", Arc::new(Float64Array::from(values)) as ArrayRef),
+    ])
+    .unwrap();
+    let options = WriterOptions::builder()
+        .set_max_row_group_size(10_000)
+        .set_data_page_row_count_limit(1_000)
+        .set_dictionary_enabled(false)
+        .build();
+    let mut out = Vec::new();
+    let mut w = pq_arrow::ParquetWriter::try_new(&mut out, batch.schema(), options).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    Bytes::from(out)
+}
+
+/// The rows a filtered read returns, and the bytes it read.
+fn read(
+    file: &Bytes,
+    p: &str,
+    pruning: PruningOptions,
+    batch_size: usize,
+) -> (Vec<RecordBatch>, u64) {
+    let mut reader = ParquetReader::from_bytes(file.clone())
+        .unwrap()
+        .with_pruning(pruning)
+        .with_batch_size(batch_size)
+        .with_predicate(Predicate::parse(p).unwrap())
+        .build()
+        .unwrap();
+    let mut out = Vec::new();
+    while let Some(b) = reader.next_batch().unwrap() {
+        out.push(b);
+    }
+    (out, reader.bytes_read())
+}
+
+#[test]
+fn late_columns_read_only_the_pages_of_kept_rows() {
+    let file = file();
+    let md = pq_format::read_metadata_from_bytes(&file, &pq_format::Limits::default()).unwrap();
+    // The bytes of the columns read late (id, value) in the whole file.
+    let late: i64 = md
+        .row_groups
+        .iter()
+        .flat_map(|rg| [&rg.columns[0], &rg.columns[2]])
+        .map(|c| c.meta_data.as_ref().unwrap().total_compressed_size)
+        .sum();
+    let without_index = PruningOptions::default().with_page_index(false);
+    for (p, rows) in [
+        ("name = 'n07919'", 1),
+        ("name IN ('n07919', 'n00000', 'n19999')", 3),
+        ("name LIKE 'n0791%'", 10),
+    ] {
+        for batch_size in [256, 8192] {
+            let at = format!("{p}, batches of {batch_size}");
+            let (got, bytes) = read(&file, p, PruningOptions::default(), batch_size);
+            let (want, bytes_without) = read(&file, p, without_index, batch_size);
+            assert_eq!(got, want, "{at}");
+            assert_eq!(
+                got.iter().map(RecordBatch::num_rows).sum::<usize>(),
+                rows,
+                "{at}"
+            );
+            // Each kept row needs a page of each late column: at most
+            // `rows` of the 20 pages of each, where reading every page of
+            // the late columns reads all their bytes.
+            assert!(
+                bytes + (late as u64) / 2 < bytes_without,
+                "{at}: {bytes} bytes read, {bytes_without} without the page index ({late} late)"
+            );
+        }
+    }
+}
