@@ -13,15 +13,17 @@ use bytes::Bytes;
 use pq_arrow::predicate::{Predicate, PruningOptions};
 use pq_arrow::{ParquetReader, WriterOptions};
 
-const ROWS: i64 = 20_000;
+const ROWS: i64 = 200_000;
 
 /// Names in no order (so that the page index cannot rule a page out), ids
-/// and values to read late; pages of 1 000 rows, row groups of 10 000.
+/// and values to read late; pages of 10 000 rows, row groups of 100 000:
+/// pages far enough apart that reads of two columns' pages are not merged
+/// into one across the pages between.
 fn file() -> Bytes {
     let ids: Vec<i64> = (0..ROWS).collect();
     let names: Vec<String> = ids
         .iter()
-        .map(|i| format!("n{:05}", (i * 7_919) % ROWS))
+        .map(|i| format!("n{:06}", (i * 7_919) % ROWS))
         .collect();
     let values: Vec<f64> = ids.iter().map(|&i| i as f64 / 3.0).collect();
     let batch = RecordBatch::try_from_iter([
@@ -31,8 +33,8 @@ fn file() -> Bytes {
     ])
     .unwrap();
     let options = WriterOptions::builder()
-        .set_max_row_group_size(10_000)
-        .set_data_page_row_count_limit(1_000)
+        .set_max_row_group_size(100_000)
+        .set_data_page_row_count_limit(10_000)
         .set_dictionary_enabled(false)
         .build();
     let mut out = Vec::new();
@@ -42,14 +44,26 @@ fn file() -> Bytes {
     Bytes::from(out)
 }
 
+/// The file written where a reader opens it by path (named `name`): each
+/// read then reads what it asks for (from `Bytes`, a read is a slice to
+/// the file's end, and the bytes asked for tell less).
+fn on_disk(file: &Bytes, name: &str) -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!(
+        "pq-late-pages-{}-{name}.parquet",
+        std::process::id()
+    ));
+    std::fs::write(&path, file).unwrap();
+    path
+}
+
 /// The rows a filtered read returns, and the bytes it read.
 fn read(
-    file: &Bytes,
+    path: &std::path::Path,
     p: &str,
     pruning: PruningOptions,
     batch_size: usize,
 ) -> (Vec<RecordBatch>, u64) {
-    let mut reader = ParquetReader::from_bytes(file.clone())
+    let mut reader = ParquetReader::open(path)
         .unwrap()
         .with_pruning(pruning)
         .with_batch_size(batch_size)
@@ -66,6 +80,7 @@ fn read(
 #[test]
 fn late_columns_read_only_the_pages_of_kept_rows() {
     let file = file();
+    let path = on_disk(&file, "predicate");
     let md = pq_format::read_metadata_from_bytes(&file, &pq_format::Limits::default()).unwrap();
     // The bytes of the columns read late (id, value) in the whole file.
     let late: i64 = md
@@ -76,14 +91,14 @@ fn late_columns_read_only_the_pages_of_kept_rows() {
         .sum();
     let without_index = PruningOptions::default().with_page_index(false);
     for (p, rows) in [
-        ("name = 'n07919'", 1),
-        ("name IN ('n07919', 'n00000', 'n19999')", 3),
-        ("name LIKE 'n0791%'", 10),
+        ("name = 'n007919'", 1),
+        ("name IN ('n007919', 'n000000', 'n199999')", 3),
+        ("name LIKE 'n00791%'", 10),
     ] {
         for batch_size in [256, 8192] {
             let at = format!("{p}, batches of {batch_size}");
-            let (got, bytes) = read(&file, p, PruningOptions::default(), batch_size);
-            let (want, bytes_without) = read(&file, p, without_index, batch_size);
+            let (got, bytes) = read(&path, p, PruningOptions::default(), batch_size);
+            let (want, bytes_without) = read(&path, p, without_index, batch_size);
             assert_eq!(got, want, "{at}");
             assert_eq!(
                 got.iter().map(RecordBatch::num_rows).sum::<usize>(),
@@ -99,4 +114,40 @@ fn late_columns_read_only_the_pages_of_kept_rows() {
             );
         }
     }
+    std::fs::remove_file(path).unwrap();
+}
+
+#[test]
+fn a_row_selection_reads_only_its_pages() {
+    let path = on_disk(&file(), "selection");
+    let read = |pruning: PruningOptions| {
+        let selection = pq_arrow::RowSelection::from_consecutive_ranges(
+            [35_000..35_010, 150_000..150_001],
+            ROWS as usize,
+        );
+        let mut reader = ParquetReader::open(&path)
+            .unwrap()
+            .with_pruning(pruning)
+            .with_batch_size(256)
+            .with_row_selection(selection)
+            .build()
+            .unwrap();
+        let mut ids = Vec::new();
+        while let Some(b) = reader.next_batch().unwrap() {
+            let c = b.column(0).as_any().downcast_ref::<Int64Array>().unwrap();
+            ids.extend(c.values().iter().copied());
+        }
+        (ids, reader.bytes_read())
+    };
+    let (ids, bytes) = read(PruningOptions::default());
+    let (ids_without, bytes_without) = read(PruningOptions::default().with_page_index(false));
+    let want: Vec<i64> = (35_000..35_010).chain([150_000]).collect();
+    assert_eq!(ids, want);
+    assert_eq!(ids_without, want);
+    // Two pages of each of three columns, of 20 each.
+    assert!(
+        bytes * 4 < bytes_without,
+        "{bytes} bytes read, {bytes_without} without the page index"
+    );
+    std::fs::remove_file(path).unwrap();
 }

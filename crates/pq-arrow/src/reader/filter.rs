@@ -319,11 +319,6 @@ impl RowFilter {
         self.selections.clear();
         self.all_match.clear();
         self.late_pages.clear();
-        let Some(predicate) = &self.predicate else {
-            // A row selection alone: its row groups, narrowed to its rows.
-            self.selections = self.chosen_rows.clone();
-            return Pruned::Kept(chosen.to_vec());
-        };
         let missing = std::cell::RefCell::new(Vec::new());
         let mut get = |start: u64, end: u64| -> Result<Bytes> {
             match fetch(start, end)? {
@@ -337,6 +332,30 @@ impl RowFilter {
             }
         };
         let fetch = &mut get;
+        let Some(predicate) = &self.predicate else {
+            // A row selection alone: its row groups, narrowed to its rows,
+            // whose columns (all read late) pass over the pages of rows not
+            // selected by their offset indexes.
+            self.selections = self.chosen_rows.clone();
+            for &rg in chosen.iter().filter(|_| levels.page_index) {
+                let (Some(group), Some(_)) =
+                    (md.row_groups.get(rg), rows_of(&self.chosen_rows, rg))
+                else {
+                    continue;
+                };
+                for &leaf in &self.late_leaves {
+                    if let Some(pages) = load_offset_index(group, leaf, fetch, &mut self.metrics) {
+                        self.late_pages.push(((rg, leaf), pages));
+                    }
+                }
+            }
+            let missing = missing.into_inner();
+            return if missing.is_empty() {
+                Pruned::Kept(chosen.to_vec())
+            } else {
+                Pruned::Needs(missing)
+            };
+        };
         let missed = |before: usize| missing.borrow().len() > before;
         let mut kept = Vec::with_capacity(chosen.len());
         let metrics = &mut self.metrics;
