@@ -367,6 +367,50 @@ impl PageReader {
     /// its location: a header whose size or row count differs is an error,
     /// so an index that misplaces rows fails at the first page read after
     /// a jump rather than shifting the rows.
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// use pq_format::ThriftDecode;
+    /// use pq_page::{column_chunk_range, ChunkContext, Page, PageOptions, PageReader, PageStep};
+    ///
+    /// let file = bytes::Bytes::from(std::fs::read(concat!(
+    ///     env!("CARGO_MANIFEST_DIR"),
+    ///     "/../../data/all_types_plain_v1.parquet"
+    /// ))?);
+    /// let meta = pq_format::read_metadata_from_bytes(&file, &pq_format::Limits::default())?;
+    /// let chunk = &meta.row_groups[0].columns[4];
+    /// let cmd = chunk.meta_data.as_ref().ok_or("no metadata")?;
+    /// let at = chunk.offset_index_offset.ok_or("no offset index")? as usize;
+    /// let len = chunk.offset_index_length.ok_or("no offset index")? as usize;
+    /// let (index, _) = pq_format::OffsetIndex::decode_prefix(
+    ///     &file[at..at + len],
+    ///     &pq_format::Limits::default(),
+    /// )?;
+    /// let pages = &index.page_locations;
+    /// let range = column_chunk_range(cmd, file.len() as u64, meta.created_by.as_deref())?;
+    /// let ctx = ChunkContext {
+    ///     codec: pq_compress::Codec::from_thrift(cmd.codec.0)?,
+    ///     num_values: cmd.num_values as u64,
+    ///     max_def_level: 1,
+    ///     max_rep_level: 0,
+    ///     file_offset: range.start,
+    ///     column: cmd.path_in_schema.join("."),
+    /// };
+    /// let mut reader = PageReader::streaming(range.end - range.start, ctx, &PageOptions::default())
+    ///     .with_page_locations(pages);
+    /// // Skip the first page's rows: the first bytes asked for are the
+    /// // second page's, exactly.
+    /// reader.skip_rows(pages[1].first_row_index as u64);
+    /// let PageStep::Needs(r) = reader.poll_page()? else { panic!("nothing held yet") };
+    /// assert_eq!(r.start, pages[1].offset as u64);
+    /// assert_eq!(r.end - r.start, pages[1].compressed_page_size as u64);
+    /// reader.push(r.start, file.slice(r.start as usize..r.end as usize));
+    /// let PageStep::Page(Page::Data(page)) = reader.poll_page()? else { panic!("a page") };
+    /// assert_eq!(reader.take_skipped(), pages[1].first_row_index as u64);
+    /// assert_eq!(page.num_values as i64, pages[2].first_row_index - pages[1].first_row_index);
+    /// # Ok(())
+    /// # }
+    /// ```
     pub fn with_page_locations(mut self, locations: &[pq_format::PageLocation]) -> Self {
         if self.ctx.max_rep_level == 0 {
             self.located = self.place(locations).unwrap_or_default();
