@@ -339,28 +339,10 @@ mod tests {
             let (mut out, mut pos, mut answers) = (strings(), 0, Bitmap::default());
             let mut scratch = Scratch::default();
             let at = Location::default();
-            test_plain(
-                &test,
-                &mut out,
-                &page,
-                &mut pos,
-                2,
-                &mut answers,
-                &mut scratch,
-                &at,
-            )
-            .unwrap();
-            test_plain(
-                &test,
-                &mut out,
-                &page,
-                &mut pos,
-                3,
-                &mut answers,
-                &mut scratch,
-                &at,
-            )
-            .unwrap();
+            for n in [2, 3] {
+                let (page, pos, answers) = (&page, &mut pos, &mut answers);
+                test_plain(&test, &mut out, page, pos, n, answers, &mut scratch, &at).unwrap();
+            }
             assert_eq!(pos, page.len());
             assert_eq!(answers.words(), &[want]);
             let passing: Vec<Vec<u8>> = page_values
