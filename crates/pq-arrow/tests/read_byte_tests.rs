@@ -246,6 +246,29 @@ fn one_test_of_a_string_column_keeps_what_arrow_keeps() {
                 };
                 (p, expected(whole_column, &refs, negated))
             };
+            // Now and then with a conjunct on another column, before or
+            // after the test, or one on the same column (not split off).
+            let (p, keep) = match rng.index(5) {
+                0 | 1 => {
+                    let k = rng.index(ROWS) as i64;
+                    let ids = whole
+                        .column(0)
+                        .as_primitive::<arrow_array::types::Int64Type>();
+                    let below = BooleanArray::from_unary(ids, |v| v < k);
+                    let both = arrow_arith::boolean::and(&keep, &below).unwrap();
+                    let other = col("id").lt(k);
+                    if rng.chance(50) {
+                        (p.and(other), both)
+                    } else {
+                        (other.and(p), both)
+                    }
+                }
+                2 => {
+                    let same = col(column).is_not_null();
+                    (p.and(same), keep)
+                }
+                _ => (p, keep),
+            };
             let want = arrow_select::filter::filter_record_batch(&whole, &keep).unwrap();
             let batch_size = [7, 100, 8192][round % 3];
             let threads = if round % 4 == 3 { 3 } else { 1 };

@@ -216,6 +216,36 @@ impl ByteTest {
         }
     }
 
+    /// [`of`](Self::of) for a predicate that is such a test or an `AND`
+    /// of conjuncts one of which is, on a column no other conjunct reads:
+    /// the column, the test, and the other conjuncts (`None` when the test
+    /// is the whole predicate).
+    pub(crate) fn split(predicate: &Bound) -> Option<(usize, ByteTest, Option<Bound>)> {
+        if let Some((column, test)) = ByteTest::of(predicate) {
+            return Some((column, test, None));
+        }
+        let mut conjuncts = Vec::new();
+        conjuncts_of(predicate, &mut conjuncts);
+        for (k, c) in conjuncts.iter().enumerate() {
+            let Some((column, test)) = ByteTest::of(c) else {
+                continue;
+            };
+            let others = conjuncts
+                .iter()
+                .enumerate()
+                .filter(|(j, _)| *j != k)
+                .map(|(_, o)| *o);
+            if others.clone().any(|o| reads(o, column)) {
+                continue;
+            }
+            let rest = others
+                .cloned()
+                .reduce(|a, b| Bound::And(Box::new(a), Box::new(b)))?;
+            return Some((column, test, Some(rest)));
+        }
+        None
+    }
+
     /// Whether `value` (not null) passes.
     #[inline(always)]
     pub(crate) fn passes(&self, value: &[u8]) -> bool {
@@ -257,6 +287,28 @@ impl ByteTest {
             }
         };
         hit != self.negated
+    }
+}
+
+/// The conjuncts of `b`: its `AND`s taken apart, in order.
+fn conjuncts_of<'a>(b: &'a Bound, out: &mut Vec<&'a Bound>) {
+    match b {
+        Bound::And(x, y) => {
+            conjuncts_of(x, out);
+            conjuncts_of(y, out);
+        }
+        other => out.push(other),
+    }
+}
+
+/// Whether `b` reads column `column`.
+fn reads(b: &Bound, column: usize) -> bool {
+    match b {
+        Bound::Compare { column: c, .. }
+        | Bound::InList { column: c, .. }
+        | Bound::IsNull { column: c, .. }
+        | Bound::Like { column: c, .. } => *c == column,
+        Bound::And(x, y) | Bound::Or(x, y) => reads(x, column) || reads(y, column),
     }
 }
 

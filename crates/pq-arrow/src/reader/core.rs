@@ -112,12 +112,62 @@ pub(crate) struct BatchDecoder {
     pub(super) last_batch_at: (usize, usize),
     /// The columns read late, when a filter reads any so.
     pub(super) late: Option<LatePlan>,
-    /// The one early column, and the test it is read through, when the
-    /// predicate is a single test of it (see [`crate::column::tested`]).
-    pub(super) tested: Option<(usize, Arc<ByteTest>)>,
+    /// The early column read through the predicate's test, when the
+    /// predicate is (or has a conjunct that is) a test of it (see
+    /// [`crate::column::tested`]).
+    pub(super) tested: Option<Tested>,
     /// The last batch read holds only the rows the filter keeps (its late
     /// columns were read for those alone).
     pub(super) last_kept: bool,
+}
+
+/// The early column a predicate's test reads through (see
+/// [`crate::column::tested`]).
+#[derive(Debug, Clone)]
+pub(super) struct Tested {
+    /// Its leaf index.
+    pub(super) leaf: usize,
+    pub(super) test: Arc<ByteTest>,
+    /// Its index among the top-level fields, and among the early ones.
+    pub(super) field: usize,
+    pub(super) early: usize,
+    /// The rest of the predicate (its other conjuncts), tested on the
+    /// other early fields.
+    pub(super) rest: Option<crate::predicate::bind::BoundPredicate>,
+}
+
+/// `n` empty values of `dt` (a byte-array type), without nulls.
+fn empty_values(dt: &DataType, n: usize) -> Result<ArrayRef> {
+    use arrow_array::{BinaryArray, LargeBinaryArray, LargeStringArray, StringArray};
+    use arrow_buffer::{Buffer, OffsetBuffer};
+    Ok(match dt {
+        DataType::Utf8 => Arc::new(StringArray::new(
+            OffsetBuffer::new_zeroed(n),
+            Buffer::from_vec(Vec::<u8>::new()),
+            None,
+        )),
+        DataType::LargeUtf8 => Arc::new(LargeStringArray::new(
+            OffsetBuffer::new_zeroed(n),
+            Buffer::from_vec(Vec::<u8>::new()),
+            None,
+        )),
+        DataType::Binary => Arc::new(BinaryArray::new(
+            OffsetBuffer::new_zeroed(n),
+            Buffer::from_vec(Vec::<u8>::new()),
+            None,
+        )),
+        DataType::LargeBinary => Arc::new(LargeBinaryArray::new(
+            OffsetBuffer::new_zeroed(n),
+            Buffer::from_vec(Vec::<u8>::new()),
+            None,
+        )),
+        other => {
+            return Err(data_err(
+                &Location::default(),
+                format!("a tested column of type {other}"),
+            ));
+        }
+    })
 }
 
 /// The row group being read: one reader per projected leaf column, read
@@ -534,9 +584,7 @@ impl BatchDecoder {
             // its rows (a date column's 2 500 entries against batches of
             // 8 192 rows cost TPC-H Q1, which keeps 98 % of its rows, 1-2 %).
             let keyed;
-            let test = tested
-                .filter(|(leaf, _)| *leaf == ci)
-                .map(|(_, t)| t.clone());
+            let test = tested.filter(|t| t.leaf == ci).map(|t| t.test.clone());
             let dt = if keyable.contains(&ci)
                 && test.is_none()
                 && crate::predicate::dictionary::all_pages_use_dictionary(cmd)
@@ -737,8 +785,8 @@ impl BatchDecoder {
     ) -> Result<(RecordBatch, KeptRows)> {
         // The predicate's column read through its test: its rows' answers
         // and the values that passed, ready as they are.
-        if let Some((leaf, _)) = &self.tested
-            && let Some(data) = leaves.remove_entry(leaf)
+        if let Some(t) = &self.tested
+            && let Some(data) = leaves.remove_entry(&t.leaf)
         {
             match data {
                 (
@@ -774,33 +822,67 @@ impl BatchDecoder {
         Ok((early, KeptRows::new(mask)))
     }
 
-    /// [`Self::test_early`] for a batch whose one early column (`data`) was
-    /// read through the predicate's test; `rest` are the batch's other
-    /// leaves (none to assemble).
+    /// [`Self::test_early`] for a batch whose early column `data` was read
+    /// through the predicate's test: the other early fields (in `leaves`)
+    /// are assembled and the rest of the predicate, if any, tested on them;
+    /// the tested column's passing values stand for it among the kept rows.
     fn test_early_tested(
         &mut self,
         mut data: LeafData,
-        rest: Leaves,
+        leaves: Leaves,
         n: usize,
         rg: usize,
         first_row: usize,
     ) -> Result<(RecordBatch, KeptRows)> {
-        self.put_back(rest);
+        let (Some(plan), Some(t)) = (&self.late, &self.tested) else {
+            return Err(no_plan());
+        };
+        let (field, early_at) = (t.field, t.early);
         let matched = data
             .matched
             .take()
             .unwrap_or_else(|| BooleanBuffer::new_unset(0));
         if matched.len() != n {
-            let field = self.late.as_ref().and_then(|p| p.early_field_name());
-            let at = Location::chunk(rg, field.unwrap_or_default());
+            let name = self.schema.fields().get(field).map(|f| f.name().clone());
+            let at = Location::chunk(rg, name.unwrap_or_default());
             return Err(self.short_chunk(&at, n, first_row, matched.len()));
         }
-        let (Some(plan), Some(filter)) = (&self.late, self.filter.as_mut()) else {
+        let columns = self.assemble_fields(&leaves, n, rg, first_row, |i| {
+            !plan.field_is_late(i) && i != field
+        });
+        self.put_back(leaves);
+        let mut columns = columns?;
+        let (Some(plan), Some(filter), Some(t)) =
+            (&self.late, self.filter.as_mut(), self.tested.as_ref())
+        else {
             return Err(no_plan());
         };
-        let (passed, mask) = filter.keep_tested(data.array, matched, rg, first_row)?;
+        // The tested column alone: its passing values are the kept rows.
+        if columns.is_empty() && t.rest.is_none() {
+            let (passed, mask) = filter.keep_tested(data.array, matched, None, rg, first_row)?;
+            let kept = passed.len();
+            filter.metrics.values_skipped_late += (n - kept) as u64 * plan.late_columns() as u64;
+            return Ok((plan.early_batch(vec![passed], kept)?, KeptRows::new(mask)));
+        }
+        // The tested column's place held by empty values: the rest of the
+        // predicate does not read it, and its kept values are put back in.
+        let placeholder = empty_values(data.array.data_type(), n)?;
+        columns.insert(early_at.min(columns.len()), placeholder);
+        let early = plan.early_batch(columns, n)?;
+        let rest = t.rest.as_ref().map(|p| (p, &early));
+        let (passed, mask) = filter.keep_tested(data.array, matched, rest, rg, first_row)?;
         let kept = passed.len();
-        let early = plan.early_batch(vec![passed], kept)?;
+        let early = if early.num_columns() == 1 {
+            plan.early_batch(vec![passed], kept)?
+        } else {
+            let keep = arrow_array::BooleanArray::new(mask.clone(), None);
+            let early = crate::predicate::eval::filter(&early, &keep)?;
+            let mut columns = early.columns().to_vec();
+            if let Some(c) = columns.get_mut(early_at) {
+                *c = passed;
+            }
+            plan.restore_types(plan.early_batch(columns, kept)?)?
+        };
         filter.metrics.values_skipped_late += (n - kept) as u64 * plan.late_columns() as u64;
         Ok((early, KeptRows::new(mask)))
     }

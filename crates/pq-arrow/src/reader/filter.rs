@@ -533,13 +533,19 @@ impl RowFilter {
         }
     }
 
-    /// The leaf and test of a predicate that is one `=`, `!=`, `IN` or `NOT
-    /// IN` of a string or binary column, when rows are tested: its column
-    /// can be read through the test (see [`crate::column::tested`]).
-    pub(super) fn byte_test(&self) -> Option<(usize, ByteTest)> {
+    /// The leaf and test of a predicate that is one `=`, `!=`, `[NOT] IN` or
+    /// `[NOT] LIKE 'prefix%'` of a string or binary column, or an `AND` of
+    /// one with conjuncts on other columns, when rows are tested: its
+    /// column can be read through the test (see [`crate::column::tested`]).
+    /// Also the rest of the predicate, to test on the other early columns.
+    pub(super) fn byte_test(&self) -> Option<(usize, ByteTest, Option<BoundPredicate>)> {
         let p = self.predicate.as_ref().filter(|_| self.rows.tests_rows())?;
-        let (column, test) = ByteTest::of(&p.root)?;
-        Some((p.columns.get(column)?.leaf, test))
+        let (column, test, rest) = ByteTest::split(&p.root)?;
+        let rest = rest.map(|root| BoundPredicate {
+            columns: p.columns.clone(),
+            root,
+        });
+        Some((p.columns.get(column)?.leaf, test, rest))
     }
 
     /// [`keep`](Self::keep) for a batch whose predicate column was read
@@ -548,26 +554,38 @@ impl RowFilter {
     /// whatever [`RowFiltering`] asks. Returns the values of the rows kept
     /// (those the row selection also chooses) and the mask of the batch's
     /// rows.
+    /// `rest` is the rest of the predicate (see
+    /// [`byte_test`](Self::byte_test)) with the batch to test it on.
     pub(super) fn keep_tested(
         &mut self,
         passed: ArrayRef,
         matched: BooleanBuffer,
+        rest: Option<(&BoundPredicate, &RecordBatch)>,
         rg: usize,
         first_row: usize,
     ) -> Result<(ArrayRef, BooleanBuffer)> {
         let n = matched.len();
+        let mut keep = matched.clone();
+        if let Some((p, batch)) = rest {
+            // Unknown answers are already not kept.
+            keep = &keep & eval::evaluate(p, batch)?.values();
+        }
         self.metrics.rows_tested += n as u64;
-        self.metrics.rows_matched += matched.count_set_bits() as u64;
-        let Some(chosen) = rows_of(&self.chosen_rows, rg).map(|s| rows_mask(s, first_row, n))
-        else {
-            return Ok((passed, matched));
-        };
+        self.metrics.rows_matched += keep.count_set_bits() as u64;
+        if let Some(chosen) = rows_of(&self.chosen_rows, rg).map(|s| rows_mask(s, first_row, n)) {
+            keep = &keep & chosen.values();
+        }
+        if keep == matched {
+            return Ok((passed, keep));
+        }
         let at = crate::Location::default();
         let err = |e| crate::error::arrow_err(&at, e);
-        let keep = &matched & chosen.values();
-        // Whether each passing row is chosen, in the order of `passed`.
-        let among = arrow_select::filter::filter(&chosen, &BooleanArray::new(matched, None))
-            .map_err(err)?;
+        // Whether each passing row is kept, in the order of `passed`.
+        let among = arrow_select::filter::filter(
+            &BooleanArray::new(keep.clone(), None),
+            &BooleanArray::new(matched, None),
+        )
+        .map_err(err)?;
         let passed = arrow_select::filter::filter(&passed, among.as_boolean()).map_err(err)?;
         Ok((passed, keep))
     }

@@ -76,34 +76,22 @@ impl LatePlan {
         })
     }
 
-    /// The one early field of `root` (as the plan was made for) when it is
-    /// a leaf itself, not a group: its column index.
-    pub(super) fn sole_early_leaf(&self, root: &FieldNode) -> Option<usize> {
+    /// Where leaf column `leaf` is an early top-level field of `root` (as
+    /// the plan was made for) that is a leaf itself, not a group: its index
+    /// among the top-level fields and among the early ones.
+    pub(super) fn early_leaf(&self, root: &FieldNode, leaf: usize) -> Option<(usize, usize)> {
         let FieldKind::Group(children) = &root.kind else {
             return None;
         };
-        let mut early = children
+        children
             .iter()
-            .zip(&self.late_field)
-            .filter(|(_, late)| !**late);
-        match (early.next(), early.next()) {
-            (
-                Some((
-                    FieldNode {
-                        kind: FieldKind::Leaf { column_index },
-                        ..
-                    },
-                    _,
-                )),
-                None,
-            ) => Some(*column_index),
-            _ => None,
-        }
-    }
-
-    /// The name of the first early field, to name it in errors.
-    pub(super) fn early_field_name(&self) -> Option<String> {
-        self.early_schema.fields().first().map(|f| f.name().clone())
+            .enumerate()
+            .filter(|(i, _)| !self.field_is_late(*i))
+            .enumerate()
+            .find_map(|(early, (i, child))| match child.kind {
+                FieldKind::Leaf { column_index } if column_index == leaf => Some((i, early)),
+                _ => None,
+            })
     }
 
     /// Whether leaf column `leaf` is read late.

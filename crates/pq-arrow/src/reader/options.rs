@@ -502,13 +502,20 @@ impl ReadOptions {
         if let (Some(plan), Some(f)) = (&late, filter.as_mut()) {
             f.with_late_leaves(plan.late_leaves());
         }
-        // A predicate that is one test of the one early column, a string
-        // or binary leaf: that column is read through the test.
+        // A predicate that is (or has a conjunct that is) one test of an
+        // early string or binary leaf: that column is read through the
+        // test.
         let tested = match (&late, &filter, &converted.root) {
-            (Some(plan), Some(f), Some(root)) => f
-                .byte_test()
-                .filter(|(leaf, _)| plan.sole_early_leaf(root) == Some(*leaf))
-                .map(|(leaf, test)| (leaf, Arc::new(test))),
+            (Some(plan), Some(f), Some(root)) => f.byte_test().and_then(|(leaf, test, rest)| {
+                let (field, early) = plan.early_leaf(root, leaf)?;
+                Some(super::core::Tested {
+                    leaf,
+                    test: Arc::new(test),
+                    field,
+                    early,
+                    rest,
+                })
+            }),
             _ => None,
         };
         let threads = self.threads.max(1);
