@@ -1,7 +1,8 @@
 //! Values tested as they are read: a column whose predicate is one
 //! [`ByteTest`] (`c = 'x'`, `c != 'x'`, `c [NOT] IN (…)`, `c [NOT] LIKE
-//! 'x%'`) is read, in a batch the predicate tests, as the answer for each
-//! row plus the values that pass, and nothing else.
+//! 'x%'`), alone or as a conjunct of an `AND` whose other conjuncts read
+//! other columns, is read, in a batch the predicate tests, as the answer
+//! for each row plus the values that pass, and nothing else.
 //!
 //! Decoding a string column to test it copies every value into the
 //! batch's buffer, checks it as UTF-8, and walks the copies again to
