@@ -138,29 +138,19 @@ pub(super) struct Tested {
 
 /// `n` empty values of `dt` (a byte-array type), without nulls.
 fn empty_values(dt: &DataType, n: usize) -> Result<ArrayRef> {
-    use arrow_array::{BinaryArray, LargeBinaryArray, LargeStringArray, StringArray};
-    use arrow_buffer::{Buffer, OffsetBuffer};
+    use arrow_array::types::{BinaryType, ByteArrayType, LargeBinaryType, LargeUtf8Type, Utf8Type};
+    fn empty<T: ByteArrayType>(n: usize) -> ArrayRef {
+        let offsets = arrow_buffer::OffsetBuffer::new_zeroed(n);
+        let values = arrow_buffer::Buffer::from_vec(Vec::<u8>::new());
+        Arc::new(arrow_array::GenericByteArray::<T>::new(
+            offsets, values, None,
+        ))
+    }
     Ok(match dt {
-        DataType::Utf8 => Arc::new(StringArray::new(
-            OffsetBuffer::new_zeroed(n),
-            Buffer::from_vec(Vec::<u8>::new()),
-            None,
-        )),
-        DataType::LargeUtf8 => Arc::new(LargeStringArray::new(
-            OffsetBuffer::new_zeroed(n),
-            Buffer::from_vec(Vec::<u8>::new()),
-            None,
-        )),
-        DataType::Binary => Arc::new(BinaryArray::new(
-            OffsetBuffer::new_zeroed(n),
-            Buffer::from_vec(Vec::<u8>::new()),
-            None,
-        )),
-        DataType::LargeBinary => Arc::new(LargeBinaryArray::new(
-            OffsetBuffer::new_zeroed(n),
-            Buffer::from_vec(Vec::<u8>::new()),
-            None,
-        )),
+        DataType::Utf8 => empty::<Utf8Type>(n),
+        DataType::LargeUtf8 => empty::<LargeUtf8Type>(n),
+        DataType::Binary => empty::<BinaryType>(n),
+        DataType::LargeBinary => empty::<LargeBinaryType>(n),
         other => {
             return Err(data_err(
                 &Location::default(),
