@@ -317,17 +317,15 @@ impl BatchDecoder {
     }
 
     /// The end of the column chunk of the current row group that holds
-    /// `offset`: how far a fetch for a page there may usefully read ahead.
-    /// `None` for a chunk whose pages are asked for as the offset index
-    /// places them: it passes over pages, and reading ahead would fetch
-    /// them.
+    /// `offset` (how far a fetch for a page there may usefully read ahead),
+    /// and whether its pages are asked for as the offset index places them
+    /// (it passes over pages: reading far ahead would fetch them).
     #[cfg(feature = "async")]
-    pub(crate) fn chunk_end(&self, offset: u64) -> Option<u64> {
+    pub(crate) fn chunk_end(&self, offset: u64) -> Option<(u64, bool)> {
         self.chunks
             .iter()
             .find(|(r, _, _)| r.contains(&offset))
-            .filter(|(_, _, located)| !located)
-            .map(|(r, _, _)| r.end)
+            .map(|(r, _, located)| (r.end, *located))
     }
 
     /// The byte ranges of the projected column chunks of the row group
