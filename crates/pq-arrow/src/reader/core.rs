@@ -95,9 +95,8 @@ pub(crate) struct BatchDecoder {
     /// readers' pages).
     pub(super) peak_buffered: usize,
     /// The byte range and location of each chunk of the row group, to
-    /// name the chunk a failed read was for, and whether its reader asks
-    /// for pages as the offset index places them (a late column's).
-    pub(super) chunks: Vec<(Range<u64>, Location, bool)>,
+    /// name the chunk a failed read was for.
+    pub(super) chunks: Vec<(Range<u64>, Location)>,
     /// The predicate's pruning and filtering, when there is one.
     pub(super) filter: Option<Box<RowFilter>>,
     /// What the predicate prunes by.
@@ -311,21 +310,23 @@ impl BatchDecoder {
     pub(crate) fn location_of(&self, offset: u64) -> Location {
         self.chunks
             .iter()
-            .find(|(r, _, _)| r.contains(&offset))
-            .map_or_else(Location::default, |(_, at, _)| at.clone())
+            .find(|(r, _)| r.contains(&offset))
+            .map_or_else(Location::default, |(_, at)| at.clone())
             .at_offset(offset)
     }
 
     /// The end of the column chunk of the current row group that holds
-    /// `offset` (how far a fetch for a page there may usefully read ahead),
-    /// and whether its pages are asked for as the offset index places them
-    /// (it passes over pages: reading far ahead would fetch them).
+    /// `offset`: how far a fetch for a page there may usefully read ahead.
+    /// Also for a chunk read through its offset index: requests of a page
+    /// or a megabyte each made a dense selective read through a 20 ms
+    /// proxy six times slower (one round trip per page), so a remote read
+    /// fetches whole chunks and the page reader passes over pages in them.
     #[cfg(feature = "async")]
-    pub(crate) fn chunk_end(&self, offset: u64) -> Option<(u64, bool)> {
+    pub(crate) fn chunk_end(&self, offset: u64) -> Option<u64> {
         self.chunks
             .iter()
-            .find(|(r, _, _)| r.contains(&offset))
-            .map(|(r, _, located)| (r.end, *located))
+            .find(|(r, _)| r.contains(&offset))
+            .map(|(r, _)| r.end)
     }
 
     /// The byte ranges of the projected column chunks of the row group
@@ -367,16 +368,6 @@ impl BatchDecoder {
             let Some(cmd) = group.columns.get(ci).and_then(|c| c.meta_data.as_ref()) else {
                 continue;
             };
-            // A late column read by its offset index fetches the pages of
-            // kept rows alone, when it gets there.
-            let located = self.filter.as_ref().is_some_and(|f| {
-                !f.all_match(rg)
-                    && self.late.as_ref().is_some_and(|p| p.is_late(ci))
-                    && f.late_pages(rg, ci).is_some()
-            });
-            if located {
-                continue;
-            }
             if let Ok(r) =
                 pq_page::column_chunk_range(cmd, self.file_len, self.metadata.created_by.as_deref())
             {
@@ -561,8 +552,7 @@ impl BatchDecoder {
             if let Some(locations) = late_pages {
                 pages = pages.with_page_locations(locations);
             }
-            self.chunks
-                .push((range.clone(), at.clone(), late_pages.is_some()));
+            self.chunks.push((range.clone(), at.clone()));
             // A predicate's column whose pages all index a small dictionary
             // is read as its keys: the predicate is tested on the
             // dictionary's values once a batch, and only the kept rows are

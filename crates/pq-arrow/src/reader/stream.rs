@@ -36,14 +36,6 @@ use crate::predicate::PruningMetrics;
 /// huge column does not have to fit in memory at once.
 const MAX_WIDENING: u64 = 64 << 20;
 
-/// The most a page request is widened by in a chunk read through its
-/// offset index (a late column of a selective read, which passes over the
-/// pages of rows not kept): widening to the chunk's end would fetch those
-/// pages, and none at all would make a dense read (most pages kept) a
-/// round trip per page. 1 MiB, object_store's coalescing size: some 16
-/// pages of 64 KiB, or one of a megabyte.
-const LOCATED_WIDENING: u64 = 1 << 20;
-
 /// Below this many bytes fetched for the decoder, the next row group's
 /// fetch starts at once rather than after them (see `Driver::serve`).
 const PREFETCH_WITH_BYTES: u64 = 8 << 20;
@@ -482,16 +474,11 @@ impl Driver {
     }
 
     /// `r` widened towards the end of its column chunk (see
-    /// [`MAX_WIDENING`] and [`LOCATED_WIDENING`]).
+    /// [`MAX_WIDENING`]).
     fn widen(&self, r: Range<u64>) -> Range<u64> {
         match self.decoder.chunk_end(r.start) {
-            Some((end, located)) if end > r.end => {
-                let most = if located {
-                    LOCATED_WIDENING
-                } else {
-                    MAX_WIDENING
-                };
-                r.start..end.min(r.end.saturating_add(most)).max(r.end)
+            Some(end) if end > r.end => {
+                r.start..end.min(r.end.saturating_add(MAX_WIDENING)).max(r.end)
             }
             _ => r,
         }
@@ -552,12 +539,8 @@ impl Driver {
     /// Drops the ranges that serve neither the row group being read nor
     /// the next one (those the decoder took, its readers still hold).
     fn evict(&mut self) {
-        let mut keep: Vec<Range<u64>> = self
-            .decoder
-            .chunks
-            .iter()
-            .map(|(r, _, _)| r.clone())
-            .collect();
+        let mut keep: Vec<Range<u64>> =
+            self.decoder.chunks.iter().map(|(r, _)| r.clone()).collect();
         keep.extend(self.decoder.next_row_group_ranges());
         self.held.retain(|h| {
             matches!(h.data, HeldData::Pending(_))
