@@ -51,37 +51,9 @@ pub(crate) fn eq_bytes(a: &dyn Array, needle: &[u8], negate: bool) -> Option<Boo
 }
 
 fn eq_offsets<O: OffsetSizeTrait>(offsets: &[O], data: &[u8], needle: &[u8]) -> BooleanBuffer {
-    let len = needle.len();
-    // Values of 4 to 16 bytes: two overlapping words of the value's place
-    // compared whatever its length, so that the answer is the product of
-    // three tests, not a branch on lengths that vary row by row.
-    match len {
-        8..=16 => {
-            let (a, b) = (load::<8>(needle, 0), load::<8>(needle, len - 8));
-            scan(offsets, len, |s| {
-                (load::<8>(data, s) == a) & (load::<8>(data, s + len - 8) == b)
-            })
-        }
-        4..=7 => {
-            let (a, b) = (load::<4>(needle, 0), load::<4>(needle, len - 4));
-            scan(offsets, len, |s| {
-                (load::<4>(data, s) == a) & (load::<4>(data, s + len - 4) == b)
-            })
-        }
-        _ => scan(offsets, len, |s| {
-            data.get(s..s.saturating_add(len)) == Some(needle)
-        }),
-    }
-}
-
-/// Whether each value of `offsets` is `len` bytes long and `same` says
-/// its bytes (from its start) are the needle's, packed 64 to a word.
-#[inline(always)]
-fn scan<O: OffsetSizeTrait>(
-    offsets: &[O],
-    len: usize,
-    same: impl Fn(usize) -> bool,
-) -> BooleanBuffer {
+    // The test a column read through it applies (values of 4 to 16 bytes
+    // as two words, without a branch on their lengths).
+    let test = ByteTest::new(vec![needle.to_vec()], false, false);
     let n = offsets.len().saturating_sub(1);
     let mut words = Vec::with_capacity(n.div_ceil(64));
     let (mut word, mut bit) = (0u64, 0u32);
@@ -89,7 +61,7 @@ fn scan<O: OffsetSizeTrait>(
         let hit = match w {
             [s, e] => {
                 let (s, e) = (s.as_usize(), e.as_usize());
-                (e.wrapping_sub(s) == len) & same(s)
+                test.passes_at(data, s, e.wrapping_sub(s))
             }
             _ => false,
         };

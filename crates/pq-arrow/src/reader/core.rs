@@ -850,17 +850,14 @@ impl BatchDecoder {
         let rest = t.rest.as_ref().map(|p| (p, &early));
         let (passed, mask) = filter.keep_tested(data.array, matched, rest, rg, first_row)?;
         let kept = passed.len();
-        let early = if early.num_columns() == 1 {
-            plan.early_batch(vec![passed], kept)?
-        } else {
-            let keep = arrow_array::BooleanArray::new(mask.clone(), None);
-            let early = crate::predicate::eval::filter(&early, &keep)?;
-            let mut columns = early.columns().to_vec();
-            if let Some(c) = columns.get_mut(early_at) {
-                *c = passed;
-            }
-            plan.restore_types(plan.early_batch(columns, kept)?)?
-        };
+        let keep = arrow_array::BooleanArray::new(mask.clone(), None);
+        let mut columns = crate::predicate::eval::filter(&early, &keep)?
+            .columns()
+            .to_vec();
+        if let Some(c) = columns.get_mut(early_at) {
+            *c = passed;
+        }
+        let early = plan.restore_types(plan.early_batch(columns, kept)?)?;
         filter.metrics.values_skipped_late += (n - kept) as u64 * plan.late_columns() as u64;
         Ok((early, KeptRows::new(mask)))
     }

@@ -343,11 +343,8 @@ impl RowFilter {
                 else {
                     continue;
                 };
-                for &leaf in &self.late_leaves {
-                    if let Some(pages) = load_offset_index(group, leaf, fetch, &mut self.metrics) {
-                        self.late_pages.push(((rg, leaf), pages));
-                    }
-                }
+                let (leaves, out) = (&self.late_leaves, &mut self.late_pages);
+                load_late_pages(out, leaves, rg, group, fetch, &mut self.metrics);
             }
             let missing = missing.into_inner();
             return if missing.is_empty() {
@@ -442,11 +439,8 @@ impl RowFilter {
             // unread. A column without a readable offset index reads its
             // page headers instead.
             if keep && levels.page_index {
-                for &leaf in &self.late_leaves {
-                    if let Some(pages) = load_offset_index(group, leaf, fetch, metrics) {
-                        self.late_pages.push(((rg, leaf), pages));
-                    }
-                }
+                let (leaves, out) = (&self.late_leaves, &mut self.late_pages);
+                load_late_pages(out, leaves, rg, group, fetch, metrics);
                 if missed(before) {
                     kept.push(rg);
                     continue;
@@ -803,6 +797,23 @@ fn load_dictionary(
     metrics.dictionary_bytes += bytes.len() as u64;
     metrics.dictionaries_read += 1;
     dictionary_values(bytes, meta, leaf, &column.value_type, start, page_options)
+}
+
+/// The page locations of each of `leaves` in row group `rg` (`group`)
+/// that has a readable offset index, appended to `out`.
+fn load_late_pages(
+    out: &mut Vec<((usize, usize), Vec<pq_format::PageLocation>)>,
+    leaves: &[usize],
+    rg: usize,
+    group: &pq_format::RowGroup,
+    fetch: &mut dyn FnMut(u64, u64) -> Result<Bytes>,
+    metrics: &mut PruningMetrics,
+) {
+    for &leaf in leaves {
+        if let Some(pages) = load_offset_index(group, leaf, fetch, metrics) {
+            out.push(((rg, leaf), pages));
+        }
+    }
 }
 
 /// The page locations of `leaf`'s chunk in `group` from its offset index;
