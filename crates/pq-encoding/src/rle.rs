@@ -161,6 +161,27 @@ pub fn read_run(data: &[u8], pos: &mut usize, bit_width: usize, remaining: usize
     })
 }
 
+/// The `off`th `w`-bit value (`w` at most 32) of the bit-packed values
+/// starting at byte `start` of `data`: at most 39 bits from the byte that
+/// holds its first bit, read as one little-endian word. Bytes past the end
+/// read as zeros (a caller asks only for values its run's bytes hold).
+#[inline]
+fn packed_value(data: &[u8], start: usize, off: usize, w: usize) -> u32 {
+    let bit = off.saturating_mul(w);
+    let byte = start.saturating_add(bit / 8);
+    let mut b = [0u8; 8];
+    match data.get(byte..byte.saturating_add(8)) {
+        Some(s) => b.copy_from_slice(s),
+        None => {
+            for (d, s) in b.iter_mut().zip(data.get(byte..).unwrap_or_default()) {
+                *d = *s;
+            }
+        }
+    }
+    let mask = (1u64 << w) - 1;
+    ((u64::from_le_bytes(b) >> (bit % 8)) & mask) as u32
+}
+
 /// Streaming decoder of hybrid runs.
 ///
 /// ```
@@ -377,6 +398,113 @@ impl<'a> RleDecoder<'a> {
             left -= step;
         }
         Ok(())
+    }
+
+    /// Consumes the next `n` values (fewer only at the end of the data;
+    /// returns how many), writing over each of `positions` the value at
+    /// that position among them. Positions must be strictly increasing and
+    /// below `n`; one that is not becomes `u32::MAX`.
+    ///
+    /// A value inside a bit-packed run is read where it lies, from its bit
+    /// offset, without unpacking its group: few positions among many values
+    /// (the kept rows of a column read late) cost a few operations each
+    /// rather than a decode of every value.
+    ///
+    /// ```
+    /// use pq_encoding::rle::{RleDecoder, encode};
+    /// let values: Vec<u32> = (0..100).map(|i| i * 7 % 61).collect();
+    /// let mut runs = Vec::new();
+    /// encode(&values, 6, &mut runs);
+    /// let mut dec = RleDecoder::new(&runs, 6).unwrap().with_count(100);
+    /// let mut positions = [3, 40, 41, 99];
+    /// assert_eq!(dec.gather(100, &mut positions).unwrap(), 100);
+    /// assert_eq!(positions, [values[3], values[40], values[41], values[99]]);
+    /// ```
+    pub fn gather(&mut self, n: usize, positions: &mut [u32]) -> Result<usize> {
+        let mut done = 0usize;
+        let mut i = 0;
+        while let Some(&p) = positions.get(i) {
+            let p = p as usize;
+            if p < done || p >= n {
+                if let Some(slot) = positions.get_mut(i) {
+                    *slot = u32::MAX;
+                }
+                i += 1;
+                continue;
+            }
+            let d = p - done;
+            if self.at.buf_pos < self.at.buf_len {
+                let held = self.at.buf_len - self.at.buf_pos;
+                if d < held {
+                    let v = self.at.buf.get(self.at.buf_pos + d).copied();
+                    if let Some(slot) = positions.get_mut(i) {
+                        *slot = v.unwrap_or(u32::MAX);
+                    }
+                    self.at.buf_pos += d + 1;
+                    done = p + 1;
+                    i += 1;
+                } else {
+                    self.at.buf_pos = self.at.buf_len;
+                    done += held;
+                }
+            } else if self.at.rle_left > 0 {
+                if d < self.at.rle_left {
+                    if let Some(slot) = positions.get_mut(i) {
+                        *slot = self.at.rle_value;
+                    }
+                    self.at.rle_left -= d + 1;
+                    done = p + 1;
+                    i += 1;
+                } else {
+                    done += self.at.rle_left;
+                    self.at.rle_left = 0;
+                }
+            } else if self.at.bp_left > 0 {
+                // Every position within the run's values left, read where
+                // it lies; then the run is passed as far as they reach (all
+                // of it when a position lies beyond).
+                let (base, left, w) = (done, self.at.bp_left, self.at.bit_width);
+                let mut used = 0;
+                while let Some(slot) = positions.get_mut(i) {
+                    let q = *slot as usize;
+                    if q < base + used || q >= n {
+                        *slot = u32::MAX;
+                        i += 1;
+                        continue;
+                    }
+                    let off = q - base;
+                    if off >= left {
+                        used = left;
+                        break;
+                    }
+                    *slot = packed_value(self.data, self.at.pos, off, w);
+                    used = off + 1;
+                    i += 1;
+                }
+                self.pass_packed(used);
+                done = base + used;
+            } else if !self.next_run()? {
+                return Ok(done);
+            }
+        }
+        Ok(done + self.skip(n - done)?)
+    }
+
+    /// Passes the next `k` values (at most those left) of the current
+    /// bit-packed run, whose group boundary the position is at: whole
+    /// groups by arithmetic, a part group unpacked to be handed out.
+    fn pass_packed(&mut self, k: usize) {
+        let groups = k / 8;
+        self.at.pos = (self.at.pos + groups * self.at.bit_width).min(self.data.len());
+        self.at.bp_left -= groups * 8;
+        let part = k % 8;
+        if part > 0 {
+            let mut b = [0u32; 32];
+            let got = self.unpack_group(&mut b);
+            self.at.buf = b;
+            self.at.buf_pos = part.min(got);
+            self.at.buf_len = got;
+        }
     }
 
     /// Skips up to `n` values; returns how many were skipped.

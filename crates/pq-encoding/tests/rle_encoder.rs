@@ -170,3 +170,80 @@ fn every_value_type_encodes_alike() {
     assert_eq!(a, b);
     assert_eq!(&a[..4], &((a.len() - 4) as u32).to_le_bytes());
 }
+
+/// Gathering positions from a stream against decoding it whole: random
+/// runs at every width, positions at random densities (and some out of
+/// order or past the count), gathered in steps that start mid-run and
+/// mid-group after values taken by `decode` and passed by `skip`.
+fn check_gather(values: &[u32], w: u8, picks: &[(u16, u8)]) {
+    let mut runs = Vec::new();
+    rle::encode(values, w, &mut runs);
+    let mut dec = RleDecoder::new(&runs, w).unwrap().with_count(values.len());
+    let mut at = 0usize;
+    for (i, &(len, density)) in picks.iter().enumerate() {
+        let n = usize::from(len).min(values.len() - at);
+        match i % 3 {
+            // Every third step decodes, and every third one skips, so that
+            // gathers start wherever those leave the decoder.
+            1 => {
+                let mut out = vec![0u32; n];
+                assert_eq!(dec.decode(&mut out).unwrap(), n);
+                assert_eq!(out, values[at..at + n]);
+            }
+            2 if density % 2 == 0 => assert_eq!(dec.skip(n).unwrap(), n),
+            _ => {
+                let step = usize::from(density % 40) + 1;
+                let mut positions: Vec<u32> = (0..n).step_by(step).map(|p| p as u32).collect();
+                let mut want: Vec<u32> =
+                    positions.iter().map(|&p| values[at + p as usize]).collect();
+                if density > 200 && positions.len() > 2 {
+                    // A repeated position, then one past the count.
+                    positions[1] = positions[0];
+                    want[1] = u32::MAX;
+                    positions.push(n as u32);
+                    want.push(u32::MAX);
+                }
+                assert_eq!(dec.gather(n, &mut positions).unwrap(), n);
+                assert_eq!(positions, want, "width {w}, from {at}, {n} values");
+            }
+        }
+        at += n;
+    }
+    // What is left decodes as the rest of the stream.
+    let mut out = vec![0u32; values.len() - at];
+    assert_eq!(dec.decode(&mut out).unwrap(), out.len());
+    assert_eq!(out, values[at..]);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn gathered_positions_equal_the_decoded_values(
+        (w, values) in runs(),
+        picks in prop::collection::vec((0u16..700, any::<u8>()), 1..12),
+    ) {
+        check_gather(&values, w, &picks);
+    }
+
+    #[test]
+    fn gathered_random_values_at_every_width(
+        w in 0u8..=32,
+        raw in prop::collection::vec(any::<u32>(), 0..3000),
+        picks in prop::collection::vec((0u16..900, any::<u8>()), 1..12),
+    ) {
+        let values: Vec<u32> = raw.iter().map(|&v| v & mask(w)).collect();
+        check_gather(&values, w, &picks);
+    }
+}
+
+#[test]
+fn gathering_past_the_data_reports_what_it_held() {
+    let values: Vec<u32> = (0..50).map(|i| i % 5).collect();
+    let mut runs = Vec::new();
+    rle::encode(&values, 3, &mut runs);
+    let mut dec = RleDecoder::new(&runs, 3).unwrap().with_count(50);
+    let mut positions = [10, 49, 60];
+    assert_eq!(dec.gather(80, &mut positions).unwrap(), 50);
+    assert_eq!(positions[..2], [values[10], values[49]]);
+}

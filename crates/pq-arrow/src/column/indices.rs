@@ -88,57 +88,68 @@ impl PageIndices {
     /// Consumes the next `n` indices, writing over each of `positions`
     /// (increasing, each below `n`) the index at that position. Few
     /// positions among many indices (the kept rows of a column read late)
-    /// are reached by skipping, which passes bit-packed groups by
-    /// arithmetic: up to 32 indices are unpacked where a position falls.
-    /// Only below one position in 128 does that pay: at 1 % (a 1 % filter
-    /// over a SNAPPY table, every column projected) skipping cost 5-10 %
-    /// more than decoding every index, at 0.2 % it saved 11 %. A position
-    /// out of order or range becomes `u32::MAX`, which no dictionary holds.
+    /// are read where they lie in their bit-packed runs
+    /// ([`RleDecoder::gather`]), a few operations each; from one position
+    /// in 8 on, decoding every index costs less. A position out of order or
+    /// range becomes `u32::MAX`, which no dictionary holds.
     pub(crate) fn gather(
         &mut self,
         n: usize,
         positions: &mut [u32],
     ) -> Result<(), pq_encoding::Error> {
-        if positions.len().saturating_mul(128) >= n {
+        if positions.len().saturating_mul(8) >= n {
             let idx = self.take(n)?;
             for v in positions.iter_mut() {
                 *v = idx.get(*v as usize).copied().unwrap_or(u32::MAX);
             }
             return Ok(());
         }
+        // Those among the indices decoded ahead, then the rest from the
+        // runs.
+        let held = self.buf.len() - self.pos;
+        let ahead = self.buf.get(self.pos..).unwrap_or_default();
+        let mut i = 0;
         let mut at = 0;
-        for v in positions.iter_mut() {
+        while let Some(v) = positions.get_mut(i) {
             let p = *v as usize;
-            if p < at || p >= n {
-                *v = u32::MAX;
-                continue;
+            if p >= held.min(n) {
+                break;
             }
-            self.skip(p - at)?;
-            *v = self.take_one()?;
+            *v = if p < at {
+                u32::MAX
+            } else {
+                ahead.get(p).copied().unwrap_or(u32::MAX)
+            };
             at = p + 1;
+            i += 1;
         }
-        self.skip(n - at)
-    }
-
-    /// The next index, decoding no more than the group it is in.
-    fn take_one(&mut self) -> Result<u32, pq_encoding::Error> {
-        if let Some(&v) = self.buf.get(self.pos) {
-            self.pos += 1;
-            return Ok(v);
-        }
-        if self.left == 0 {
-            return Err(Self::fewer(1, 0));
+        if n <= held {
+            for v in positions.get_mut(i..).unwrap_or_default() {
+                *v = u32::MAX;
+            }
+            self.pos += n;
+            return Ok(());
         }
         self.buf.clear();
         self.pos = 0;
+        let rest = n - held;
+        if rest > self.left {
+            return Err(Self::fewer(n, held + self.left));
+        }
+        let rest_positions = positions.get_mut(i..).unwrap_or_default();
+        for v in rest_positions.iter_mut() {
+            // One below those decoded ahead is out of order.
+            *v = v.checked_sub(held as u32).unwrap_or(u32::MAX);
+        }
         let cursor = self.cursor()?;
         let mut decoder = RleDecoder::resume(&self.runs, cursor);
-        decoder.decode_into(&mut self.buf, 1)?;
+        let got = decoder.gather(rest, rest_positions)?;
         self.cursor = Some(decoder.into_cursor());
-        self.left -= 1;
-        let v = self.buf.first().copied().ok_or(Self::fewer(1, 0))?;
-        self.pos = 1;
-        Ok(v)
+        self.left -= rest;
+        if got < rest {
+            return Err(Self::fewer(n, held + got));
+        }
+        Ok(())
     }
 
     /// The buffer, for the next page.
