@@ -669,6 +669,27 @@ pub(crate) fn wants_large_offsets(dt: &DataType) -> bool {
         || matches!(dt, DataType::Dictionary(_, v) if wants_large_offsets(v))
 }
 
+/// The largest of `keys` (0 for none), in sixteen lanes: one running
+/// maximum is a chain of dependent compares (on baseline x86-64, three
+/// instructions a step), sixteen are independent and fill the vector unit.
+/// For a predicate's columns read as keys this pass was 5 % of a filtered
+/// read.
+fn max_key(keys: &[u32]) -> u32 {
+    let mut lanes = [0u32; 16];
+    let chunks = keys.chunks_exact(16);
+    let rest = chunks.remainder();
+    for chunk in chunks {
+        for (m, &k) in lanes.iter_mut().zip(chunk) {
+            *m = (*m).max(k);
+        }
+    }
+    lanes
+        .into_iter()
+        .chain(rest.iter().copied())
+        .max()
+        .unwrap_or(0)
+}
+
 /// A dictionary array of `key_type` keys: `keys` are the dense (non-null)
 /// keys, spread over `nulls` (or already one per slot when `spaced`).
 pub(crate) fn dictionary_array(
@@ -695,7 +716,7 @@ pub(crate) fn dictionary_array(
         use arrow_buffer::ArrowNativeType;
         // One check of the largest key, then a plain conversion (in place
         // for 32-bit keys).
-        let max = keys.iter().copied().max().unwrap_or(0);
+        let max = max_key(&keys);
         if K::Native::from_usize(max as usize).is_none() {
             return Err(data_err(
                 at,
