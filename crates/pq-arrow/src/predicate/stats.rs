@@ -533,26 +533,94 @@ fn bound_array(
     dt: &DataType,
     zero: Zero,
 ) -> Option<ArrayRef> {
-    let a = super::plain::plain_array(&[bytes], leaf, dt)?;
-    // -0 and +0 are equal as floats but not in Arrow's total order.
+    signed_zeros(super::plain::plain_array(&[bytes], leaf, dt)?, zero)
+}
+
+/// `bounds` (an array of bounds of `dt`) with each zero float bound given
+/// the sign of `zero`: -0 and +0 are equal as floats but not in Arrow's
+/// total order.
+fn signed_zeros(bounds: ArrayRef, zero: Zero) -> Option<ArrayRef> {
     let signed = |f: f64| match zero {
         Zero::Negative if f == 0.0 => -0.0,
         Zero::Positive if f == 0.0 => 0.0,
         _ => f,
     };
-    Some(match dt {
-        DataType::Float32 => {
-            let v = a.as_any().downcast_ref::<Float32Array>()?.value(0);
-            Arc::new(Float32Array::from(vec![signed(f64::from(v)) as f32]))
-        }
-        DataType::Float64 => {
-            let v = a.as_any().downcast_ref::<Float64Array>()?.value(0);
-            Arc::new(Float64Array::from(vec![signed(v)]))
-        }
-        DataType::Float16 => {
-            let v = a.as_any().downcast_ref::<Float16Array>()?.value(0);
-            Arc::new(Float16Array::from(vec![F16::from_f64(signed(v.to_f64()))]))
-        }
-        _ => a,
+    Some(match bounds.data_type() {
+        DataType::Float32 => Arc::new(
+            bounds
+                .as_any()
+                .downcast_ref::<Float32Array>()?
+                .unary::<_, arrow_array::types::Float32Type>(|v| signed(f64::from(v)) as f32),
+        ),
+        DataType::Float64 => Arc::new(
+            bounds
+                .as_any()
+                .downcast_ref::<Float64Array>()?
+                .unary::<_, arrow_array::types::Float64Type>(signed),
+        ),
+        DataType::Float16 => Arc::new(
+            bounds
+                .as_any()
+                .downcast_ref::<Float16Array>()?
+                .unary::<_, arrow_array::types::Float16Type>(|v| F16::from_f64(signed(v.to_f64()))),
+        ),
+        _ => bounds,
     })
+}
+
+/// The bounds of many pages at once (the page index): `lo[i]`/`hi[i]` are
+/// page `i`'s encoded minimum and maximum. Returns them as two arrays of
+/// `dt`, and which pages' bounds are the right way round (the others are
+/// not bounds, as [`bounds`] says of one pair); `None` when some bytes do
+/// not hold a value (the caller then reads each page's on its own).
+pub(crate) fn bounds_of_pages(
+    lo: &[&[u8]],
+    hi: &[&[u8]],
+    leaf: &ColumnDescriptor,
+    dt: &DataType,
+) -> Option<(ArrayRef, ArrayRef, arrow_buffer::BooleanBuffer)> {
+    let lo = signed_zeros(super::plain::plain_array(lo, leaf, dt)?, Zero::Negative)?;
+    let hi = signed_zeros(super::plain::plain_array(hi, leaf, dt)?, Zero::Positive)?;
+    if lo.len() != hi.len() || lo.null_count() > 0 || hi.null_count() > 0 {
+        return None;
+    }
+    let reversed = arrow_ord::cmp::gt(&lo, &hi).ok()?;
+    Some((lo, hi, !reversed.values()))
+}
+
+/// [`compare_may_match`] for many pages at once: whether a value of each
+/// page within bounds `lo[i]..=hi[i]` may satisfy `op v` (the caller
+/// decides pages without bounds or of nulls only). `None` when Arrow
+/// cannot compare them.
+pub(crate) fn compare_may_match_pages(
+    lo: &ArrayRef,
+    hi: &ArrayRef,
+    exact: bool,
+    op: CmpOp,
+    v: &ArrayRef,
+) -> Option<arrow_buffer::BooleanBuffer> {
+    use arrow_ord::cmp as k;
+    let v = Scalar::new(v);
+    // Each rule is "not ruled out": the negation of what rules a page out,
+    // as in `compare_may_match`.
+    let out = match op {
+        CmpOp::Eq => {
+            let below = k::lt(&v, lo).ok()?;
+            let above = k::gt(&v, hi).ok()?;
+            !&(below.values() | above.values())
+        }
+        CmpOp::NotEq => {
+            if !exact {
+                return Some(arrow_buffer::BooleanBuffer::new_set(lo.len()));
+            }
+            let lo_is = k::eq(lo, &v).ok()?;
+            let hi_is = k::eq(hi, &v).ok()?;
+            !&(lo_is.values() & hi_is.values())
+        }
+        CmpOp::Lt => !k::gt_eq(lo, &v).ok()?.values(),
+        CmpOp::LtEq => !k::gt(lo, &v).ok()?.values(),
+        CmpOp::Gt => !k::lt_eq(hi, &v).ok()?.values(),
+        CmpOp::GtEq => !k::lt(hi, &v).ok()?.values(),
+    };
+    Some(out)
 }
