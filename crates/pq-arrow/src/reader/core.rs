@@ -544,10 +544,13 @@ impl BatchDecoder {
             // A late column whose offset index was read passes over the
             // pages of rows not kept without their headers, and asks for a
             // page as exactly its bytes.
+            let late = self.filter.is_some()
+                && !plain
+                && self.late.as_ref().is_some_and(|p| p.is_late(ci));
             let late_pages = self
                 .filter
                 .as_ref()
-                .filter(|_| !plain && self.late.as_ref().is_some_and(|p| p.is_late(ci)))
+                .filter(|_| late)
                 .and_then(|f| f.late_pages(rg_index, ci));
             if let Some(locations) = late_pages {
                 pages = pages.with_page_locations(locations);
@@ -584,6 +587,9 @@ impl BatchDecoder {
             }
             if let Some(test) = test {
                 reader = reader.with_test(test);
+            }
+            if late {
+                reader = reader.with_lazy_dictionary();
             }
             readers.push((ci, reader));
         }
