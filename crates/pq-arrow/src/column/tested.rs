@@ -258,9 +258,11 @@ fn entry_answers(test: &ByteTest, dict: &Dict, at: &Location) -> Result<Vec<bool
         Some(PlainDict::Bytes { page, starts, .. }) => Ok(starts
             .windows(2)
             .map(|w| match w {
+                // Each entry where it lies, as a PLAIN page's values are
+                // (a one-word needle without a branch on lengths).
                 [s, e] => {
-                    let end = (*e as usize).saturating_sub(LENGTH_PREFIX);
-                    test.passes(page.get(*s as usize..end).unwrap_or_default())
+                    let (s, end) = (*s as usize, (*e as usize).saturating_sub(LENGTH_PREFIX));
+                    end <= page.len() && test.passes_at(page, s, end.saturating_sub(s))
                 }
                 _ => false,
             })
