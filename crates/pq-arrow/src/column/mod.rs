@@ -203,6 +203,10 @@ impl PlainDict {
         if k <= indexed {
             return true;
         }
+        // Positions are `u32`s (a page's size is an `i32` anyway).
+        if page.len() > u32::MAX as usize - 2 * LENGTH_PREFIX {
+            return false;
+        }
         // The next entry's length prefix is where one more would begin.
         let Some(next) = starts
             .last()

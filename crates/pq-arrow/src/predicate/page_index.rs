@@ -106,8 +106,10 @@ pub(crate) fn page_stats(
     let mut stats = Vec::with_capacity(n);
     for (i, (r, nulls)) in rows.iter().zip(nulls).enumerate() {
         let page_bounds = match &whole {
-            Some((lo, hi, ordered)) => (usable.get(i) == Some(&true) && ordered.value(i))
-                .then(|| (lo.slice(i, 1), hi.slice(i, 1))),
+            Some((lo, hi, ordered)) => {
+                (usable.get(i) == Some(&true) && i < ordered.len() && ordered.value(i))
+                    .then(|| (lo.slice(i, 1), hi.slice(i, 1)))
+            }
             None => (usable.get(i) == Some(&true))
                 .then(|| {
                     bounds(
@@ -199,7 +201,10 @@ fn select(node: &Bound, pages: &[Option<PageStats>], total: usize) -> RowSelecti
                     // As `stats_may_match` decides a comparison: a page of
                     // nulls only matches none, a page without bounds
                     // may match, the others as the kernel answered.
-                    Some(may) => s.nulls != Some(s.rows) && (s.bounds.is_none() || may.value(i)),
+                    Some(may) => {
+                        s.nulls != Some(s.rows)
+                            && (s.bounds.is_none() || i >= may.len() || may.value(i))
+                    }
                     None => stats_may_match(node, s),
                 };
                 RowSelection::from_consecutive_ranges(
