@@ -34,6 +34,9 @@ use parquet::file::statistics::Statistics;
 
 type Error = Box<dyn std::error::Error>;
 
+/// The test of a batch of the predicate's columns.
+type Test = Box<dyn Fn(&RecordBatch) -> BooleanArray + Send>;
+
 /// One of the bench's queries.
 enum Query {
     /// `col BETWEEN lo AND hi` on an INT64 column.
@@ -105,48 +108,47 @@ fn filter(path: &str, query: &Query) -> Result<(), Error> {
     };
     let md = b.metadata().clone();
     // The columns the predicate reads, and the test of a batch of them.
-    let (columns, test): (Vec<usize>, Box<dyn Fn(&RecordBatch) -> BooleanArray + Send>) =
-        match query {
-            Query::Range { col, lo, hi } => {
-                let c = leaf(col)?;
-                let (groups, selection) = key_selection(&md, c, *lo, *hi);
-                b = b.with_row_groups(groups).with_row_selection(selection);
-                let (lo, hi) = (Int64Array::new_scalar(*lo), Int64Array::new_scalar(*hi));
-                (
-                    vec![c],
-                    Box::new(move |batch| {
-                        let k = batch.column(0);
-                        both(arrow_ord::cmp::gt_eq(k, &lo), arrow_ord::cmp::lt_eq(k, &hi))
-                    }),
-                )
-            }
-            Query::Conjunction => {
-                let quantity = decimal(&arrow_type("l_quantity")?, 500)?;
-                let discount = decimal(&arrow_type("l_discount")?, 5)?;
-                (
-                    vec![leaf("l_quantity")?, leaf("l_discount")?],
-                    Box::new(move |batch| {
-                        both(
-                            arrow_ord::cmp::lt_eq(batch.column(0), &quantity),
-                            arrow_ord::cmp::eq(batch.column(1), &discount),
-                        )
-                    }),
-                )
-            }
-            Query::Equal { col, value } => {
-                let c = leaf(col)?;
-                let groups = bloom_groups(&file, c, value)?;
-                b = b.with_row_groups(groups);
-                let needle = string(&arrow_type(col)?, value)?;
-                (
-                    vec![c],
-                    Box::new(move |batch| {
-                        arrow_ord::cmp::eq(batch.column(0), needle.as_ref())
-                            .unwrap_or_else(|_| BooleanArray::from(vec![false; batch.num_rows()]))
-                    }),
-                )
-            }
-        };
+    let (columns, test): (Vec<usize>, Test) = match query {
+        Query::Range { col, lo, hi } => {
+            let c = leaf(col)?;
+            let (groups, selection) = key_selection(&md, c, *lo, *hi);
+            b = b.with_row_groups(groups).with_row_selection(selection);
+            let (lo, hi) = (Int64Array::new_scalar(*lo), Int64Array::new_scalar(*hi));
+            (
+                vec![c],
+                Box::new(move |batch| {
+                    let k = batch.column(0);
+                    both(arrow_ord::cmp::gt_eq(k, &lo), arrow_ord::cmp::lt_eq(k, &hi))
+                }),
+            )
+        }
+        Query::Conjunction => {
+            let quantity = decimal(&arrow_type("l_quantity")?, 500)?;
+            let discount = decimal(&arrow_type("l_discount")?, 5)?;
+            (
+                vec![leaf("l_quantity")?, leaf("l_discount")?],
+                Box::new(move |batch| {
+                    both(
+                        arrow_ord::cmp::lt_eq(batch.column(0), &quantity),
+                        arrow_ord::cmp::eq(batch.column(1), &discount),
+                    )
+                }),
+            )
+        }
+        Query::Equal { col, value } => {
+            let c = leaf(col)?;
+            let groups = bloom_groups(&file, c, value)?;
+            b = b.with_row_groups(groups);
+            let needle = string(&arrow_type(col)?, value)?;
+            (
+                vec![c],
+                Box::new(move |batch| {
+                    arrow_ord::cmp::eq(batch.column(0), needle.as_ref())
+                        .unwrap_or_else(|_| BooleanArray::from(vec![false; batch.num_rows()]))
+                }),
+            )
+        }
+    };
     let mask = ProjectionMask::leaves(b.parquet_schema(), columns);
     let predicate = ArrowPredicateFn::new(mask, move |batch| Ok(test(&batch)));
     let reader = b
