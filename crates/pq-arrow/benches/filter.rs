@@ -36,13 +36,10 @@ use bytes::Bytes;
 use common::{median, rounds};
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
-    ArrowPredicateFn, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowFilter, RowSelection,
-    RowSelector,
+    ArrowPredicateFn, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowFilter,
 };
-use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData};
-use parquet::file::page_index::column_index::ColumnIndexMetaData;
+use parquet::file::metadata::PageIndexPolicy;
 use parquet::file::reader::{ChunkReader, Length};
-use parquet::file::statistics::Statistics;
 use pq_arrow::ParquetReader;
 use pq_arrow::predicate::Predicate;
 use pq_testkit::Rng;
@@ -310,53 +307,6 @@ fn pq_read(file: &Bytes, q: Option<&Query>) -> (usize, u64) {
     (rows, reader.bytes_read())
 }
 
-/// The row groups of `md` whose `l_orderkey` statistics meet `lo..=hi`, and
-/// the rows of their pages that may.
-fn key_selection(md: &ParquetMetaData, (lo, hi): (i64, i64)) -> (Vec<usize>, RowSelection) {
-    let mut groups = Vec::new();
-    let mut selectors = Vec::new();
-    for (i, rg) in md.row_groups().iter().enumerate() {
-        let meets = match rg.column(0).statistics() {
-            Some(Statistics::Int64(s)) => match (s.min_opt(), s.max_opt()) {
-                (Some(&min), Some(&max)) => max >= lo && min <= hi,
-                _ => true,
-            },
-            _ => true,
-        };
-        if !meets {
-            continue;
-        }
-        groups.push(i);
-        let rows = rg.num_rows() as usize;
-        let ci = md.column_index().and_then(|ci| ci.get(i)?.first());
-        let oi = md.offset_index().and_then(|oi| oi.get(i)?.first());
-        let (Some(ci), Some(oi)) = (ci, oi) else {
-            selectors.push(RowSelector::select(rows));
-            continue;
-        };
-        let locations = oi.page_locations();
-        for (p, loc) in locations.iter().enumerate() {
-            let start = loc.first_row_index as usize;
-            let end = locations
-                .get(p + 1)
-                .map_or(rows, |l| l.first_row_index as usize);
-            let keep = match ci {
-                ColumnIndexMetaData::INT64(x) => match (x.min_value(p), x.max_value(p)) {
-                    (Some(&min), Some(&max)) => max >= lo && min <= hi,
-                    _ => true,
-                },
-                _ => true,
-            };
-            selectors.push(if keep {
-                RowSelector::select(end - start)
-            } else {
-                RowSelector::skip(end - start)
-            });
-        }
-    }
-    (groups, RowSelection::from(selectors))
-}
-
 /// arrow-rs as DataFusion drives it: row groups by statistics and Bloom
 /// filters, pages by the page index, rows by a `RowFilter`.
 fn arrow_rs_read(file: &Bytes, q: Option<&Query>) -> (usize, u64) {
@@ -377,7 +327,7 @@ fn arrow_rs_read(file: &Bytes, q: Option<&Query>) -> (usize, u64) {
     if let Some(q) = q {
         let md = b.metadata().clone();
         if let Some(range) = q.key_range {
-            let (groups, selection) = key_selection(&md, range);
+            let (groups, selection) = common::arrow_rs::key_selection(&md, 0, range);
             b = b.with_row_groups(groups).with_row_selection(selection);
         }
         if let Some(value) = &q.bloom {

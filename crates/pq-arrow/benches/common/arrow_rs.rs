@@ -105,3 +105,60 @@ pub fn write(batches: &[RecordBatch], s: Setting) -> Result<Vec<u8>, String> {
     w.close().map_err(|e| e.to_string())?;
     Ok(out)
 }
+
+/// The row groups of `md` whose INT64 statistics of leaf `c` meet
+/// `lo..=hi`, and the rows of their pages that may (by the page index, as
+/// DataFusion turns it into a `RowSelection`; every row of a row group
+/// without one).
+#[allow(dead_code)]
+pub fn key_selection(
+    md: &parquet::file::metadata::ParquetMetaData,
+    c: usize,
+    (lo, hi): (i64, i64),
+) -> (Vec<usize>, parquet::arrow::arrow_reader::RowSelection) {
+    use parquet::arrow::arrow_reader::RowSelector;
+    use parquet::file::page_index::column_index::ColumnIndexMetaData;
+    use parquet::file::statistics::Statistics;
+    let mut groups = Vec::new();
+    let mut selectors = Vec::new();
+    for (i, rg) in md.row_groups().iter().enumerate() {
+        let meets = match rg.column(c).statistics() {
+            Some(Statistics::Int64(s)) => match (s.min_opt(), s.max_opt()) {
+                (Some(&min), Some(&max)) => max >= lo && min <= hi,
+                _ => true,
+            },
+            _ => true,
+        };
+        if !meets {
+            continue;
+        }
+        groups.push(i);
+        let rows = rg.num_rows() as usize;
+        let ci = md.column_index().and_then(|ci| ci.get(i)?.get(c));
+        let oi = md.offset_index().and_then(|oi| oi.get(i)?.get(c));
+        let (Some(ci), Some(oi)) = (ci, oi) else {
+            selectors.push(RowSelector::select(rows));
+            continue;
+        };
+        let locations = oi.page_locations();
+        for (p, loc) in locations.iter().enumerate() {
+            let start = loc.first_row_index as usize;
+            let end = locations
+                .get(p + 1)
+                .map_or(rows, |l| l.first_row_index as usize);
+            let keep = match ci {
+                ColumnIndexMetaData::INT64(x) => match (x.min_value(p), x.max_value(p)) {
+                    (Some(&min), Some(&max)) => max >= lo && min <= hi,
+                    _ => true,
+                },
+                _ => true,
+            };
+            selectors.push(if keep {
+                RowSelector::select(end - start)
+            } else {
+                RowSelector::skip(end - start)
+            });
+        }
+    }
+    (groups, selectors.into())
+}
