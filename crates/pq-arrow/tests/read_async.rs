@@ -539,3 +539,73 @@ fn the_stream_is_send() {
         assert!(rows > 0);
     });
 }
+
+/// A key range that the page index narrows to a few pages is fetched as
+/// those pages (and the chunks' dictionary pages), not as whole chunks,
+/// and reads the rows the sync reader reads.
+#[test]
+fn a_range_the_page_index_narrows_fetches_its_pages() {
+    use arrow_array::{ArrayRef, Float64Array, Int64Array, StringArray};
+    // Chunks of some 3 MB: further apart than requests are merged across.
+    let rows = 400_000i64;
+    let ids: Vec<i64> = (0..rows).collect();
+    let batch = RecordBatch::try_from_iter([
+        ("id", Arc::new(Int64Array::from(ids.clone())) as ArrayRef),
+        (
+            "name",
+            Arc::new(StringArray::from_iter_values(
+                ids.iter().map(|i| format!("name-{}", i * 7919 % rows)),
+            )) as ArrayRef,
+        ),
+        (
+            "value",
+            Arc::new(Float64Array::from_iter_values(
+                ids.iter().map(|&i| i as f64 / 7.0),
+            )) as ArrayRef,
+        ),
+    ])
+    .unwrap();
+    let options = pq_arrow::WriterOptions::builder()
+        .set_data_page_row_count_limit(2_000)
+        .set_dictionary_enabled(false)
+        .build();
+    let mut out = Vec::new();
+    let mut w = pq_arrow::ParquetWriter::try_new(&mut out, batch.schema(), options).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    let path =
+        std::env::temp_dir().join(format!("pq-async-narrowed-{}.parquet", std::process::id()));
+    std::fs::write(&path, &out).unwrap();
+    let predicate = "id BETWEEN 100000 AND 100500";
+    let want: usize = ParquetReader::open(&path)
+        .unwrap()
+        .with_predicate(Predicate::parse(predicate).unwrap())
+        .build()
+        .unwrap()
+        .map(|b| b.unwrap().num_rows())
+        .sum();
+    assert_eq!(want, 501);
+    let rt = runtime();
+    let (got, fetched) = rt.block_on(async {
+        let b = ParquetRecordBatchStreamBuilder::new(TokioFile::open(&path).await.unwrap())
+            .await
+            .unwrap();
+        let stream = b
+            .with_predicate(Predicate::parse(predicate).unwrap())
+            .build()
+            .unwrap();
+        let stats = stream.fetch_stats();
+        let batches: Vec<_> = stream.collect().await;
+        let rows: usize = batches.into_iter().map(|b| b.unwrap().num_rows()).sum();
+        (rows, stats.bytes())
+    });
+    std::fs::remove_file(&path).ok();
+    assert_eq!(got, want);
+    // The footer and page indexes, plus a page or two of each column: a
+    // small part of the file (whole chunks were nearly all of it).
+    assert!(
+        fetched * 20 < out.len() as u64,
+        "fetched {fetched} bytes of a {} byte file",
+        out.len()
+    );
+}

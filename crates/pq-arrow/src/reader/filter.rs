@@ -438,9 +438,20 @@ impl RowFilter {
             // used: their pages of rows not kept are then passed over
             // unread. A column without a readable offset index reads its
             // page headers instead.
+            // So too the predicate's own columns where the page index
+            // narrowed the row group: they read the span of its selected
+            // rows, and pass over the pages before it unread (an async
+            // read fetches just that span's pages).
             if keep && levels.page_index {
-                let (leaves, out) = (&self.late_leaves, &mut self.late_pages);
-                load_late_pages(out, leaves, rg, group, fetch, metrics);
+                let mut leaves = self.late_leaves.clone();
+                if selection.is_some() {
+                    let early = predicate.columns.iter().map(|c| c.leaf);
+                    leaves.extend(early.filter(|l| !self.late_leaves.contains(l)));
+                    leaves.sort_unstable();
+                    leaves.dedup();
+                }
+                let out = &mut self.late_pages;
+                load_late_pages(out, &leaves, rg, group, fetch, metrics);
                 if missed(before) {
                     kept.push(rg);
                     continue;
@@ -480,8 +491,10 @@ impl RowFilter {
         self.late_leaves = leaves;
     }
 
-    /// The page locations of late column `leaf` in row group `rg`, when
-    /// its offset index was read (see [`prune`](Self::prune)).
+    /// The page locations of column `leaf` in row group `rg`, when its
+    /// offset index was read (see [`prune`](Self::prune)): a late column's
+    /// where the page index is used, a predicate column's where it
+    /// narrowed the row group.
     pub(super) fn late_pages(&self, rg: usize, leaf: usize) -> Option<&[pq_format::PageLocation]> {
         self.late_pages
             .iter()

@@ -544,6 +544,7 @@ impl ReadOptions {
             serial_reads: false,
             reads: None,
             chunks: Vec::new(),
+            needed_spans: Vec::new(),
             filter,
             pruning: self.pruning,
             pruned: false,

@@ -36,6 +36,10 @@ use crate::predicate::PruningMetrics;
 /// huge column does not have to fit in memory at once.
 const MAX_WIDENING: u64 = 64 << 20;
 
+/// A page index of at most this many bytes is fetched whole at the first
+/// request for a part of it.
+const MAX_PAGE_INDEX: u64 = 4 << 20;
+
 /// Below this many bytes fetched for the decoder, the next row group's
 /// fetch starts at once rather than after them (see `Driver::serve`).
 const PREFETCH_WITH_BYTES: u64 = 8 << 20;
@@ -474,8 +478,15 @@ impl Driver {
     }
 
     /// `r` widened towards the end of its column chunk (see
-    /// [`MAX_WIDENING`]).
+    /// [`MAX_WIDENING`]), or to the whole page index when it lies there
+    /// (see [`BatchDecoder::page_index_region`]).
     fn widen(&self, r: Range<u64>) -> Range<u64> {
+        if let Some(index) = self.decoder.page_index_region(MAX_PAGE_INDEX)
+            && index.start <= r.start
+            && r.end <= index.end
+        {
+            return index;
+        }
         match self.decoder.chunk_end(r.start) {
             Some(end) if end > r.end => {
                 r.start..end.min(r.end.saturating_add(MAX_WIDENING)).max(r.end)
