@@ -433,6 +433,10 @@ impl RowFilter {
                 (None, Some(c)) => Some(c.clone()),
                 (s, None) => s,
             };
+            // A selection of every row narrows nothing: without one, the
+            // row group reads as any other (an async read fetches it ahead
+            // while the one before decodes, which a narrowed one is not).
+            let selection = selection.filter(|s| s.skipped_row_count() > 0 || s.row_count() < rows);
             let keep = keep && selection.as_ref().is_none_or(RowSelection::selects_any);
             // The late columns' page locations, where the page index is
             // used: their pages of rows not kept are then passed over
@@ -913,6 +917,49 @@ mod tests {
         w.write(&batch).unwrap();
         w.close().unwrap();
         Bytes::from(out)
+    }
+
+    /// A page index that rules out no page leaves the row group without a
+    /// selection (read, and fetched ahead, as any other); one that rules
+    /// some out narrows it.
+    #[test]
+    fn a_selection_of_every_row_is_none() {
+        let bytes = file();
+        let reader = crate::ParquetReader::from_bytes(bytes.clone()).unwrap();
+        let md = reader.metadata().clone();
+        let chosen: Vec<usize> = (0..md.row_groups.len()).collect();
+        for (text, narrowed) in [("id != 402", false), ("id = 402", true)] {
+            let p = Predicate::parse(text).unwrap();
+            let bound = bind(&p, &md.schema, reader.schema()).unwrap();
+            let mut filter = RowFilter::new(
+                Some(bound),
+                Vec::new(),
+                reader.schema().clone(),
+                false,
+                10,
+                0,
+                None,
+            );
+            let all = |s: u64, e: u64| Ok(Some(bytes.slice(s as usize..e as usize)));
+            let Pruned::Kept(kept) = filter.prune(
+                &md,
+                &chosen,
+                bytes.len() as u64,
+                &PageOptions::default(),
+                PruningOptions::default(),
+                &mut { all },
+            ) else {
+                panic!("{text}: nothing more to fetch");
+            };
+            assert!(!kept.is_empty(), "{text}");
+            for rg in kept {
+                assert_eq!(
+                    filter.selection(rg).is_some(),
+                    narrowed,
+                    "{text}: row group {rg}"
+                );
+            }
+        }
     }
 
     #[test]
