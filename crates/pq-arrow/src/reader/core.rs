@@ -190,12 +190,12 @@ fn needed_spans(
     }
     // Before the first needed page: the chunk's dictionary page, which the
     // page reader reads first.
-    if let (Some(first), Some(first_page)) = (spans.first_mut(), locations.first())
-        && u64::try_from(first_page.offset).is_ok_and(|o| o > chunk.start)
+    let first_page = locations.first().and_then(|p| u64::try_from(p.offset).ok());
+    if let (Some(first), Some(first_page)) = (spans.first(), first_page)
+        && first_page > chunk.start
         && first.start > chunk.start
     {
-        let dictionary = chunk.start..u64::try_from(first_page.offset).unwrap_or(chunk.start);
-        spans.insert(0, dictionary);
+        spans.insert(0, chunk.start..first_page);
     }
     spans
 }
