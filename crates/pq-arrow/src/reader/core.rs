@@ -1151,3 +1151,64 @@ impl Drop for BatchDecoder {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reader::{RowSelection, RowSelector};
+
+    /// Five pages of 100 rows and 1000 bytes from byte 500 of a chunk whose
+    /// dictionary page takes its first 500.
+    fn pages() -> Vec<pq_format::PageLocation> {
+        (0..5)
+            .map(|i| pq_format::PageLocation {
+                offset: 500 + 1000 * i,
+                compressed_page_size: 1000,
+                first_row_index: 100 * i,
+            })
+            .collect()
+    }
+
+    fn select(runs: &[(bool, usize)]) -> RowSelection {
+        runs.iter()
+            .map(|&(keep, n)| {
+                if keep {
+                    RowSelector::select(n)
+                } else {
+                    RowSelector::skip(n)
+                }
+            })
+            .collect::<Vec<_>>()
+            .into()
+    }
+
+    #[test]
+    fn needed_spans_are_the_runs_of_pages_with_selected_rows() {
+        let chunk = 0..5500u64;
+        // Rows 150..160 and 420..430: pages 1 and 4, and the dictionary.
+        let two = select(&[
+            (false, 150),
+            (true, 10),
+            (false, 260),
+            (true, 10),
+            (false, 70),
+        ]);
+        assert_eq!(
+            needed_spans(&chunk, &pages(), &two, 500, false),
+            vec![0..500, 1500..2500, 4500..5500]
+        );
+        // Read as a span (an early column): pages 1 to 4.
+        assert_eq!(
+            needed_spans(&chunk, &pages(), &two, 500, true),
+            vec![0..500, 1500..5500]
+        );
+        // The first page selected: one run from the chunk's start.
+        let first = select(&[(true, 120), (false, 380)]);
+        assert_eq!(
+            needed_spans(&chunk, &pages(), &first, 500, false),
+            vec![0..2500]
+        );
+        // Locations outside the chunk: nothing (the chunk is fetched whole).
+        assert!(needed_spans(&(0..3000), &pages(), &two, 500, false).is_empty());
+    }
+}
