@@ -28,7 +28,6 @@ use arrow_array::ArrayRef;
 use arrow_buffer::{BooleanBuffer, NullBuffer};
 use arrow_schema::DataType;
 use bytes::Bytes;
-use pq_encoding::plain::LENGTH_PREFIX;
 use pq_format::Encoding;
 use pq_page::{
     Bitmap, CompactLevels, DataPage, DictionaryPage, LevelForm, LevelShape, Levels, Page,
@@ -165,69 +164,17 @@ struct Dict {
 enum PlainDict {
     /// Fixed-width numbers: the page's PLAIN bytes are the values.
     Fixed { page: Bytes, n: usize },
-    /// Byte arrays: where each entry indexed so far starts in the page
-    /// (see [`pq_encoding::plain::ByteArrayDecoder::index`]; one more start
-    /// ends the last), the `n` entries the page declares, and the bytes
+    /// Byte arrays: where each entry starts in the page (see
+    /// [`pq_encoding::plain::ByteArrayDecoder::index`]), and the bytes
     /// gathered so far. Strings are checked as they are gathered; once those
     /// outweigh the page, the dictionary is decoded and checked once
     /// instead, so that a read of every row costs at most one extra check
     /// of the page's bytes.
-    ///
-    /// A column read only for kept rows indexes its entries as far as the
-    /// indices it gathers reach ([`PlainDict::index_to`]): a range of rows
-    /// early in a chunk whose strings are all distinct uses a few thousand
-    /// of the dictionary's entries, and walking every length of a 1 MB
-    /// dictionary (and faulting in its index) was a quarter of such a read.
-    /// Entries past the largest index used are then never checked, as the
-    /// pages of rows not kept are never read.
     Bytes {
         page: Bytes,
         starts: Vec<u32>,
-        n: usize,
         gathered: usize,
     },
-}
-
-impl PlainDict {
-    /// Indexes a byte-array dictionary's entries up to `k` (at most the
-    /// `n` it declares): `false` when the page does not hold them whole.
-    fn index_to(&mut self, k: usize) -> bool {
-        let PlainDict::Bytes {
-            page, starts, n, ..
-        } = self
-        else {
-            return true;
-        };
-        let indexed = starts.len().saturating_sub(1);
-        let k = k.min(*n);
-        if k <= indexed {
-            return true;
-        }
-        // Positions are `u32`s (a page's size is an `i32` anyway).
-        if page.len() > u32::MAX as usize - 2 * LENGTH_PREFIX {
-            return false;
-        }
-        // The next entry's length prefix is where one more would begin.
-        let Some(next) = starts
-            .last()
-            .map(|&s| (s as usize).saturating_sub(LENGTH_PREFIX))
-        else {
-            return false;
-        };
-        let Some(rest) = page.get(next..) else {
-            return false;
-        };
-        let mut more = Vec::new();
-        let want = k - indexed;
-        let mut index = pq_encoding::plain::ByteArrayDecoder::new(rest);
-        if index.index(want, &mut more).ok() != Some(want) {
-            return false;
-        }
-        starts.pop();
-        // Below `u32::MAX`: `index` refuses a page of 4 GiB or more.
-        starts.extend(more.iter().map(|&s| s + next as u32));
-        true
-    }
 }
 
 /// The values of the current page not yet taken.
@@ -318,9 +265,6 @@ pub(crate) struct LeafReader {
     test: Option<Arc<tested::ByteTest>>,
     /// Buffers of the test, reused from page to page.
     test_scratch: tested::Scratch,
-    /// A byte-array dictionary is indexed as far as the indices gathered
-    /// reach (see [`PlainDict::Bytes`]): the column is read for kept rows.
-    lazy_dictionary: bool,
 }
 
 /// A column's buffers, handed from one of its chunks to the next (see
@@ -554,51 +498,24 @@ fn no_dictionary(at: &Location) -> Error {
 fn gather_dict(out: &mut Dense, dict: &mut Dict, ix: &[u32], at: &Location) -> Result<()> {
     match &mut dict.plain {
         Some(PlainDict::Fixed { page, n }) => gather_plain_dict(out, page, *n, ix, at),
-        Some(plain @ PlainDict::Bytes { .. }) => {
-            // Entries indexed as far as `ix` reaches, at least doubling
-            // what is indexed so that a read walks each entry once.
-            if let PlainDict::Bytes { starts, .. } = &*plain
-                && let Some(&top) = ix.iter().max()
-                && top as usize >= starts.len().saturating_sub(1)
-            {
-                let reach = (top as usize + 1).max(2 * starts.len());
-                if !plain.index_to(reach) {
-                    return Err(dictionary_err(plain, dict.dense.empty_like(), at));
-                }
-            }
-            let PlainDict::Bytes {
-                page,
-                starts,
-                n,
-                gathered,
-            } = plain
-            else {
-                return Ok(());
-            };
+        Some(PlainDict::Bytes {
+            page,
+            starts,
+            gathered,
+        }) => {
             *gathered += gather_plain_bytes(out, page, starts, ix, at)?;
             if *gathered > page.len() && matches!(out, Dense::Utf8(_) | Dense::LargeUtf8(_)) {
                 // Binary values need no check: they are gathered from the
-                // page to the end. Every entry the page declares is
-                // decoded (and checked).
-                let dense = decode_dense(dict.dense.empty_like(), page, *n, at)?;
+                // page to the end. The entries are those indexed: every
+                // one starts, and one more start ends the last.
+                let n = starts.len().saturating_sub(1);
+                let dense = decode_dense(dict.dense.empty_like(), page, n, at)?;
                 dict.dense = dense;
                 dict.plain = None;
             }
             Ok(())
         }
         None => gather_dense(out, &dict.dense, ix, at),
-    }
-}
-
-/// The error of a byte-array dictionary that does not hold the entries
-/// it declares, as decoding it reports it.
-fn dictionary_err(plain: &PlainDict, values: Dense, at: &Location) -> Error {
-    let PlainDict::Bytes { page, n, .. } = plain else {
-        return data_err(at, "a dictionary that is not of byte arrays");
-    };
-    match decode_dense(values, page, *n, at) {
-        Err(e) => e,
-        Ok(_) => data_err(at, "a dictionary entry that could not be indexed"),
     }
 }
 
@@ -776,16 +693,7 @@ impl LeafReader {
             kept_vals: Vec::new(),
             test: None,
             test_scratch: tested::Scratch::default(),
-            lazy_dictionary: false,
         })
-    }
-
-    /// Indexes a large byte-array dictionary only as far as the indices
-    /// read reach, for a column read late, for the kept rows of a
-    /// predicate (see [`PlainDict::Bytes`]).
-    pub(crate) fn with_lazy_dictionary(mut self) -> Self {
-        self.lazy_dictionary = true;
-        self
     }
 
     /// Reads each batch (but kept rows) through `test`: the batch's array
@@ -935,19 +843,14 @@ impl LeafReader {
             ));
         }
         if plain_values && indexes_plain_dict(&self.template) {
-            let mut plain = PlainDict::Bytes {
-                page: d.buf.clone(),
-                starts: vec![LENGTH_PREFIX as u32],
-                n: d.num_values,
-                gathered: 0,
-            };
-            // Every entry now, unless the column is read for kept rows only.
-            let now = if self.lazy_dictionary {
-                0
-            } else {
-                d.num_values
-            };
-            if plain.index_to(now) {
+            let mut starts = Vec::new();
+            let mut index = pq_encoding::plain::ByteArrayDecoder::new(&d.buf);
+            if index.index(d.num_values, &mut starts).ok() == Some(d.num_values) {
+                let plain = PlainDict::Bytes {
+                    page: d.buf,
+                    starts,
+                    gathered: 0,
+                };
                 return Ok(dict(self.template.empty_like(), Some(plain)));
             }
         }

@@ -221,12 +221,6 @@ pub(super) fn test_indices(
     at: &Location,
 ) -> Result<()> {
     if dict.passes.is_none() {
-        // Every entry is tested: all of them indexed first.
-        if let Some(plain) = dict.plain.as_mut()
-            && !plain.index_to(usize::MAX)
-        {
-            return Err(data_err(at, "a dictionary entry that could not be indexed"));
-        }
         dict.passes = Some(entry_answers(test, dict, at)?);
     }
     let passes = dict.passes.as_deref().unwrap_or_default();

@@ -703,9 +703,6 @@ impl BatchDecoder {
             if let Some(test) = test {
                 reader = reader.with_test(test);
             }
-            if late {
-                reader = reader.with_lazy_dictionary();
-            }
             readers.push((ci, reader));
         }
         // The batches: rows skipped by the offset, then batches up to the
