@@ -151,3 +151,92 @@ fn a_row_selection_reads_only_its_pages() {
     );
     std::fs::remove_file(path).unwrap();
 }
+
+/// Distinct strings in a dictionary (one row group, uncompressed, so that
+/// the dictionary page's entries can be found in the file), and ids.
+fn dictionary_file(rows: i64) -> (Bytes, Vec<String>) {
+    let names: Vec<String> = (0..rows).map(|i| format!("entry-{i:07}")).collect();
+    let batch = RecordBatch::try_from_iter([
+        (
+            "id",
+            Arc::new(Int64Array::from_iter_values(0..rows)) as ArrayRef,
+        ),
+        (
+            "name",
+            Arc::new(StringArray::from(names.clone())) as ArrayRef,
+        ),
+    ])
+    .unwrap();
+    let options = WriterOptions::builder()
+        .set_compression(pq_compress::Codec::Uncompressed)
+        .set_data_page_row_count_limit(1_000)
+        .build();
+    let mut out = Vec::new();
+    let mut w = pq_arrow::ParquetWriter::try_new(&mut out, batch.schema(), options).unwrap();
+    w.write(&batch).unwrap();
+    w.close().unwrap();
+    (Bytes::from(out), names)
+}
+
+fn names_where(file: &Bytes, p: &str) -> Result<Vec<String>, String> {
+    let mut reader = ParquetReader::from_bytes(file.clone())
+        .map_err(|e| e.to_string())?
+        .with_predicate(Predicate::parse(p).unwrap())
+        .build()
+        .map_err(|e| e.to_string())?;
+    let mut out = Vec::new();
+    while let Some(b) = reader.next_batch().map_err(|e| e.to_string())? {
+        let names = b.column_by_name("name").unwrap();
+        let names = names.as_any().downcast_ref::<StringArray>().unwrap();
+        out.extend(names.iter().map(|n| n.unwrap().to_string()));
+    }
+    Ok(out)
+}
+
+#[test]
+fn a_late_columns_damaged_dictionary_fails_every_read_that_uses_it() {
+    let rows = 20_000;
+    let (file, names) = dictionary_file(rows);
+    let md = pq_format::read_metadata_from_bytes(&file, &pq_format::Limits::default()).unwrap();
+    let name = md.row_groups[0].columns[1].meta_data.as_ref().unwrap();
+    assert!(
+        name.dictionary_page_offset.is_some(),
+        "the test needs a dictionary"
+    );
+    // Kept rows early, late, and spread over the chunk.
+    for (p, want) in [
+        ("id BETWEEN 10 AND 20", (10..=20).collect::<Vec<i64>>()),
+        ("id >= 19990", (19_990..rows).collect()),
+        (
+            "id < 5 OR id = 12345 OR id > 19997",
+            vec![0, 1, 2, 3, 4, 12_345, 19_998, 19_999],
+        ),
+    ] {
+        let want: Vec<String> = want.iter().map(|&i| names[i as usize].clone()).collect();
+        assert_eq!(names_where(&file, p).unwrap(), want, "{p}");
+    }
+    // The dictionary's last entry given a length past the page: every read
+    // that uses the dictionary fails, those of rows that use only earlier
+    // entries too (each entry's length is checked, not only those used).
+    let last = names.last().unwrap();
+    let mut entry = (last.len() as u32).to_le_bytes().to_vec();
+    entry.extend_from_slice(last.as_bytes());
+    let dict_at = name.dictionary_page_offset.unwrap() as usize;
+    let at = dict_at
+        + file[dict_at..]
+            .windows(entry.len())
+            .position(|w| w == entry.as_slice())
+            .unwrap();
+    let mut bad = file.to_vec();
+    bad[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+    let bad = Bytes::from(bad);
+    let whole = names_where(&bad, "id >= 0");
+    assert!(whole.is_err(), "a read of every row: {whole:?}");
+    let last_row = names_where(&bad, &format!("id = {}", rows - 1));
+    assert!(
+        last_row.is_err(),
+        "a read of the last entry's row: {last_row:?}"
+    );
+    let early = names_where(&bad, "id BETWEEN 10 AND 20");
+    assert!(early.is_err(), "a read of early rows: {early:?}");
+}
