@@ -81,26 +81,36 @@ pub(crate) fn spread<T: Copy + Default + Send + 'static>(
 /// width from a damaged schema could otherwise ask for terabytes.
 const MAX_FIXED_BATCH_BYTES: usize = 1 << 30;
 
-/// Packs booleans into a bitmap, least significant bit first, eight at a
-/// time: a `bool` is one byte of 0 or 1, and multiplying eight such bytes
-/// (as one little-endian word) by `0x0102_0408_1020_4080` gathers byte
-/// `i`'s bit at bit `56 + i`. Arrow's `BooleanBuffer::from(&[bool])` takes
-/// a value at a time (2 % of reading a file with one boolean column in
-/// eleven).
-fn pack_bools(v: &[bool], pool: &Pool) -> BooleanBuffer {
+/// The items (at most 64; more are left out) that satisfy `test`, as the
+/// bits of a word (item `i` is bit `i`).
+///
+/// Tests into bytes of 0 or 1 (vector compares and packs), then bytes into
+/// bits eight at a time by a multiply: eight such bytes as one
+/// little-endian word times `0x0102_0408_1020_4080` gather byte `i`'s bit
+/// at bit `56 + i`. Shifting each test's result into place compiled to
+/// slow vector shifts.
+#[inline]
+pub(crate) fn bits_where<T: Copy>(items: &[T], test: impl Fn(T) -> bool) -> u64 {
     const GATHER: u64 = 0x0102_0408_1020_4080;
-    let byte = |b: &[bool]| {
-        let x = u64::from_le_bytes(std::array::from_fn(|i| {
-            u8::from(b.get(i).copied().unwrap_or(false))
-        }));
-        x.wrapping_mul(GATHER) >> 56
-    };
+    let mut b = [0u8; 64];
+    for (d, &e) in b.iter_mut().zip(items) {
+        *d = u8::from(test(e));
+    }
+    let mut word = 0u64;
+    for (k, eight) in b.chunks_exact(8).enumerate() {
+        let mut x = [0u8; 8];
+        x.copy_from_slice(eight);
+        word |= (u64::from_le_bytes(x).wrapping_mul(GATHER) >> 56) << (8 * k);
+    }
+    word
+}
+
+/// Packs booleans into a bitmap, least significant bit first, 64 at a time
+/// ([`bits_where`]). Arrow's `BooleanBuffer::from(&[bool])` takes a value
+/// at a time (2 % of reading a file with one boolean column in eleven).
+fn pack_bools(v: &[bool], pool: &Pool) -> BooleanBuffer {
     let mut words: Vec<u64> = pool.take(v.len().div_ceil(64));
-    words.extend(v.chunks(64).map(|c| {
-        c.chunks(8)
-            .enumerate()
-            .fold(0u64, |w, (j, b)| w | byte(b) << (8 * j))
-    }));
+    words.extend(v.chunks(64).map(|c| bits_where(c, |b| b)));
     BooleanBuffer::new(pool.buffer(words), 0, v.len())
 }
 

@@ -34,7 +34,7 @@ use pq_page::{
     PageReader, PageStep,
 };
 
-use crate::convert::{to_arrow, wants_large_offsets};
+use crate::convert::{bits_where, to_arrow, wants_large_offsets};
 use crate::error::{Error, Location, Result, data_err, enc_err};
 use crate::pool::Pool;
 use crate::schema::LeafColumn;
@@ -431,28 +431,6 @@ fn slot_validity(def: &[i16], slot_def: i16, max_def: i16) -> BooleanBuffer {
     }
     let len = out.len();
     BooleanBuffer::new(arrow_buffer::Buffer::from_vec(out.into_words()), 0, len)
-}
-
-/// The entries (at most 64) that satisfy `test`, as the bits of a word
-/// (entry `i` is bit `i`).
-///
-/// Tests into bytes (vector compares and packs), then bytes into bits,
-/// eight at a time by a multiply: shifting each test's result into place
-/// compiled to slow vector shifts.
-#[inline]
-fn bits_where(entries: &[i16], test: impl Fn(i16) -> bool) -> u64 {
-    let mut b = [0u8; 64];
-    for (d, e) in entries.iter().zip(&mut b) {
-        *e = u8::from(test(*d));
-    }
-    let mut word = 0u64;
-    for (k, eight) in b.chunks_exact(8).enumerate() {
-        let mut x = [0u8; 8];
-        x.copy_from_slice(eight);
-        let packed = u64::from_le_bytes(x).wrapping_mul(0x0102_0408_1020_4080) >> 56;
-        word |= packed << (8 * k);
-    }
-    word
 }
 
 /// Appends to `out` the bits of `bits` where `select` is set, in order: a
