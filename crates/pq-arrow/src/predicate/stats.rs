@@ -320,10 +320,9 @@ pub(crate) fn bounds(
     leaf: &ColumnDescriptor,
     dt: &DataType,
 ) -> Option<(ArrayRef, ArrayRef)> {
-    let lo = bound_array(lo, leaf, dt, Zero::Negative)?;
-    let hi = bound_array(hi, leaf, dt, Zero::Positive)?;
     // Bounds the wrong way round are not bounds.
-    (!is_true(arrow_ord::cmp::gt(&Scalar::new(&lo), &Scalar::new(&hi)).ok()?)).then_some((lo, hi))
+    let (lo, hi, ordered) = bounds_of_pages(&[lo], &[hi], leaf, dt)?;
+    (ordered.len() == 1 && ordered.value(0)).then_some((lo, hi))
 }
 
 /// Old writers ordered `min`/`max` as signed numbers: right for signed
@@ -525,17 +524,6 @@ enum Zero {
     Positive,
 }
 
-/// A statistics bound as a one-element array of `dt`, a zero float bound
-/// given the sign of `zero`; `None` when the bytes do not hold one value.
-fn bound_array(
-    bytes: &[u8],
-    leaf: &ColumnDescriptor,
-    dt: &DataType,
-    zero: Zero,
-) -> Option<ArrayRef> {
-    signed_zeros(super::plain::plain_array(&[bytes], leaf, dt)?, zero)
-}
-
 /// `bounds` (an array of bounds of `dt`) with each zero float bound given
 /// the sign of `zero`: -0 and +0 are equal as floats but not in Arrow's
 /// total order.
@@ -568,8 +556,9 @@ fn signed_zeros(bounds: ArrayRef, zero: Zero) -> Option<ArrayRef> {
     })
 }
 
-/// The bounds of many pages at once (the page index): `lo[i]`/`hi[i]` are
-/// page `i`'s encoded minimum and maximum. Returns them as two arrays of
+/// The bounds of many pages at once (the page index; a chunk's statistics
+/// are one such pair): `lo[i]`/`hi[i]` are page `i`'s encoded minimum and
+/// maximum. Returns them as two arrays of
 /// `dt`, and which pages' bounds are the right way round (the others are
 /// not bounds, as [`bounds`] says of one pair); `None` when some bytes do
 /// not hold a value (the caller then reads each page's on its own).

@@ -162,6 +162,12 @@ fn needed_spans(
         selected = std::iter::once(hull).collect();
     }
     let mut spans: Vec<Range<u64>> = Vec::new();
+    // The chunk's dictionary page, before its first data page: the page
+    // reader reads it first.
+    match locations.first().map(|p| u64::try_from(p.offset)) {
+        Some(Ok(first)) if first > chunk.start => spans.push(chunk.start..first),
+        _ => {}
+    }
     for (i, page) in locations.iter().enumerate() {
         let (Ok(first), Ok(start), Ok(size)) = (
             usize::try_from(page.first_row_index),
@@ -181,21 +187,10 @@ fn needed_spans(
         if !selected.iter().any(|r| r.start < last && first < r.end) {
             continue;
         }
-        // A dictionary page (or anything) before the first data page.
-        let start = if i == 0 { chunk.start } else { start };
         match spans.last_mut() {
             Some(s) if s.end == start => s.end = end,
             _ => spans.push(start..end),
         }
-    }
-    // Before the first needed page: the chunk's dictionary page, which the
-    // page reader reads first.
-    let first_page = locations.first().and_then(|p| u64::try_from(p.offset).ok());
-    if let (Some(first), Some(first_page)) = (spans.first(), first_page)
-        && first_page > chunk.start
-        && first.start > chunk.start
-    {
-        spans.insert(0, chunk.start..first_page);
     }
     spans
 }

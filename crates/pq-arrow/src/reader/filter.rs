@@ -447,15 +447,15 @@ impl RowFilter {
             // rows, and pass over the pages before it unread (an async
             // read fetches just that span's pages).
             if keep && levels.page_index {
-                let mut leaves = self.late_leaves.clone();
+                let (late, out) = (&self.late_leaves, &mut self.late_pages);
+                load_late_pages(out, late, rg, group, fetch, metrics);
                 if selection.is_some() {
-                    let early = predicate.columns.iter().map(|c| c.leaf);
-                    leaves.extend(early.filter(|l| !self.late_leaves.contains(l)));
-                    leaves.sort_unstable();
-                    leaves.dedup();
+                    let mut early: Vec<usize> = predicate.columns.iter().map(|c| c.leaf).collect();
+                    early.retain(|l| !late.contains(l));
+                    early.sort_unstable();
+                    early.dedup();
+                    load_late_pages(out, &early, rg, group, fetch, metrics);
                 }
-                let out = &mut self.late_pages;
-                load_late_pages(out, &leaves, rg, group, fetch, metrics);
                 if missed(before) {
                     kept.push(rg);
                     continue;

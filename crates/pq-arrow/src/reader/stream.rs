@@ -248,9 +248,11 @@ impl ParquetRecordBatchStreamBuilder {
         let decoder = opts.decoder(self.metadata, self.file_len)?;
         let schema = decoder.schema();
         let metrics = Arc::new(Mutex::new(decoder.pruning_metrics().cloned()));
+        let page_index = decoder.page_index_region(MAX_PAGE_INDEX);
         let driver = Driver {
             reader: self.reader,
             decoder,
+            page_index,
             limit: Arc::new(Semaphore::new(self.fetch.max_requests)),
             fetch: self.fetch,
             stats: self.stats.clone(),
@@ -342,6 +344,9 @@ enum HeldData {
 struct Driver {
     reader: Arc<dyn AsyncRangeReader>,
     decoder: BatchDecoder,
+    /// The file's page index, when small enough to fetch whole (see
+    /// [`BatchDecoder::page_index_region`]).
+    page_index: Option<Range<u64>>,
     fetch: FetchOptions,
     stats: FetchStats,
     /// Requests in flight, at most `max_requests`.
@@ -481,11 +486,11 @@ impl Driver {
     /// [`MAX_WIDENING`]), or to the whole page index when it lies there
     /// (see [`BatchDecoder::page_index_region`]).
     fn widen(&self, r: Range<u64>) -> Range<u64> {
-        if let Some(index) = self.decoder.page_index_region(MAX_PAGE_INDEX)
+        if let Some(index) = &self.page_index
             && index.start <= r.start
             && r.end <= index.end
         {
-            return index;
+            return index.clone();
         }
         match self.decoder.chunk_end(r.start) {
             Some(end) if end > r.end => {
