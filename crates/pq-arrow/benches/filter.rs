@@ -327,34 +327,11 @@ fn arrow_rs_read(file: &Bytes, q: Option<&Query>) -> (usize, u64) {
     if let Some(q) = q {
         let md = b.metadata().clone();
         if let Some(range) = q.key_range {
-            let (groups, selection) = common::arrow_rs::key_selection(&md, 0, range);
+            let (groups, selection) = common::arrow_rs_pruning::key_selection(&md, 0, range);
             b = b.with_row_groups(groups).with_row_selection(selection);
         }
         if let Some(value) = &q.bloom {
-            use parquet::file::reader::FileReader;
-            let opts = parquet::file::serialized_reader::ReadOptionsBuilder::new()
-                .with_reader_properties(
-                    parquet::file::properties::ReaderProperties::builder()
-                        .set_read_bloom_filter(true)
-                        .build(),
-                )
-                .build();
-            let f = parquet::file::serialized_reader::SerializedFileReader::new_with_options(
-                counted.clone(),
-                opts,
-            )
-            .unwrap_or_else(|e| panic!("{e}"));
-            let groups: Vec<usize> = (0..f.num_row_groups())
-                .filter(|&i| {
-                    f.get_row_group(i)
-                        .ok()
-                        .and_then(|g| {
-                            g.get_column_bloom_filter(7)
-                                .map(|s| s.check(value.as_str()))
-                        })
-                        .unwrap_or(true)
-                })
-                .collect();
+            let groups = common::arrow_rs_pruning::bloom_groups(counted.clone(), 7, value);
             b = b.with_row_groups(groups);
         }
         let mask = ProjectionMask::leaves(b.parquet_schema(), q.columns.clone());

@@ -220,7 +220,8 @@ async fn arrow_rs_remote(store: Arc<dyn object_store::ObjectStore>, read: &Read)
     if let Some(f) = &read.filter {
         use parquet::arrow::arrow_reader::{ArrowPredicateFn, RowFilter};
         if let Some(range) = f.key_range {
-            let (groups, selection) = common::arrow_rs::key_selection(b.metadata(), 0, range);
+            let (groups, selection) =
+                common::arrow_rs_pruning::key_selection(b.metadata(), 0, range);
             b = b.with_row_groups(groups).with_row_selection(selection);
         }
         let mask = parquet::arrow::ProjectionMask::leaves(b.parquet_schema(), f.leaves.clone());

@@ -25,12 +25,13 @@ use arrow_array::{
 use arrow_schema::DataType;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{
-    ArrowPredicateFn, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowFilter, RowSelection,
-    RowSelector,
+    ArrowPredicateFn, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowFilter,
 };
-use parquet::file::metadata::{PageIndexPolicy, ParquetMetaData};
-use parquet::file::page_index::column_index::ColumnIndexMetaData;
-use parquet::file::statistics::Statistics;
+use parquet::file::metadata::PageIndexPolicy;
+
+// The pruning the benches give arrow-rs, the same here.
+#[path = "../benches/common/arrow_rs_pruning.rs"]
+mod arrow_rs_pruning;
 
 type Error = Box<dyn std::error::Error>;
 
@@ -111,7 +112,7 @@ fn filter(path: &str, query: &Query) -> Result<(), Error> {
     let (columns, test): (Vec<usize>, Test) = match query {
         Query::Range { col, lo, hi } => {
             let c = leaf(col)?;
-            let (groups, selection) = key_selection(&md, c, *lo, *hi);
+            let (groups, selection) = arrow_rs_pruning::key_selection(&md, c, (*lo, *hi));
             b = b.with_row_groups(groups).with_row_selection(selection);
             let (lo, hi) = (Int64Array::new_scalar(*lo), Int64Array::new_scalar(*hi));
             (
@@ -137,7 +138,7 @@ fn filter(path: &str, query: &Query) -> Result<(), Error> {
         }
         Query::Equal { col, value } => {
             let c = leaf(col)?;
-            let groups = bloom_groups(&file, c, value)?;
+            let groups = arrow_rs_pruning::bloom_groups(file.try_clone()?, c, value);
             b = b.with_row_groups(groups);
             let needle = string(&arrow_type(col)?, value)?;
             (
@@ -196,78 +197,4 @@ fn string(dt: &DataType, value: &str) -> Result<Box<dyn Datum + Send>, Error> {
         DataType::Utf8View => Box::new(arrow_array::StringViewArray::new_scalar(value)),
         other => return Err(format!("a string column of type {other}").into()),
     })
-}
-
-/// The row groups whose INT64 statistics of leaf `c` meet `lo..=hi`, and
-/// the rows of their pages whose page index bounds may (all rows of a row
-/// group without an index).
-fn key_selection(md: &ParquetMetaData, c: usize, lo: i64, hi: i64) -> (Vec<usize>, RowSelection) {
-    let mut groups = Vec::new();
-    let mut selectors = Vec::new();
-    for (i, rg) in md.row_groups().iter().enumerate() {
-        let meets = match rg.column(c).statistics() {
-            Some(Statistics::Int64(s)) => match (s.min_opt(), s.max_opt()) {
-                (Some(&min), Some(&max)) => max >= lo && min <= hi,
-                _ => true,
-            },
-            _ => true,
-        };
-        if !meets {
-            continue;
-        }
-        groups.push(i);
-        let rows = usize::try_from(rg.num_rows()).unwrap_or(0);
-        let ci = md.column_index().and_then(|ci| ci.get(i)?.get(c));
-        let oi = md.offset_index().and_then(|oi| oi.get(i)?.get(c));
-        let (Some(ci), Some(oi)) = (ci, oi) else {
-            selectors.push(RowSelector::select(rows));
-            continue;
-        };
-        let locations = oi.page_locations();
-        for (p, loc) in locations.iter().enumerate() {
-            let start = usize::try_from(loc.first_row_index).unwrap_or(0);
-            let end = locations
-                .get(p + 1)
-                .map_or(rows, |l| usize::try_from(l.first_row_index).unwrap_or(rows));
-            let keep = match ci {
-                ColumnIndexMetaData::INT64(x) => match (x.min_value(p), x.max_value(p)) {
-                    (Some(&min), Some(&max)) => max >= lo && min <= hi,
-                    _ => true,
-                },
-                _ => true,
-            };
-            let n = end.saturating_sub(start);
-            selectors.push(if keep {
-                RowSelector::select(n)
-            } else {
-                RowSelector::skip(n)
-            });
-        }
-    }
-    (groups, RowSelection::from(selectors))
-}
-
-/// The row groups whose Bloom filter of leaf `c` may hold `value` (all of
-/// those without one).
-fn bloom_groups(file: &std::fs::File, c: usize, value: &str) -> Result<Vec<usize>, Error> {
-    use parquet::file::reader::FileReader;
-    let options = parquet::file::serialized_reader::ReadOptionsBuilder::new()
-        .with_reader_properties(
-            parquet::file::properties::ReaderProperties::builder()
-                .set_read_bloom_filter(true)
-                .build(),
-        )
-        .build();
-    let f = parquet::file::serialized_reader::SerializedFileReader::new_with_options(
-        file.try_clone()?,
-        options,
-    )?;
-    Ok((0..f.num_row_groups())
-        .filter(|&i| {
-            f.get_row_group(i)
-                .ok()
-                .and_then(|g| g.get_column_bloom_filter(c).map(|s| s.check(value)))
-                .unwrap_or(true)
-        })
-        .collect())
 }

@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod arrow_rs;
+pub mod arrow_rs_pruning;
 pub mod pq;
 
 use std::fmt::Display;
