@@ -28,6 +28,26 @@ pub const fn bit_width(max: u64) -> u8 {
     (64 - max.leading_zeros()) as u8
 }
 
+/// The `off`th `w`-bit value (`w` at most 32) of the bit-packed values
+/// starting at byte `start` of `data`: at most 39 bits from the byte that
+/// holds its first bit, read as one little-endian word. Bytes past the end
+/// read as zeros (a caller asks only for values its run's bytes hold).
+#[inline]
+pub(crate) fn value_at(data: &[u8], start: usize, off: usize, w: usize) -> u32 {
+    let bit = off.saturating_mul(w);
+    let byte = start.saturating_add(bit / 8);
+    let mut b = [0u8; 8];
+    match data.get(byte..byte.saturating_add(8)) {
+        Some(s) => b.copy_from_slice(s),
+        None => {
+            for (d, s) in b.iter_mut().zip(data.get(byte..).unwrap_or_default()) {
+                *d = *s;
+            }
+        }
+    }
+    ((u64::from_le_bytes(b) >> (bit % 8)) & mask64(w)) as u32
+}
+
 /// One value of a 32-value group, with every offset a compile-time constant
 /// so the read has no bounds check and the shift no variable.
 #[inline(always)]

@@ -161,27 +161,6 @@ pub fn read_run(data: &[u8], pos: &mut usize, bit_width: usize, remaining: usize
     })
 }
 
-/// The `off`th `w`-bit value (`w` at most 32) of the bit-packed values
-/// starting at byte `start` of `data`: at most 39 bits from the byte that
-/// holds its first bit, read as one little-endian word. Bytes past the end
-/// read as zeros (a caller asks only for values its run's bytes hold).
-#[inline]
-fn packed_value(data: &[u8], start: usize, off: usize, w: usize) -> u32 {
-    let bit = off.saturating_mul(w);
-    let byte = start.saturating_add(bit / 8);
-    let mut b = [0u8; 8];
-    match data.get(byte..byte.saturating_add(8)) {
-        Some(s) => b.copy_from_slice(s),
-        None => {
-            for (d, s) in b.iter_mut().zip(data.get(byte..).unwrap_or_default()) {
-                *d = *s;
-            }
-        }
-    }
-    let mask = (1u64 << w) - 1;
-    ((u64::from_le_bytes(b) >> (bit % 8)) & mask) as u32
-}
-
 /// Streaming decoder of hybrid runs.
 ///
 /// ```
@@ -477,7 +456,7 @@ impl<'a> RleDecoder<'a> {
                         used = left;
                         break;
                     }
-                    *slot = packed_value(self.data, self.at.pos, off, w);
+                    *slot = bit_pack::value_at(self.data, self.at.pos, off, w);
                     used = off + 1;
                     i += 1;
                 }
