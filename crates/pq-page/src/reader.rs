@@ -446,10 +446,15 @@ impl PageReader {
     /// located page: its bytes are asked for on their own, or not at all
     /// when it is passed over. Not cut when that would ask for no more
     /// than is held (a header that does not fit before the next page then
-    /// reads on, and fails as it would).
+    /// reads on, and fails as it would). Before the first located page the
+    /// bytes up to it are asked for whole, whatever `want` is: they are the
+    /// dictionary page, of known extent, and a guess shorter than it read
+    /// its first bytes twice (a 64 KiB header probe, then the megabyte
+    /// page from the same offset).
     fn before_located(&self, pos: usize, want: usize, held: usize) -> usize {
         let k = self.located.partition_point(|l| l.pos <= pos);
         match self.located.get(k) {
+            Some(l) if l.pos - pos > held && k == 0 => l.pos - pos,
             Some(l) if l.pos - pos > held => want.min(l.pos - pos),
             _ => want,
         }
