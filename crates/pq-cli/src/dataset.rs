@@ -1,13 +1,15 @@
 //! Several Parquet files read as one table: one schema for all (checked,
 //! or merged by name with `--union-by-name`), partition columns from
 //! hive-style directories, and rows taken from the files in order, each
-//! file opened only when its rows are reached.
+//! file after the first opened again only when its rows are reached.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::{ArrayRef, RecordBatch, RecordBatchOptions, StringArray, new_null_array};
 use arrow_schema::{DataType, Field, FieldRef, Schema, SchemaRef};
+
+use pq_arrow::ParquetReader;
 
 use crate::error::CliError;
 use crate::input::{self, Input};
@@ -69,9 +71,16 @@ pub struct RemoteReads {
 struct File {
     source: Source,
     /// The bytes of an input that cannot be opened twice (standard input,
-    /// a pipe); a regular file is opened again when its rows are read, so
-    /// that a thousand files do not hold a thousand descriptors.
+    /// a pipe); a regular file other than the first is opened again when
+    /// its rows are read, so that a thousand files do not hold a thousand
+    /// descriptors.
     memory: Option<Input>,
+    /// The first file's reader, its footer decoded once: read from a path,
+    /// the first file is not opened and its footer decoded a second time
+    /// (tens of milliseconds for a wide file); the others are, so that
+    /// one descriptor is held at a time.
+    /// With the file's length in bytes.
+    opened: Option<(ParquetReader, u64)>,
     /// Rows of each row group.
     row_groups: Vec<u64>,
     /// The selected columns this file has (all of them, unless some of
@@ -160,7 +169,13 @@ impl Dataset {
                 Input::Memory(_) | Input::Remote(_) => Some(input.reopen(&path)?),
                 Input::File { .. } => None,
             };
+            let len = input.len();
             let reader = read::open_input(&path, input, None)?;
+            let opened = if i == 0 && memory.is_none() {
+                reader.try_clone().map(|r| (r, len))
+            } else {
+                None
+            };
             let file_schema = reader.schema().clone();
             // Plans of rows (offsets, the last rows) are made from these
             // counts: one that cannot be a count stops here.
@@ -223,6 +238,7 @@ impl Dataset {
             files.push(File {
                 source,
                 memory,
+                opened,
                 row_groups,
                 columns,
                 has_columns,
@@ -409,17 +425,22 @@ fn read_file(
         });
         return Ok(Box::new(chunks));
     }
-    let input = match file.memory {
-        Some(m) => m,
-        None => input::open_parquet(&path)?,
+    let (reader, file_bytes, remote) = match file.opened {
+        Some((reader, len)) => (reader, len, None),
+        None => {
+            let input = match file.memory {
+                Some(m) => m,
+                None => input::open_parquet(&path)?,
+            };
+            let file_bytes = input.len();
+            let remote = match &input {
+                Input::Remote(r) => Some(r.clone()),
+                _ => None,
+            };
+            (read::open_input(&path, input, None)?, file_bytes, remote)
+        }
     };
-    let file_bytes = input.len();
-    let remote = match &input {
-        Input::Remote(r) => Some(r.clone()),
-        _ => None,
-    };
-    let mut reader = read::open_input(&path, input, None)
-        .and_then(|r| read::select(&path, r, file.columns.as_deref()))?
+    let mut reader = read::select(&path, reader, file.columns.as_deref())?
         .with_offset(slice.offset)
         .with_threads(options.threads.max(1))
         .with_verify_checksums(options.verify_checksums);
@@ -654,4 +675,46 @@ fn compare(
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    /// The first file is read through the reader that opened it: its rows
+    /// are read even once its path is gone, so neither the file nor its
+    /// footer was opened again. A second file is opened when reached.
+    #[test]
+    fn the_first_file_is_read_through_the_reader_that_opened_it() {
+        let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data");
+        let dir = std::env::temp_dir().join(format!("pq-dataset-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (a, b) = (dir.join("a.parquet"), dir.join("b.parquet"));
+        for p in [&a, &b] {
+            std::fs::copy(data.join("all_types_plain_v1.parquet"), p).unwrap();
+        }
+        let source = |path: &Path| Source {
+            path: path.to_path_buf(),
+            partitions: Vec::new(),
+        };
+        let table = Dataset::open(vec![source(&a), source(&b)], Options::default()).unwrap();
+        let plan = table.range(0, None);
+        let rows_each = table.num_rows() / 2;
+        std::fs::remove_file(&a).unwrap();
+        std::fs::remove_file(&b).unwrap();
+        let mut batches = table.batches(plan);
+        let mut first = 0;
+        let err = loop {
+            match batches.next() {
+                Some(Ok(batch)) => first += batch.num_rows() as u64,
+                Some(Err(e)) => break e,
+                None => panic!("the second file's path is gone: its read must fail"),
+            }
+        };
+        assert_eq!(first, rows_each);
+        assert!(err.to_string().contains("b.parquet"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
