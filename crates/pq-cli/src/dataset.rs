@@ -75,11 +75,10 @@ struct File {
     /// its rows are read, so that a thousand files do not hold a thousand
     /// descriptors.
     memory: Option<Input>,
-    /// The first file's reader, its footer decoded once: read from a path,
-    /// the first file is not opened and its footer decoded a second time
-    /// (tens of milliseconds for a wide file); the others are, so that
-    /// one descriptor is held at a time.
-    /// With the file's length in bytes.
+    /// The first file's reader (from a path) and the file's length in
+    /// bytes: that file is not opened and its footer decoded a second time
+    /// (tens of milliseconds for a wide file). The others are, so that one
+    /// descriptor is held at a time.
     opened: Option<(ParquetReader, u64)>,
     /// Rows of each row group.
     row_groups: Vec<u64>,
