@@ -919,6 +919,22 @@ mod tests {
         Bytes::from(out)
     }
 
+    /// A filter of `text` over `reader`'s file, as a reader with batches of
+    /// 10 rows makes it.
+    fn filter_of(text: &str, reader: &crate::ParquetReader) -> RowFilter {
+        let p = Predicate::parse(text).unwrap();
+        let bound = bind(&p, &reader.metadata().schema, reader.schema()).unwrap();
+        RowFilter::new(
+            Some(bound),
+            Vec::new(),
+            reader.schema().clone(),
+            false,
+            10,
+            0,
+            None,
+        )
+    }
+
     /// A page index that rules out no page leaves the row group without a
     /// selection (read, and fetched ahead, as any other); one that rules
     /// some out narrows it.
@@ -929,17 +945,7 @@ mod tests {
         let md = reader.metadata().clone();
         let chosen: Vec<usize> = (0..md.row_groups.len()).collect();
         for (text, narrowed) in [("id != 402", false), ("id = 402", true)] {
-            let p = Predicate::parse(text).unwrap();
-            let bound = bind(&p, &md.schema, reader.schema()).unwrap();
-            let mut filter = RowFilter::new(
-                Some(bound),
-                Vec::new(),
-                reader.schema().clone(),
-                false,
-                10,
-                0,
-                None,
-            );
+            let mut filter = filter_of(text, &reader);
             let all = |s: u64, e: u64| Ok(Some(bytes.slice(s as usize..e as usize)));
             let Pruned::Kept(kept) = filter.prune(
                 &md,
@@ -975,21 +981,8 @@ mod tests {
             "id = 400 OR id = 1999",
             "id < 0",
         ] {
-            let p = Predicate::parse(text).unwrap();
-            let bound = bind(&p, &md.schema, reader.schema()).unwrap();
-            let filter = || {
-                RowFilter::new(
-                    Some(bound.clone()),
-                    Vec::new(),
-                    reader.schema().clone(),
-                    false,
-                    10,
-                    0,
-                    None,
-                )
-            };
             // At once, as a reader from a file does.
-            let mut sync = filter();
+            let mut sync = filter_of(text, &reader);
             let all = |s: u64, e: u64| Ok(Some(bytes.slice(s as usize..e as usize)));
             let Pruned::Kept(want) = sync.prune(
                 &md,
@@ -1003,7 +996,7 @@ mod tests {
             };
             // Without IO: only what was asked for and pushed is at hand.
             let mut pushed: Vec<std::ops::Range<u64>> = Vec::new();
-            let mut push = filter();
+            let mut push = filter_of(text, &reader);
             let mut rounds = 0;
             let got = loop {
                 rounds += 1;
