@@ -442,6 +442,73 @@ impl PageReader {
         Some(out)
     }
 
+    /// The byte ranges of the file (absolute offsets) that this reader asks
+    /// for to read the rows in `rows` (ascending row ranges of the chunk)
+    /// when the rows between them are skipped: the bytes before the first
+    /// placed page (the dictionary page, asked for whole), then each run of
+    /// consecutive placed pages holding a row of `rows`. `None` when no
+    /// pages are placed (no locations, locations that do not fit, or a
+    /// repeated column; see [`with_page_locations`](Self::with_page_locations)):
+    /// the reader then reads the chunk from its start.
+    ///
+    /// For a fetcher that asks for more than a page at a time: a request
+    /// widened to the end of its run brings what the reader will ask for
+    /// next, and nothing it will pass over.
+    ///
+    /// ```
+    /// use pq_format::PageLocation;
+    /// use pq_page::{ChunkContext, PageOptions, PageReader};
+    ///
+    /// // A 1 000-byte dictionary page at 4 000, then four data pages of
+    /// // 1 000 bytes and 100 rows each.
+    /// let pages: Vec<PageLocation> = (0..4)
+    ///     .map(|k| PageLocation {
+    ///         offset: 5_000 + 1_000 * k,
+    ///         compressed_page_size: 1_000,
+    ///         first_row_index: 100 * k,
+    ///     })
+    ///     .collect();
+    /// let ctx = ChunkContext {
+    ///     codec: pq_compress::Codec::Uncompressed,
+    ///     num_values: 400,
+    ///     max_def_level: 0,
+    ///     max_rep_level: 0,
+    ///     file_offset: 4_000,
+    ///     column: "c".into(),
+    /// };
+    /// let reader = PageReader::streaming(5_000, ctx, &PageOptions::default())
+    ///     .with_page_locations(&pages);
+    /// // Rows 150..160 and 320..330: the dictionary, pages 1 and 3.
+    /// assert_eq!(
+    ///     reader.ranges_for_rows(&[150..160, 320..330]),
+    ///     Some(vec![4_000..5_000, 6_000..7_000, 8_000..9_000])
+    /// );
+    /// // Row 50 onwards: one run from the chunk's start.
+    /// assert_eq!(reader.ranges_for_rows(&[50..400]), Some(vec![4_000..9_000]));
+    /// ```
+    pub fn ranges_for_rows(&self, rows: &[Range<u64>]) -> Option<Vec<Range<u64>>> {
+        let first = self.located.first()?;
+        let at = |pos: usize| self.ctx.file_offset.saturating_add(pos as u64);
+        let mut out: Vec<Range<u64>> = Vec::new();
+        if first.pos > 0 {
+            out.push(at(0)..at(first.pos));
+        }
+        let mut row = 0u64;
+        for l in &self.located {
+            let (lo, hi) = (row, row.saturating_add(l.rows));
+            row = hi;
+            if !rows.iter().any(|r| r.start < hi && lo < r.end) {
+                continue;
+            }
+            let (start, end) = (at(l.pos), at(l.pos.saturating_add(l.len)));
+            match out.last_mut() {
+                Some(run) if run.end == start => run.end = end,
+                _ => out.push(start..end),
+            }
+        }
+        Some(out)
+    }
+
     /// `want` bytes from `pos` (where `held` are held), cut before the next
     /// located page: its bytes are asked for on their own, or not at all
     /// when it is passed over. Not cut when that would ask for no more

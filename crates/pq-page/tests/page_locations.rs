@@ -6,6 +6,8 @@
 //! never shifting rows.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
+// A selection of one run of rows is an array of one range here.
+#![allow(clippy::single_range_in_vec_init)]
 
 mod common;
 
@@ -184,6 +186,53 @@ fn skipped_pages_are_neither_read_nor_asked_for() {
 }
 
 #[test]
+fn ranges_for_rows_hold_every_request_of_a_read_and_no_page_it_passes_over() {
+    let mut checked = 0;
+    for (name, file) in fixtures() {
+        for c in chunks(&file) {
+            let placed = PageReader::streaming(
+                c.range.end - c.range.start,
+                c.ctx.clone(),
+                &PageOptions::default(),
+            )
+            .with_page_locations(&c.locations);
+            let firsts: Vec<u64> = c
+                .locations
+                .iter()
+                .map(|l| l.first_row_index as u64)
+                .collect();
+            let mut skips: Vec<u64> = firsts.iter().copied().chain([c.ctx.num_values]).collect();
+            skips.extend(firsts.iter().skip(1).map(|f| f - 1));
+            for skip in skips {
+                let at = format!("{name} {} skipping {skip}", c.ctx.column);
+                let (_, _, asked) = read(&file, &c, Some(&c.locations), skip);
+                let runs = placed
+                    .ranges_for_rows(&[skip..c.ctx.num_values])
+                    .expect("placed pages");
+                for r in &asked {
+                    assert!(
+                        runs.iter()
+                            .any(|run| run.start <= r.start && r.end <= run.end),
+                        "{at}: asked for {r:?}, outside {runs:?}"
+                    );
+                }
+                // The pages wholly before `skip` are in no run.
+                for (k, l) in c.locations.iter().enumerate() {
+                    let end = firsts.get(k + 1).copied().unwrap_or(c.ctx.num_values);
+                    let page = l.offset as u64..(l.offset + l.compressed_page_size as i64) as u64;
+                    let in_a_run = runs
+                        .iter()
+                        .any(|r| r.start < page.end && page.start < r.end);
+                    assert_eq!(in_a_run, end > skip, "{at}: page {k} {page:?} in {runs:?}");
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "{checked}");
+}
+
+#[test]
 fn locations_that_do_not_fit_are_ignored() {
     let (_, file) = fixtures().remove(0);
     let c = chunks(&file).remove(3);
@@ -203,6 +252,15 @@ fn locations_that_do_not_fit_are_ignored() {
         let mut l = c.locations.clone();
         damage(&mut l);
         assert_eq!(read(&file, &c, Some(&l), 500), walked, "{what}");
+        // Nor do they give byte runs to fetch: the chunk is read from its
+        // start.
+        let reader = PageReader::streaming(
+            c.range.end - c.range.start,
+            c.ctx.clone(),
+            &PageOptions::default(),
+        )
+        .with_page_locations(&l);
+        assert_eq!(reader.ranges_for_rows(&[500..600]), None, "{what}");
     }
 }
 

@@ -141,58 +141,18 @@ pub(super) struct Tested {
     pub(super) rest: Option<crate::predicate::bind::BoundPredicate>,
 }
 
-/// The byte runs of the chunk at `chunk` that a read of `selection`'s rows
-/// (of a row group of `rows` rows) can need, from the chunk's page
-/// `locations`: each run of consecutive pages holding a selected row (with
-/// `span`, every page from the first selected row to the last: an early
-/// column reads that span whole), the first run starting at the chunk's
-/// start when a dictionary page lies before the first data page. Nothing
-/// when the locations do not fit the chunk (the chunk is then fetched as a
-/// whole).
-fn needed_spans(
-    chunk: &Range<u64>,
-    locations: &[pq_format::PageLocation],
-    selection: &crate::reader::RowSelection,
-    rows: usize,
-    span: bool,
-) -> Vec<Range<u64>> {
-    let mut selected = selection.ranges();
-    if span && let (Some(first), Some(last)) = (selected.first(), selected.last()) {
-        let hull = first.start..last.end;
-        selected = std::iter::once(hull).collect();
-    }
-    let mut spans: Vec<Range<u64>> = Vec::new();
-    // The chunk's dictionary page, before its first data page: the page
-    // reader reads it first.
-    match locations.first().map(|p| u64::try_from(p.offset)) {
-        Some(Ok(first)) if first > chunk.start => spans.push(chunk.start..first),
-        _ => {}
-    }
-    for (i, page) in locations.iter().enumerate() {
-        let (Ok(first), Ok(start), Ok(size)) = (
-            usize::try_from(page.first_row_index),
-            u64::try_from(page.offset),
-            u64::try_from(page.compressed_page_size),
-        ) else {
-            return Vec::new();
-        };
-        let last = locations
-            .get(i + 1)
-            .and_then(|p| usize::try_from(p.first_row_index).ok())
-            .unwrap_or(rows);
-        let end = start.saturating_add(size);
-        if start < chunk.start || end > chunk.end {
-            return Vec::new();
+/// The row ranges of `selection` a column reads: each selected run, or
+/// with `span` (an early column, which reads its pages from the first
+/// selected row to the last) one range over them all.
+fn selected_rows(selection: &crate::reader::RowSelection, span: bool) -> Vec<Range<u64>> {
+    let runs = selection.ranges();
+    let rows = |r: &Range<usize>| r.start as u64..r.end as u64;
+    match (span, runs.first(), runs.last()) {
+        (true, Some(first), Some(last)) => {
+            std::iter::once(rows(&(first.start..last.end))).collect()
         }
-        if !selected.iter().any(|r| r.start < last && first < r.end) {
-            continue;
-        }
-        match spans.last_mut() {
-            Some(s) if s.end == start => s.end = end,
-            _ => spans.push(start..end),
-        }
+        _ => runs.iter().map(rows).collect(),
     }
-    spans
 }
 
 /// `n` empty values of `dt` (a byte-array type), without nulls.
@@ -659,11 +619,14 @@ impl BatchDecoder {
                 .filter(|_| late || selection.is_some())
                 .and_then(|f| f.late_pages(rg_index, ci));
             if let Some(locations) = late_pages {
-                if let Some(selection) = selection {
-                    let spans = needed_spans(&range, locations, selection, num_rows, !late);
-                    self.needed_spans.extend(spans);
-                }
                 pages = pages.with_page_locations(locations);
+                if let Some(selection) = selection {
+                    let rows = selected_rows(selection, !late);
+                    // No runs when the page reader placed no pages: it then
+                    // reads the chunk from its start, fetched whole.
+                    self.needed_spans
+                        .extend(pages.ranges_for_rows(&rows).unwrap_or_default());
+                }
             }
             self.chunks.push((range.clone(), at.clone()));
             // A predicate's column whose pages all index a small dictionary
@@ -1174,9 +1137,26 @@ mod tests {
             .into()
     }
 
+    /// The byte runs a column of the chunk at 0..`chunk_len` with
+    /// `pages()` reads for `selection` (a span of it with `span`).
+    fn runs(chunk_len: u64, selection: &RowSelection, span: bool) -> Option<Vec<Range<u64>>> {
+        let ctx = ChunkContext {
+            codec: pq_compress::Codec::Uncompressed,
+            num_values: 500,
+            max_def_level: 1,
+            max_rep_level: 0,
+            file_offset: 0,
+            column: "c".into(),
+        };
+        PageReader::streaming(chunk_len, ctx, &PageOptions::default())
+            .with_page_locations(&pages())
+            .ranges_for_rows(&selected_rows(selection, span))
+    }
+
     #[test]
+    // One run of bytes is a vector of one range here.
+    #[allow(clippy::single_range_in_vec_init)]
     fn needed_spans_are_the_runs_of_pages_with_selected_rows() {
-        let chunk = 0..5500u64;
         // Rows 150..160 and 420..430: pages 1 and 4, and the dictionary.
         let two = select(&[
             (false, 150),
@@ -1186,21 +1166,15 @@ mod tests {
             (false, 70),
         ]);
         assert_eq!(
-            needed_spans(&chunk, &pages(), &two, 500, false),
-            vec![0..500, 1500..2500, 4500..5500]
+            runs(5500, &two, false),
+            Some(vec![0..500, 1500..2500, 4500..5500])
         );
         // Read as a span (an early column): pages 1 to 4.
-        assert_eq!(
-            needed_spans(&chunk, &pages(), &two, 500, true),
-            vec![0..500, 1500..5500]
-        );
+        assert_eq!(runs(5500, &two, true), Some(vec![0..500, 1500..5500]));
         // The first page selected: one run from the chunk's start.
         let first = select(&[(true, 120), (false, 380)]);
-        assert_eq!(
-            needed_spans(&chunk, &pages(), &first, 500, false),
-            vec![0..2500]
-        );
-        // Locations outside the chunk: nothing (the chunk is fetched whole).
-        assert!(needed_spans(&(0..3000), &pages(), &two, 500, false).is_empty());
+        assert_eq!(runs(5500, &first, false), Some(vec![0..2500]));
+        // Locations outside the chunk: none (the chunk is fetched whole).
+        assert_eq!(runs(3000, &two, false), None);
     }
 }
