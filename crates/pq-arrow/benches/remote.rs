@@ -3,7 +3,8 @@
 //! over `ParquetObjectReader` (the same store: the workspace's arrow-rs
 //! takes object_store 0.13 too), both with their defaults, reading the same
 //! object from pq-testkit's HTTP `RangeServer` through its `FaultProxy`,
-//! which adds a latency to every request (20 ms, then none).
+//! which adds a latency to every request and passes each body on as it
+//! arrives (20 ms; then no latency, straight to the server).
 //!
 //! The table is lineitem-like (16 columns, `PQ_REMOTE_ROWS` rows, default
 //! 4 Mi), written by arrow-rs with SNAPPY and 1 Mi-row row groups into
@@ -357,8 +358,8 @@ fn main() {
         proxy
             .faults()
             .set_latency(Duration::from_millis(latency_ms));
-        // With no added latency the proxy is left out: it holds each
-        // answer whole before passing it on, which a network does not.
+        // With no added latency the proxy is left out: straight to the
+        // server, the reads pay for nothing but the transfer.
         let url = if latency_ms > 0 {
             proxy.url()
         } else {

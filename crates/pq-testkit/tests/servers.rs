@@ -381,6 +381,62 @@ fn proxy_dechunks_and_frames_responses() {
     }
 }
 
+/// An upstream that answers one request with a head announcing a body of
+/// ten bytes, sends the first five, then waits for `release`: sends the
+/// rest when given `true`, closes when given `false`.
+fn paused_upstream(release: std::sync::mpsc::Receiver<bool>) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut head = Vec::new();
+        let mut byte = [0u8; 1];
+        while !head.ends_with(b"\r\n\r\n") && stream.read_exact(&mut byte).is_ok() {
+            head.push(byte[0]);
+        }
+        let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhello");
+        if release.recv_timeout(Duration::from_secs(10)) == Ok(true) {
+            let _ = stream.write_all(b"world");
+        }
+    });
+    addr
+}
+
+#[test]
+fn proxy_passes_a_body_on_as_it_arrives() {
+    for finish in [true, false] {
+        let (release, wait) = std::sync::mpsc::channel();
+        let proxy = FaultProxy::start(paused_upstream(wait)).unwrap();
+        proxy.faults().set_latency(Duration::from_millis(20));
+        let mut c = connect(proxy.addr());
+        c.write_all(b"GET /x HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        // The head and the first half arrive while the upstream still holds
+        // the second: a proxy that held the body whole would send nothing
+        // (and the read would time out).
+        let mut got = vec![0u8; 0];
+        let mut byte = [0u8; 1];
+        while !got.ends_with(b"hello") {
+            c.read_exact(&mut byte).unwrap();
+            got.push(byte[0]);
+        }
+        let head = String::from_utf8_lossy(&got).into_owned();
+        assert!(head.contains("Content-Length: 10"), "{head}");
+        release.send(finish).unwrap();
+        if finish {
+            let mut rest = [0u8; 5];
+            c.read_exact(&mut rest).unwrap();
+            assert_eq!(&rest, b"world");
+            assert_eq!(proxy.stats().response_bytes, 10);
+        } else {
+            let mut rest = Vec::new();
+            let end = c.read_to_end(&mut rest);
+            // The upstream stopped inside the body: the client is left with
+            // a short body and a closed connection, never a hang.
+            assert!(rest.is_empty() && end.is_ok(), "{rest:?} {end:?}");
+        }
+    }
+}
+
 #[test]
 fn servers_stop_on_drop() {
     let server = RangeServer::start().unwrap();

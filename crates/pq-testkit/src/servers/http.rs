@@ -4,9 +4,10 @@
 //! sent ahead. Parsing is httparse's; everything here is framing.
 
 use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 /// The largest message head accepted: object_store's requests and moto's
 /// responses have heads of a few hundred bytes.
@@ -199,6 +200,56 @@ impl<S: AsyncRead + Unpin> Reader<S> {
         }
         let rest = self.buf.split_off(len);
         Ok(std::mem::replace(&mut self.buf, rest))
+    }
+
+    /// Passes the next `len` body bytes on to `to` as they arrive, adding
+    /// each piece to `counted` before it is written (so that a peer that
+    /// has the whole body also sees it counted). The stream ending first is
+    /// an error, after what came was passed on.
+    pub async fn pipe<W: AsyncWrite + Unpin>(
+        &mut self,
+        len: u64,
+        to: &mut W,
+        counted: &AtomicU64,
+    ) -> io::Result<()> {
+        let mut left = len;
+        // What was read with the head goes first.
+        let held = self
+            .buf
+            .len()
+            .min(usize::try_from(left).unwrap_or(usize::MAX));
+        if held > 0 {
+            let rest = self.buf.split_off(held);
+            let first = std::mem::replace(&mut self.buf, rest);
+            counted.fetch_add(held as u64, Ordering::Relaxed);
+            to.write_all(&first).await?;
+            left -= held as u64;
+        }
+        let mut piece = vec![0u8; 256 * 1024];
+        while left > 0 {
+            let want = piece.len().min(usize::try_from(left).unwrap_or(usize::MAX));
+            let read = self.stream.read(piece.get_mut(..want).unwrap_or_default());
+            let n = match tokio::time::timeout(MESSAGE_TIMEOUT, read).await {
+                Ok(Ok(0)) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "the connection closed inside a body",
+                    ));
+                }
+                Ok(Ok(n)) => n,
+                Ok(Err(e)) => return Err(e),
+                Err(_) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!("no progress on a body for {MESSAGE_TIMEOUT:?}"),
+                    ));
+                }
+            };
+            counted.fetch_add(n as u64, Ordering::Relaxed);
+            to.write_all(piece.get(..n).unwrap_or_default()).await?;
+            left -= n as u64;
+        }
+        Ok(())
     }
 
     /// Reads a chunked body and returns it de-chunked (trailers dropped).
