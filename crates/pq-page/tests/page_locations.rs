@@ -107,6 +107,29 @@ fn read(
     (pages, passed, asked)
 }
 
+/// The chunk's pages' first rows, and the skips to try: ending on a page
+/// boundary, inside a page, and at the end.
+fn skips(c: &Chunk) -> (Vec<u64>, Vec<u64>) {
+    let firsts: Vec<u64> = c
+        .locations
+        .iter()
+        .map(|l| l.first_row_index as u64)
+        .collect();
+    let mut skips: Vec<u64> = firsts.iter().copied().chain([c.ctx.num_values]).collect();
+    skips.extend(firsts.iter().skip(1).map(|f| f - 1));
+    (firsts, skips)
+}
+
+/// A page reader of the chunk given `locations`.
+fn placed(c: &Chunk, locations: &[PageLocation]) -> PageReader {
+    PageReader::streaming(
+        c.range.end - c.range.start,
+        c.ctx.clone(),
+        &PageOptions::default(),
+    )
+    .with_page_locations(locations)
+}
+
 fn fixtures() -> Vec<(String, Bytes)> {
     [
         "all_types_plain_v1.parquet",
@@ -126,14 +149,7 @@ fn skipped_pages_are_neither_read_nor_asked_for() {
     let mut checked = 0;
     for (name, file) in fixtures() {
         for c in chunks(&file) {
-            let firsts: Vec<u64> = c
-                .locations
-                .iter()
-                .map(|l| l.first_row_index as u64)
-                .collect();
-            // Skips that end on a page boundary, inside a page, at the end.
-            let mut skips: Vec<u64> = firsts.iter().copied().chain([c.ctx.num_values]).collect();
-            skips.extend(firsts.iter().skip(1).map(|f| f - 1));
+            let (firsts, skips) = skips(&c);
             for skip in skips {
                 let at = format!("{name} {} skipping {skip}", c.ctx.column);
                 let (walked, walked_passed, _) = read(&file, &c, None, skip);
@@ -190,19 +206,8 @@ fn ranges_for_rows_hold_every_request_of_a_read_and_no_page_it_passes_over() {
     let mut checked = 0;
     for (name, file) in fixtures() {
         for c in chunks(&file) {
-            let placed = PageReader::streaming(
-                c.range.end - c.range.start,
-                c.ctx.clone(),
-                &PageOptions::default(),
-            )
-            .with_page_locations(&c.locations);
-            let firsts: Vec<u64> = c
-                .locations
-                .iter()
-                .map(|l| l.first_row_index as u64)
-                .collect();
-            let mut skips: Vec<u64> = firsts.iter().copied().chain([c.ctx.num_values]).collect();
-            skips.extend(firsts.iter().skip(1).map(|f| f - 1));
+            let placed = placed(&c, &c.locations);
+            let (firsts, skips) = skips(&c);
             for skip in skips {
                 let at = format!("{name} {} skipping {skip}", c.ctx.column);
                 let (_, _, asked) = read(&file, &c, Some(&c.locations), skip);
@@ -254,13 +259,7 @@ fn locations_that_do_not_fit_are_ignored() {
         assert_eq!(read(&file, &c, Some(&l), 500), walked, "{what}");
         // Nor do they give byte runs to fetch: the chunk is read from its
         // start.
-        let reader = PageReader::streaming(
-            c.range.end - c.range.start,
-            c.ctx.clone(),
-            &PageOptions::default(),
-        )
-        .with_page_locations(&l);
-        assert_eq!(reader.ranges_for_rows(&[500..600]), None, "{what}");
+        assert_eq!(placed(&c, &l).ranges_for_rows(&[500..600]), None, "{what}");
     }
 }
 
