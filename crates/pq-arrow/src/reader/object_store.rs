@@ -122,33 +122,6 @@ impl AsyncRangeReader for ObjectStoreReader {
         })
     }
 
-    fn get_range_pieces(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Vec<Bytes>>> {
-        Box::pin(async move {
-            use futures::TryStreamExt;
-            let options = GetOptions {
-                range: Some(GetRange::Bounded(range.clone())),
-                ..GetOptions::default()
-            };
-            let got = self
-                .store
-                .get_opts(&self.path, options)
-                .await
-                .map_err(io_error)?;
-            if got.range != range {
-                return Err(io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    format!(
-                        "asked for bytes {}..{}, the answer is of {}..{}",
-                        range.start, range.end, got.range.start, got.range.end
-                    ),
-                ));
-            }
-            // The body's chunks as they came; the caller checks their
-            // total length.
-            got.into_stream().map_err(io_error).try_collect().await
-        })
-    }
-
     fn get_ranges(&self, ranges: Vec<Range<u64>>) -> BoxFuture<'_, io::Result<Vec<Bytes>>> {
         Box::pin(async move {
             self.store

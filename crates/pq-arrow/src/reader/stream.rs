@@ -24,7 +24,7 @@ use tokio::task::JoinHandle;
 
 use super::builder::open_metadata;
 use super::core::{BatchDecoder, Decoded};
-use super::fetch::{FetchOptions, FetchStats, fetch, fetch_pieces, fetch_size, fetch_suffix};
+use super::fetch::{FetchOptions, FetchStats, fetch, fetch_size, fetch_suffix};
 use super::options::ReadOptions;
 use super::pieces::coalesce;
 use super::range_reader::AsyncRangeReader;
@@ -336,10 +336,8 @@ struct Held {
 }
 
 enum HeldData {
-    Pending(JoinHandle<Result<Vec<Bytes>>>),
-    /// The answer in the pieces it came in (see
-    /// [`AsyncRangeReader::get_range_pieces`]), in order.
-    Ready(Vec<Bytes>),
+    Pending(JoinHandle<Result<Bytes>>),
+    Ready(Bytes),
 }
 
 /// The loop of the stream: decode, and fetch what the decoder asks for.
@@ -407,10 +405,10 @@ impl Driver {
         self.evict();
         let mut wanted = Vec::new();
         let mut missing = Vec::new();
-        for r in &ranges {
-            match self.cover(r) {
+        for r in ranges {
+            match self.cover(&r) {
                 Some(ix) => wanted.extend(ix),
-                None => missing.push(self.widen(r.clone())),
+                None => missing.push(self.widen(r)),
             }
         }
         let mut asked = 0;
@@ -448,17 +446,8 @@ impl Driver {
                 };
                 h.data = HeldData::Ready(data);
             }
-            if let HeldData::Ready(pieces) = &h.data {
-                // Only the pieces that hold asked-for bytes: an answer of
-                // many chunks is handed on a request at a time.
-                let mut at = h.range.start;
-                for piece in pieces {
-                    let end = at.saturating_add(piece.len() as u64);
-                    if ranges.iter().any(|r| r.start < end && at < r.end) {
-                        self.decoder.push_range(at, piece.clone());
-                    }
-                    at = end;
-                }
+            if let HeldData::Ready(data) = &h.data {
+                self.decoder.push_range(h.range.start, data.clone());
                 h.pushed = true;
             }
         }
@@ -523,7 +512,7 @@ impl Driver {
             // A closed semaphore cannot happen (it is never closed); were
             // it to, the request goes ahead unlimited.
             let _permit = limit.acquire_owned().await.ok();
-            fetch_pieces(&*reader, range, &options, &stats, at).await
+            fetch(&*reader, range, &options, &stats, at).await
         });
         self.held.push(Held {
             range: r,
