@@ -93,6 +93,27 @@ pub(crate) struct Reader<S> {
     buf: Vec<u8>,
 }
 
+/// One read of `stream` into `buf`; the end of the stream, or no bytes
+/// within [`MESSAGE_TIMEOUT`], is an error: the peer stopped inside `what`.
+async fn read_within<S: AsyncRead + Unpin>(
+    stream: &mut S,
+    buf: &mut [u8],
+    what: &str,
+) -> io::Result<usize> {
+    match tokio::time::timeout(MESSAGE_TIMEOUT, stream.read(buf)).await {
+        Ok(Ok(0)) => Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!("the connection closed inside {what}"),
+        )),
+        Ok(Ok(n)) => Ok(n),
+        Ok(Err(e)) => Err(e),
+        Err(_) => Err(io::Error::new(
+            io::ErrorKind::TimedOut,
+            format!("no progress on {what} for {MESSAGE_TIMEOUT:?}"),
+        )),
+    }
+}
+
 impl<S: AsyncRead + Unpin> Reader<S> {
     /// Wraps a stream.
     pub fn new(stream: S) -> Self {
@@ -113,18 +134,11 @@ impl<S: AsyncRead + Unpin> Reader<S> {
     /// Like [`Self::fill`], but the end of the stream is an error: the peer
     /// stopped inside a message.
     async fn fill_within(&mut self, what: &str) -> io::Result<()> {
-        match tokio::time::timeout(MESSAGE_TIMEOUT, self.fill()).await {
-            Ok(Ok(true)) => Ok(()),
-            Ok(Ok(false)) => Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                format!("the connection closed inside {what}"),
-            )),
-            Ok(Err(e)) => Err(e),
-            Err(_) => Err(io::Error::new(
-                io::ErrorKind::TimedOut,
-                format!("no progress on {what} for {MESSAGE_TIMEOUT:?}"),
-            )),
-        }
+        let mut chunk = [0u8; 16 * 1024];
+        let n = read_within(&mut self.stream, &mut chunk, what).await?;
+        self.buf
+            .extend_from_slice(chunk.get(..n).unwrap_or_default());
+        Ok(())
     }
 
     /// The bytes of the next message head, through its blank line. `None`
@@ -228,23 +242,8 @@ impl<S: AsyncRead + Unpin> Reader<S> {
         let mut piece = vec![0u8; 256 * 1024];
         while left > 0 {
             let want = piece.len().min(usize::try_from(left).unwrap_or(usize::MAX));
-            let read = self.stream.read(piece.get_mut(..want).unwrap_or_default());
-            let n = match tokio::time::timeout(MESSAGE_TIMEOUT, read).await {
-                Ok(Ok(0)) => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::UnexpectedEof,
-                        "the connection closed inside a body",
-                    ));
-                }
-                Ok(Ok(n)) => n,
-                Ok(Err(e)) => return Err(e),
-                Err(_) => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::TimedOut,
-                        format!("no progress on a body for {MESSAGE_TIMEOUT:?}"),
-                    ));
-                }
-            };
+            let into = piece.get_mut(..want).unwrap_or_default();
+            let n = read_within(&mut self.stream, into, "a body").await?;
             counted.fetch_add(n as u64, Ordering::Relaxed);
             to.write_all(piece.get(..n).unwrap_or_default()).await?;
             left -= n as u64;

@@ -195,26 +195,36 @@ impl Faults {
     /// nothing is used.
     fn unfaulted(&self) -> Option<Duration> {
         let state = lock(&self.state);
-        (state.statuses == 0 && state.resets == 0 && state.truncations == 0)
-            .then_some(state.latency)
+        (state.next_action(true) == Action::Forward).then_some(state.latency)
     }
 
     /// The latency and the action for a response; the fault chosen is used.
     fn take_action(&self, has_body: bool) -> (Duration, Action) {
         let mut state = lock(&self.state);
-        let action = if state.statuses > 0 {
-            state.statuses -= 1;
-            Action::Status(state.status)
-        } else if has_body && state.resets > 0 {
-            state.resets -= 1;
+        let action = state.next_action(has_body);
+        match action {
+            Action::Status(_) => state.statuses -= 1,
+            Action::Reset => state.resets -= 1,
+            Action::Truncate => state.truncations -= 1,
+            Action::Forward => {}
+        }
+        (state.latency, action)
+    }
+}
+
+impl FaultState {
+    /// The action for the next response (with a body or not), without
+    /// using it: a status first, then a reset, then a truncation.
+    fn next_action(&self, has_body: bool) -> Action {
+        if self.statuses > 0 {
+            Action::Status(self.status)
+        } else if has_body && self.resets > 0 {
             Action::Reset
-        } else if has_body && state.truncations > 0 {
-            state.truncations -= 1;
+        } else if has_body && self.truncations > 0 {
             Action::Truncate
         } else {
             Action::Forward
-        };
-        (state.latency, action)
+        }
     }
 }
 
