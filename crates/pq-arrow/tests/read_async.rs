@@ -174,9 +174,41 @@ async fn in_memory(path: &Path) -> ObjectStoreReader {
     ObjectStoreReader::new(store, key)
 }
 
+/// A file whose answers come in pieces of 1, 7, 300, 4096 and 100 000
+/// bytes in turn, as a network body's chunks do, splitting pages and
+/// their headers anywhere.
+#[derive(Debug)]
+struct InPieces(TokioFile);
+
+impl AsyncRangeReader for InPieces {
+    fn size(&self) -> BoxFuture<'_, io::Result<u64>> {
+        self.0.size()
+    }
+    fn get_range(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Bytes>> {
+        self.0.get_range(range)
+    }
+    fn get_range_pieces(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Vec<Bytes>>> {
+        Box::pin(async move {
+            let mut data = self.0.get_range(range).await?;
+            let mut pieces = Vec::new();
+            for len in [1, 7, 300, 4096, 100_000].iter().cycle() {
+                if data.is_empty() {
+                    break;
+                }
+                pieces.push(data.split_to(data.len().min(*len)));
+            }
+            Ok(pieces)
+        })
+    }
+    fn name(&self) -> String {
+        self.0.name()
+    }
+}
+
 /// Every file, every source, with the default options and with ones that
 /// make many small requests (no merging, no prefetch, one request at a
-/// time): the sync reader's batches or error.
+/// time), and with answers in small pieces: the sync reader's batches or
+/// error.
 #[test]
 fn every_file_reads_as_the_sync_reader_reads_it() {
     let rt = runtime();
@@ -198,6 +230,9 @@ fn every_file_reads_as_the_sync_reader_reads_it() {
             assert_eq!(got, expected, "{}: object store", path.display());
             let got = read_async(store, tiny.clone(), &plain).await;
             assert_eq!(got, expected, "{}: small requests", path.display());
+            let pieces = InPieces(TokioFile::open(&path).await.unwrap());
+            let got = read_async(pieces, FetchOptions::default(), &plain).await;
+            assert_eq!(got, expected, "{}: answers in pieces", path.display());
         });
         checked += 1;
     }

@@ -251,20 +251,54 @@ pub(super) async fn fetch(
     stats: &FetchStats,
     at: Location,
 ) -> Result<Bytes> {
-    let want = range.end.saturating_sub(range.start);
-    let got = attempts(
+    let call = || reader.get_range(range.clone());
+    fetch_with(
+        reader,
+        range.clone(),
         options,
         stats,
-        || reader.get_range(range.clone()),
-        |data: &Bytes| {
-            (data.len() as u64 != want).then(|| {
-                io::Error::new(
-                    io::ErrorKind::UnexpectedEof,
-                    format!("the answer held {} bytes, not {want}", data.len()),
-                )
-            })
-        },
+        at,
+        call,
+        |d: &Bytes| d.len(),
     )
+    .await
+}
+
+/// [`fetch`], in the pieces the reader delivers (see
+/// [`AsyncRangeReader::get_range_pieces`]).
+pub(super) async fn fetch_pieces(
+    reader: &dyn AsyncRangeReader,
+    range: Range<u64>,
+    options: &FetchOptions,
+    stats: &FetchStats,
+    at: Location,
+) -> Result<Vec<Bytes>> {
+    let call = || reader.get_range_pieces(range.clone());
+    let len = |pieces: &Vec<Bytes>| pieces.iter().map(Bytes::len).sum();
+    fetch_with(reader, range.clone(), options, stats, at, call, len).await
+}
+
+/// One fetch of `range` by `call`, attempted as [`fetch`] says, its answer
+/// `len` bytes long.
+async fn fetch_with<'a, T>(
+    reader: &dyn AsyncRangeReader,
+    range: Range<u64>,
+    options: &FetchOptions,
+    stats: &FetchStats,
+    at: Location,
+    call: impl FnMut() -> BoxFuture<'a, io::Result<T>>,
+    len: impl Fn(&T) -> usize,
+) -> Result<T> {
+    let want = range.end.saturating_sub(range.start);
+    let got = attempts(options, stats, call, |data: &T| {
+        let n = len(data);
+        (n as u64 != want).then(|| {
+            io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("the answer held {n} bytes, not {want}"),
+            )
+        })
+    })
     .await;
     match got {
         Ok(data) => {

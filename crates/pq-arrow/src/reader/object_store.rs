@@ -14,8 +14,11 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use futures::future::BoxFuture;
+use futures::{Stream, TryStreamExt};
 use object_store::path::Path;
-use object_store::{GetOptions, GetRange, ObjectMeta, ObjectStore, ObjectStoreExt};
+use object_store::{
+    GetOptions, GetRange, GetResultPayload, ObjectMeta, ObjectStore, ObjectStoreExt,
+};
 
 use super::range_reader::AsyncRangeReader;
 
@@ -86,6 +89,50 @@ impl ObjectStoreReader {
     }
 }
 
+/// A chunk at least this long is kept as it came.
+const KEEP_CHUNK: usize = 128 << 10;
+/// Smaller chunks are joined into pieces of about this length.
+const JOINED_PIECE: usize = 1 << 20;
+
+/// The chunks of an answer of `len` bytes, chunks of [`KEEP_CHUNK`] bytes
+/// or more as they came and runs of smaller ones joined into pieces of
+/// [`JOINED_PIECE`] bytes. An HTTP client hands on a body in chunks of a
+/// few hundred kilobytes, which the reader uses without a copy; some
+/// stores stream far smaller ones, and thousands of pieces a row group
+/// would cost more to look through than one copy of them.
+async fn join_small_chunks(
+    mut chunks: impl Stream<Item = io::Result<Bytes>> + Unpin,
+    len: u64,
+) -> io::Result<Vec<Bytes>> {
+    let mut pieces = Vec::new();
+    let mut joining: Vec<u8> = Vec::new();
+    let mut seen: u64 = 0;
+    while let Some(chunk) = chunks.try_next().await? {
+        seen = seen.saturating_add(chunk.len() as u64);
+        if chunk.len() >= KEEP_CHUNK {
+            if !joining.is_empty() {
+                pieces.push(Bytes::from(std::mem::take(&mut joining)));
+            }
+            pieces.push(chunk);
+            continue;
+        }
+        if joining.is_empty() {
+            // No more than the answer still to come: the length is the
+            // one asked for, not one the source declared.
+            let rest = usize::try_from(len.saturating_sub(seen)).unwrap_or(usize::MAX);
+            joining.reserve_exact(chunk.len().saturating_add(rest).min(JOINED_PIECE));
+        }
+        joining.extend_from_slice(&chunk);
+        if joining.len() >= JOINED_PIECE {
+            pieces.push(Bytes::from(std::mem::take(&mut joining)));
+        }
+    }
+    if !joining.is_empty() {
+        pieces.push(Bytes::from(joining));
+    }
+    Ok(pieces)
+}
+
 /// An `object_store` error as an I/O error whose kind says whether a
 /// retry may help (see [`AsyncRangeReader`]).
 fn io_error(e: object_store::Error) -> io::Error {
@@ -119,6 +166,37 @@ impl AsyncRangeReader for ObjectStoreReader {
                 .get_range(&self.path, range)
                 .await
                 .map_err(io_error)
+        })
+    }
+
+    fn get_range_pieces(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Vec<Bytes>>> {
+        Box::pin(async move {
+            let options = GetOptions {
+                range: Some(GetRange::Bounded(range.clone())),
+                ..GetOptions::default()
+            };
+            let got = self
+                .store
+                .get_opts(&self.path, options)
+                .await
+                .map_err(io_error)?;
+            if got.range != range {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!(
+                        "asked for bytes {}..{}, the answer is of {}..{}",
+                        range.start, range.end, got.range.start, got.range.end
+                    ),
+                ));
+            }
+            // A local file is read in one go (its stream would be of 8 KiB
+            // reads).
+            #[cfg(not(target_arch = "wasm32"))]
+            if matches!(got.payload, GetResultPayload::File(..)) {
+                return Ok(vec![got.bytes().await.map_err(io_error)?]);
+            }
+            let len = range.end.saturating_sub(range.start);
+            join_small_chunks(got.into_stream().map_err(io_error), len).await
         })
     }
 
@@ -172,5 +250,53 @@ impl AsyncRangeReader for ObjectStoreReader {
 
     fn name(&self) -> String {
         self.name.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::{JOINED_PIECE, KEEP_CHUNK, join_small_chunks};
+    use bytes::Bytes;
+
+    fn run(sizes: &[usize]) -> (Vec<usize>, Vec<u8>, Vec<u8>) {
+        let total: usize = sizes.iter().sum();
+        let file: Vec<u8> = (0..total).map(|i| (i * 7 + i / 251) as u8).collect();
+        let mut at = 0;
+        let chunks: Vec<std::io::Result<Bytes>> = sizes
+            .iter()
+            .map(|&n| {
+                at += n;
+                Ok(Bytes::copy_from_slice(&file[at - n..at]))
+            })
+            .collect();
+        let got = futures::executor::block_on(join_small_chunks(
+            futures::stream::iter(chunks),
+            total as u64,
+        ))
+        .unwrap();
+        let lens = got.iter().map(Bytes::len).collect();
+        (lens, got.concat(), file)
+    }
+
+    #[test]
+    fn large_chunks_are_kept_and_small_ones_joined_in_order() {
+        let big = KEEP_CHUNK;
+        let small = 8 << 10;
+        // 200 small chunks (1.6 MB): one full piece and the rest; then a
+        // big chunk kept; then 3 small ones joined.
+        let mut sizes = vec![small; 200];
+        sizes.push(big);
+        sizes.extend([small, 1, small]);
+        let (lens, joined, file) = run(&sizes);
+        assert_eq!(joined, file);
+        assert_eq!(
+            lens,
+            vec![JOINED_PIECE, 200 * small - JOINED_PIECE, big, 2 * small + 1]
+        );
+        // Chunks of one byte, and none at all.
+        let (lens, joined, file) = run(&[1; 1000]);
+        assert_eq!((lens, joined), (vec![1000], file));
+        assert_eq!(run(&[]).0, Vec::<usize>::new());
     }
 }

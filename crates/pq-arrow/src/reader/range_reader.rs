@@ -42,6 +42,17 @@ pub trait AsyncRangeReader: Send + Sync + fmt::Debug {
     /// The bytes of `range` (exactly `range.end - range.start` of them).
     fn get_range(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Bytes>>;
 
+    /// The bytes of `range` in the pieces the source delivers them in, in
+    /// order (together exactly `range.end - range.start` bytes). A network
+    /// body arrives as many chunks: handing them on as they are spares a
+    /// copy of the whole answer into one fresh buffer (for a 35 MB row
+    /// group through object_store's HTTP client, a third of its transfer
+    /// time), and the reader copies only the pages that straddle two
+    /// chunks. The default is [`get_range`](Self::get_range)'s one piece.
+    fn get_range_pieces(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Vec<Bytes>>> {
+        Box::pin(async move { Ok(vec![self.get_range(range).await?]) })
+    }
+
     /// Several ranges, in the order asked. The default asks for each in
     /// turn; a source that can fetch them together should.
     fn get_ranges(&self, ranges: Vec<Range<u64>>) -> BoxFuture<'_, io::Result<Vec<Bytes>>> {
@@ -76,6 +87,9 @@ impl<T: AsyncRangeReader + ?Sized> AsyncRangeReader for Arc<T> {
     }
     fn get_range(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Bytes>> {
         (**self).get_range(range)
+    }
+    fn get_range_pieces(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Vec<Bytes>>> {
+        (**self).get_range_pieces(range)
     }
     fn get_ranges(&self, ranges: Vec<Range<u64>>) -> BoxFuture<'_, io::Result<Vec<Bytes>>> {
         (**self).get_ranges(ranges)

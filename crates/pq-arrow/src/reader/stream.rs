@@ -24,7 +24,7 @@ use tokio::task::JoinHandle;
 
 use super::builder::open_metadata;
 use super::core::{BatchDecoder, Decoded};
-use super::fetch::{FetchOptions, FetchStats, fetch, fetch_size, fetch_suffix};
+use super::fetch::{FetchOptions, FetchStats, fetch, fetch_pieces, fetch_size, fetch_suffix};
 use super::options::ReadOptions;
 use super::pieces::coalesce;
 use super::range_reader::AsyncRangeReader;
@@ -336,8 +336,10 @@ struct Held {
 }
 
 enum HeldData {
-    Pending(JoinHandle<Result<Bytes>>),
-    Ready(Bytes),
+    Pending(JoinHandle<Result<Vec<Bytes>>>),
+    /// The answer in the pieces it came in (see
+    /// [`AsyncRangeReader::get_range_pieces`]), in order.
+    Ready(Vec<Bytes>),
 }
 
 /// The loop of the stream: decode, and fetch what the decoder asks for.
@@ -376,6 +378,9 @@ impl Driver {
                 message: "the async reader must be polled inside a tokio runtime".into(),
             });
         }
+        // What was served last: the decoder asking for it again means the
+        // bytes pushed did not reach it, and serving it again would loop.
+        let mut served: Option<Vec<Range<u64>>> = None;
         loop {
             match self.decoder.next()? {
                 Decoded::Batch(b) => {
@@ -395,7 +400,13 @@ impl Driver {
                     }
                     return Ok(None);
                 }
-                Decoded::Needs(ranges) => self.serve(ranges).await?,
+                Decoded::Needs(ranges) => {
+                    if served.as_ref() == Some(&ranges) {
+                        return Err(self.stalled(&ranges));
+                    }
+                    self.serve(ranges.clone()).await?;
+                    served = Some(ranges);
+                }
             }
         }
     }
@@ -405,10 +416,10 @@ impl Driver {
         self.evict();
         let mut wanted = Vec::new();
         let mut missing = Vec::new();
-        for r in ranges {
-            match self.cover(&r) {
+        for r in &ranges {
+            match self.cover(r) {
                 Some(ix) => wanted.extend(ix),
-                None => missing.push(self.widen(r)),
+                None => missing.push(self.widen(r.clone())),
             }
         }
         let mut asked = 0;
@@ -446,8 +457,17 @@ impl Driver {
                 };
                 h.data = HeldData::Ready(data);
             }
-            if let HeldData::Ready(data) = &h.data {
-                self.decoder.push_range(h.range.start, data.clone());
+            if let HeldData::Ready(pieces) = &h.data {
+                // Only the pieces that hold asked-for bytes: an answer of
+                // many chunks is handed on a request at a time.
+                let mut at = h.range.start;
+                for piece in pieces {
+                    let end = at.saturating_add(piece.len() as u64);
+                    if ranges.iter().any(|r| r.start < end && at < r.end) {
+                        self.decoder.push_range(at, piece.clone());
+                    }
+                    at = end;
+                }
                 h.pushed = true;
             }
         }
@@ -455,6 +475,24 @@ impl Driver {
             self.prefetch();
         }
         Ok(())
+    }
+
+    /// The error for ranges served and asked for again: a fault of the
+    /// reader (or of a source answering with other bytes than it was
+    /// asked for), reported rather than looped on.
+    fn stalled(&self, ranges: &[Range<u64>]) -> Error {
+        let first = ranges.first().cloned().unwrap_or_default();
+        Error::Fetch {
+            object: self.reader.name(),
+            what: format!("bytes {}..{}", first.start, first.end),
+            range: Some(first.clone()),
+            attempts: 1,
+            at: Box::new(self.decoder.location_of(first.start)),
+            source: std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "the bytes fetched for it did not cover it",
+            ),
+        }
     }
 
     /// The held ranges that together cover `r`, or `None`.
@@ -512,7 +550,7 @@ impl Driver {
             // A closed semaphore cannot happen (it is never closed); were
             // it to, the request goes ahead unlimited.
             let _permit = limit.acquire_owned().await.ok();
-            fetch(&*reader, range, &options, &stats, at).await
+            fetch_pieces(&*reader, range, &options, &stats, at).await
         });
         self.held.push(Held {
             range: r,
