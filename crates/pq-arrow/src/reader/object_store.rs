@@ -109,6 +109,14 @@ async fn join_small_chunks(
     let mut seen: u64 = 0;
     while let Some(chunk) = chunks.try_next().await? {
         seen = seen.saturating_add(chunk.len() as u64);
+        // A body longer than asked for is not held to its end (it may
+        // never end); the caller's length check would fail it anyway.
+        if seen > len {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("the answer held more than the {len} bytes asked for"),
+            ));
+        }
         if chunk.len() >= KEEP_CHUNK {
             if !joining.is_empty() {
                 pieces.push(Bytes::from(std::mem::take(&mut joining)));
@@ -258,8 +266,9 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::{JOINED_PIECE, KEEP_CHUNK, join_small_chunks};
     use bytes::Bytes;
+    use futures::StreamExt;
 
-    fn run(sizes: &[usize]) -> (Vec<usize>, Vec<u8>, Vec<u8>) {
+    fn chunks(sizes: &[usize]) -> (Vec<std::io::Result<Bytes>>, Vec<u8>) {
         let total: usize = sizes.iter().sum();
         let file: Vec<u8> = (0..total).map(|i| (i * 7 + i / 251) as u8).collect();
         let mut at = 0;
@@ -270,13 +279,41 @@ mod tests {
                 Ok(Bytes::copy_from_slice(&file[at - n..at]))
             })
             .collect();
+        (chunks, file)
+    }
+
+    fn run(sizes: &[usize]) -> (Vec<usize>, Vec<u8>, Vec<u8>) {
+        let (chunks, file) = chunks(sizes);
         let got = futures::executor::block_on(join_small_chunks(
             futures::stream::iter(chunks),
-            total as u64,
+            file.len() as u64,
         ))
         .unwrap();
         let lens = got.iter().map(Bytes::len).collect();
         (lens, got.concat(), file)
+    }
+
+    #[test]
+    fn an_answer_longer_than_asked_is_refused_at_the_first_byte_too_many() {
+        // A body far longer than asked (it could go on for ever): refused
+        // at the chunk that passes the length, the rest not taken.
+        let mut taken = 0;
+        let long = futures::stream::repeat_with(|| {
+            taken += 1;
+            Ok(Bytes::from_static(&[7; 1000]))
+        })
+        .take(100_000);
+        let err = futures::executor::block_on(join_small_chunks(long, 10_500)).unwrap_err();
+        assert_eq!(taken, 11);
+        assert!(
+            err.to_string().contains("more than the 10500 bytes"),
+            "{err}"
+        );
+        let (chunks, _) = chunks(&[KEEP_CHUNK, 10]);
+        let short = futures::stream::iter(chunks);
+        assert!(
+            futures::executor::block_on(join_small_chunks(short, KEEP_CHUNK as u64 + 9)).is_err()
+        );
     }
 
     #[test]
