@@ -6,7 +6,9 @@
 //! file openers (`Arc<dyn ObjectStore>`), so that a store from a
 //! DataFusion session is read without conversion. The crate is taken
 //! without its cloud features: the caller (an application, pq's CLI)
-//! enables the stores it needs.
+//! enables the stores it needs; with `fs` (object_store's default, and
+//! DataFusion's), so that a local store's answer is told from a stream
+//! and read in one piece.
 
 use std::io;
 use std::ops::Range;
