@@ -174,6 +174,15 @@ async fn in_memory(path: &Path) -> ObjectStoreReader {
     ObjectStoreReader::new(store, key)
 }
 
+/// `path` through object_store's `LocalFileSystem` (read in pieces of a
+/// megabyte by `ObjectStoreReader`).
+fn on_local_store(path: &Path) -> ObjectStoreReader {
+    let dir = path.parent().unwrap();
+    let store = Arc::new(object_store::local::LocalFileSystem::new_with_prefix(dir).unwrap());
+    let name = path.file_name().unwrap().to_str().unwrap();
+    ObjectStoreReader::new(store, ObjectPath::from(name))
+}
+
 /// A file whose answers come in pieces of 1, 7, 300, 4096 and 100 000
 /// bytes in turn, as a network body's chunks do, splitting pages and
 /// their headers anywhere.
@@ -233,6 +242,8 @@ fn every_file_reads_as_the_sync_reader_reads_it() {
             let pieces = InPieces(TokioFile::open(&path).await.unwrap());
             let got = read_async(pieces, FetchOptions::default(), &plain).await;
             assert_eq!(got, expected, "{}: answers in pieces", path.display());
+            let got = read_async(on_local_store(&path), FetchOptions::default(), &plain).await;
+            assert_eq!(got, expected, "{}: local store", path.display());
         });
         checked += 1;
     }
