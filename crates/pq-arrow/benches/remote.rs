@@ -15,7 +15,10 @@
 //! conjunction of two unsorted columns (arrow-rs given it as a
 //! `RowFilter`); one decoding thread, batches of 8192, rows checked equal
 //! before timing. With no added latency, pq's remote read is
-//! also set against pq's sync read of the same file from a local path.
+//! also set against pq's reads of the same file on the local disk: the
+//! sync reader from its path, and the same async reader over object_store's
+//! `LocalFileSystem` (the same requests, answered by the disk: what the
+//! network adds and nothing else).
 //!
 //! A markdown table of the medians of alternating rounds is printed, with
 //! the requests and bytes each reader made through the proxy
@@ -351,9 +354,16 @@ fn main() {
         bytes.len() / 1_000_000
     );
     println!(
-        "| read | latency | pq | arrow-rs | pq / arrow-rs | requests pq / arrow-rs | MB fetched pq / arrow-rs | pq local path | remote / local |"
+        "| read | latency | pq | arrow-rs | pq / arrow-rs | requests pq / arrow-rs | MB fetched pq / arrow-rs | pq local path | remote / local | pq async, local store | remote / async local |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    // The same file on the local disk, through object_store's local store.
+    let local_store: Arc<dyn object_store::ObjectStore> = Arc::new(
+        path.parent()
+            .map(object_store::local::LocalFileSystem::new_with_prefix)
+            .unwrap_or_else(|| panic!("{} has no directory", path.display()))
+            .unwrap_or_else(|e| panic!("{e}")),
+    );
     for latency_ms in [20u64, 0] {
         proxy
             .faults()
@@ -390,9 +400,21 @@ fn main() {
             let mut pq_side = || rt.block_on(pq_remote(ours.clone(), read));
             let mut arrow_side = || rt.block_on(arrow_rs_remote(theirs.clone(), read));
             let mut local_side = || pq_local(&path, read);
+            let mut async_local_side = || rt.block_on(pq_remote(local_store.clone(), read));
             let times = if latency_ms == 0 {
+                assert_eq!(
+                    async_local_side(),
+                    a,
+                    "{}: the local store's rows",
+                    read.name
+                );
                 rounds(
-                    &mut [&mut pq_side, &mut arrow_side, &mut local_side],
+                    &mut [
+                        &mut pq_side,
+                        &mut arrow_side,
+                        &mut local_side,
+                        &mut async_local_side,
+                    ],
                     Duration::from_secs(20),
                 )
             } else {
@@ -403,8 +425,18 @@ fn main() {
             };
             let (r, iqr) = ratio(&times[0], &times[1]);
             let local = times.get(2);
+            let async_local = times.get(3);
+            let against = |l: Option<&Vec<f64>>| {
+                let time = l.map_or("".into(), |l| format!("{:.1} ms", median(l) * 1e3));
+                let r = l.map_or("".into(), |l| {
+                    let (r, iqr) = ratio(&times[0], l);
+                    format!("{r:.2} ({iqr})")
+                });
+                (time, r)
+            };
+            let ((local_ms, local_r), (async_ms, async_r)) = (against(local), against(async_local));
             println!(
-                "| {} | {latency_ms} ms | {:.1} ms | {:.1} ms | {r:.2} ({iqr}) | {} / {} | {:.1} / {:.1} | {} | {} |",
+                "| {} | {latency_ms} ms | {:.1} ms | {:.1} ms | {r:.2} ({iqr}) | {} / {} | {:.1} / {:.1} | {local_ms} | {local_r} | {async_ms} | {async_r} |",
                 read.name,
                 median(&times[0]) * 1e3,
                 median(&times[1]) * 1e3,
@@ -412,11 +444,6 @@ fn main() {
                 their_stats.0,
                 pq_stats.1 as f64 / 1e6,
                 their_stats.1 as f64 / 1e6,
-                local.map_or("".into(), |l| format!("{:.1} ms", median(l) * 1e3)),
-                local.map_or("".into(), |l| {
-                    let (r, iqr) = ratio(&times[0], l);
-                    format!("{r:.2} ({iqr})")
-                }),
             );
         }
         // What moving the bytes alone costs: the whole object in one GET.
@@ -430,7 +457,7 @@ fn main() {
         };
         let t = rounds(&mut [&mut whole], Duration::from_secs(10));
         println!(
-            "| the whole object in one GET (no decoding) | {latency_ms} ms | {:.1} ms | | | 1 | {:.1} | | |",
+            "| the whole object in one GET (no decoding) | {latency_ms} ms | {:.1} ms | | | 1 | {:.1} | | | | |",
             median(&t[0]) * 1e3,
             bytes.len() as f64 / 1e6
         );
