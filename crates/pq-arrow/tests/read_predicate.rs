@@ -990,6 +990,37 @@ fn dictionaries_rule_out_values_no_entry_matches() {
 }
 
 #[test]
+fn a_range_its_exact_bounds_let_through_reads_no_dictionary() {
+    // Code's values are 1, 3 and 4 in every row group: a lone range or
+    // `!=` that the bounds admit holds for the minimum or the maximum,
+    // entries of the dictionary, which could rule nothing out.
+    let groups = ROWS / GROUP;
+    let file = dictionary_file(WriterOptions::builder());
+    type Case = (&'static str, fn(i32) -> bool);
+    let cases: [Case; 4] = [
+        ("code <= 3", |c| c <= 3),
+        ("code > 1", |c| c > 1),
+        ("code < 2", |c| c < 2),
+        ("code != 3", |c| c != 3),
+    ];
+    for (p, test) in cases {
+        let (ids, m) = read_ids(&file, Predicate::parse(p).unwrap(), 8192);
+        let want: Vec<i64> = (0..ROWS)
+            .filter(|i| test([1, 3, 4][i % 3]))
+            .map(|i| i as i64)
+            .collect();
+        assert_eq!(ids, want, "{p}");
+        assert_eq!(m.dictionaries_read, 0, "{p}: {m:?}");
+    }
+    // An equality within the bounds, or two ranges of one column, are
+    // still judged by the dictionary.
+    for p in ["code = 3", "code >= 2 AND code <= 2"] {
+        let (_, m) = read_ids(&file, Predicate::parse(p).unwrap(), 8192);
+        assert_eq!(m.dictionaries_read, groups, "{p}: {m:?}");
+    }
+}
+
+#[test]
 fn chunks_that_fell_back_from_their_dictionary_are_not_judged_by_it() {
     // A dictionary of at most two entries: pages after it are PLAIN, and
     // hold values the dictionary does not.

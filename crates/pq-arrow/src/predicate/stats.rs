@@ -366,9 +366,26 @@ fn may_match(node: &Bound, ctx: &mut Ctx<'_, '_>) -> bool {
     // side rules out alone).
     by_parts
         && match one_column(node) {
-            Some(c) if rejects_null(node) => ctx.dictionary_may_match(c, node),
+            Some(c) if rejects_null(node) && !bounds_decide(node, ctx.stats) => {
+                ctx.dictionary_may_match(c, node)
+            }
             _ => true,
         }
+}
+
+/// Whether the exact bounds already tell all that the dictionary could
+/// about `node`: a lone `<`, `<=`, `>`, `>=` or `!=` that the bounds let
+/// through holds for the minimum or the maximum, which are values of the
+/// chunk and so entries of its dictionary. Its dictionary page is then
+/// not read (over a network, a request a row group for nothing).
+fn bounds_decide(node: &Bound, stats: &[Option<ChunkStats>]) -> bool {
+    match node {
+        Bound::Compare { column, op, .. } if *op != CmpOp::Eq => stats
+            .get(*column)
+            .and_then(Option::as_ref)
+            .is_some_and(|s| s.exact && s.bounds.is_some()),
+        _ => false,
+    }
 }
 
 /// The one column `node` reads, if it reads one.
