@@ -435,6 +435,29 @@ impl BatchDecoder {
         coalesce(ranges, self.coalesce_gap)
     }
 
+    /// The byte ranges of the current row group's projected column chunks,
+    /// merged, when it is read whole (no page index narrowed it, no limit
+    /// may end it early): what a first request for it may fetch at once,
+    /// as a prefetch of it would have (see [`Self::next_row_group_ranges`]).
+    /// Empty otherwise.
+    #[cfg(feature = "async")]
+    pub(crate) fn current_row_group_ranges(&self) -> Vec<Range<u64>> {
+        let Some(state) = &self.current else {
+            return Vec::new();
+        };
+        let narrowed = self
+            .filter
+            .as_ref()
+            .is_some_and(|f| f.selection(state.index).is_some());
+        if narrowed || self.remaining.is_some() {
+            return Vec::new();
+        }
+        coalesce(
+            self.chunks.iter().map(|(r, _)| r.clone()).collect(),
+            self.coalesce_gap,
+        )
+    }
+
     /// The most bytes of the file held at once so far (see
     /// [`buffered_bytes`](Self::buffered_bytes)).
     pub(crate) fn peak_buffered_bytes(&self) -> usize {

@@ -422,11 +422,32 @@ impl Driver {
                 None => missing.push(self.widen(r.clone())),
             }
         }
+        // The first request for a row group's chunks takes all of them, as
+        // a prefetch of the row group would have: a predicate's columns,
+        // read first, would otherwise be one request and the columns read
+        // after them another, the first ones' bytes fetched again in it.
+        let whole = self.unheld_row_group(&missing);
+        let whole_fetched = !whole.is_empty();
+        let fetches = if whole_fetched { whole } else { missing };
         let mut asked = 0;
-        for r in coalesce(missing, self.fetch.coalesce_gap) {
+        for r in coalesce(fetches, self.fetch.coalesce_gap) {
             asked += r.end - r.start;
             wanted.push(self.held.len());
             self.start(r);
+        }
+        if whole_fetched {
+            // Each asked range from the held ranges that now cover it.
+            wanted.clear();
+            for r in &ranges {
+                match self.cover(r) {
+                    Some(ix) => wanted.extend(ix),
+                    None => {
+                        let r = self.widen(r.clone());
+                        wanted.push(self.held.len());
+                        self.start(r);
+                    }
+                }
+            }
         }
         // A small fetch is bound by the round trip: the next row group's
         // requests go out with it. A large one is bound by bandwidth: they
@@ -493,6 +514,41 @@ impl Driver {
                 "the bytes fetched for it did not cover it",
             ),
         }
+    }
+
+    /// The parts of the current row group's chunks not held yet, when
+    /// `missing` (not empty) lies within them and the row group, read
+    /// whole, fits the prefetch budget beside what is held; else nothing.
+    fn unheld_row_group(&self, missing: &[Range<u64>]) -> Vec<Range<u64>> {
+        if missing.is_empty() || self.fetch.prefetch_bytes == 0 {
+            return Vec::new();
+        }
+        let whole = self.decoder.current_row_group_ranges();
+        let inside = |m: &Range<u64>| whole.iter().any(|w| w.start <= m.start && m.end <= w.end);
+        if !missing.iter().all(inside) {
+            return Vec::new();
+        }
+        let mut held: Vec<Range<u64>> = self.held.iter().map(|h| h.range.clone()).collect();
+        held.sort_unstable_by_key(|r| r.start);
+        let mut unheld = Vec::new();
+        for w in whole {
+            let mut at = w.start;
+            for h in held.iter().filter(|h| h.start < w.end && h.end > w.start) {
+                if h.start > at {
+                    unheld.push(at..h.start);
+                }
+                at = at.max(h.end);
+            }
+            if at < w.end {
+                unheld.push(at..w.end);
+            }
+        }
+        let wanted: u64 = unheld.iter().map(|r| r.end - r.start).sum();
+        let held_bytes = self.decoder.buffered_bytes() as u64;
+        if held_bytes.saturating_add(wanted) > self.fetch.prefetch_bytes as u64 {
+            return Vec::new();
+        }
+        unheld
     }
 
     /// The held ranges that together cover `r`, or `None`.
