@@ -412,20 +412,8 @@ fn only_the_chosen_chunks_are_fetched() {
     });
 
     // Every column of the last row group: one request after the footer's.
-    let log = Arc::new(Mutex::new(Vec::new()));
-    rt.block_on(async {
-        let reader = Logged {
-            inner: TokioFile::open(&path).await.unwrap(),
-            log: log.clone(),
-        };
-        let b = ParquetRecordBatchStreamBuilder::new(reader).await.unwrap();
-        let footer_requests = log.lock().unwrap().len();
-        let stream = b.with_row_groups(rgs.clone()).build().unwrap();
-        let batches: Vec<_> = stream.collect().await;
-        assert!(batches.iter().all(|b| b.is_ok()));
-        let data_requests = log.lock().unwrap().len() - footer_requests;
-        assert_eq!(data_requests, 1, "{:?}", log.lock().unwrap());
-    });
+    let (requests, _) = requests_after_footer(&rt, &path, |b| b.with_row_groups(rgs.clone()));
+    assert_eq!(requests.len(), 1, "{requests:?}");
 
     // With a predicate whose column is read first: still one request for
     // the row group's chunks (not one for the predicate's column and
@@ -436,32 +424,40 @@ fn only_the_chosen_chunks_are_fetched() {
     let all = chunk_ranges(&path, &rgs, &[0, 1, 2, 3]);
     let region =
         all.iter().map(|r| r.start).min().unwrap()..all.iter().map(|r| r.end).max().unwrap();
+    let (requests, rows) = requests_after_footer(&rt, &path, |b| {
+        b.with_row_groups(rgs.clone())
+            .with_predicate(Predicate::parse("reading > 0.05").unwrap())
+            .with_pruning(PruningOptions::default().with_dictionaries(false))
+    });
+    assert!(rows > 0);
+    let in_region: Vec<_> = requests
+        .iter()
+        .filter(|r| r.start < region.end && r.end > region.start)
+        .collect();
+    assert_eq!(in_region.len(), 1, "{in_region:?} of {requests:?}");
+    assert!(in_region[0].start <= region.start && region.end <= in_region[0].end);
+}
+
+/// The requests a read of `path` configured by `options` makes after its
+/// footer's, and the rows it reads (every batch checked to be no error).
+fn requests_after_footer(
+    rt: &tokio::runtime::Runtime,
+    path: &Path,
+    options: impl FnOnce(ParquetRecordBatchStreamBuilder) -> ParquetRecordBatchStreamBuilder,
+) -> (Vec<Range<u64>>, usize) {
     let log = Arc::new(Mutex::new(Vec::new()));
     rt.block_on(async {
         let reader = Logged {
-            inner: TokioFile::open(&path).await.unwrap(),
+            inner: TokioFile::open(path).await.unwrap(),
             log: log.clone(),
         };
         let b = ParquetRecordBatchStreamBuilder::new(reader).await.unwrap();
         let footer_requests = log.lock().unwrap().len();
-        let stream = b
-            .with_row_groups(rgs.clone())
-            .with_predicate(Predicate::parse("reading > 0.05").unwrap())
-            .with_pruning(PruningOptions::default().with_dictionaries(false))
-            .build()
-            .unwrap();
-        let batches: Vec<_> = stream.collect().await;
-        assert!(batches.iter().all(|b| b.is_ok()));
-        let rows: usize = batches.iter().flatten().map(RecordBatch::num_rows).sum();
-        assert!(rows > 0);
+        let batches: Vec<_> = options(b).build().unwrap().collect().await;
+        let rows = batches.into_iter().map(|b| b.unwrap().num_rows()).sum();
         let log = log.lock().unwrap().clone();
-        let in_region: Vec<_> = log[footer_requests..]
-            .iter()
-            .filter(|r| r.start < region.end && r.end > region.start)
-            .collect();
-        assert_eq!(in_region.len(), 1, "{in_region:?} of {log:?}");
-        assert!(in_region[0].start <= region.start && region.end <= in_region[0].end);
-    });
+        (log[footer_requests..].to_vec(), rows)
+    })
 }
 
 /// How a [`Faulty`] source fails.
