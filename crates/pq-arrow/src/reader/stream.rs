@@ -404,7 +404,7 @@ impl Driver {
                     if served.as_ref() == Some(&ranges) {
                         return Err(self.stalled(&ranges));
                     }
-                    self.serve(ranges.clone()).await?;
+                    self.serve(&ranges).await?;
                     served = Some(ranges);
                 }
             }
@@ -412,43 +412,32 @@ impl Driver {
     }
 
     /// Fetches (or waits for) and pushes the bytes of `ranges`.
-    async fn serve(&mut self, ranges: Vec<Range<u64>>) -> Result<()> {
+    async fn serve(&mut self, ranges: &[Range<u64>]) -> Result<()> {
         self.evict();
-        let mut wanted = Vec::new();
-        let mut missing = Vec::new();
-        for r in &ranges {
-            match self.cover(r) {
-                Some(ix) => wanted.extend(ix),
-                None => missing.push(self.widen(r.clone())),
-            }
-        }
+        let missing: Vec<Range<u64>> = ranges
+            .iter()
+            .filter(|r| self.cover(r).is_none())
+            .map(|r| self.widen(r.clone()))
+            .collect();
         // The first request for a row group's chunks takes all of them, as
         // a prefetch of the row group would have: a predicate's columns,
         // read first, would otherwise be one request and the columns read
         // after them another, the first ones' bytes fetched again in it.
         let whole = self.unheld_row_group(&missing);
-        let whole_fetched = !whole.is_empty();
-        let fetches = if whole_fetched { whole } else { missing };
+        let fetches = if whole.is_empty() { missing } else { whole };
         let mut asked = 0;
         for r in coalesce(fetches, self.fetch.coalesce_gap) {
             asked += r.end - r.start;
-            wanted.push(self.held.len());
             self.start(r);
         }
-        if whole_fetched {
-            // Each asked range from the held ranges that now cover it.
-            wanted.clear();
-            for r in &ranges {
-                match self.cover(r) {
-                    Some(ix) => wanted.extend(ix),
-                    None => {
-                        let r = self.widen(r.clone());
-                        wanted.push(self.held.len());
-                        self.start(r);
-                    }
-                }
-            }
-        }
+        // Each asked range from the held ranges that cover it, those just
+        // started included. (One that is not covered is asked for again by
+        // the decoder, which `next_batch` turns into an error.)
+        let mut wanted: Vec<usize> = ranges
+            .iter()
+            .filter_map(|r| self.cover(r))
+            .flatten()
+            .collect();
         // A small fetch is bound by the round trip: the next row group's
         // requests go out with it. A large one is bound by bandwidth: they
         // wait until it is in (below), so as not to delay this row group.
@@ -543,12 +532,24 @@ impl Driver {
                 unheld.push(at..w.end);
             }
         }
-        let wanted: u64 = unheld.iter().map(|r| r.end - r.start).sum();
-        let held_bytes = self.decoder.buffered_bytes() as u64;
-        if held_bytes.saturating_add(wanted) > self.fetch.prefetch_bytes as u64 {
+        if !self.fits_budget(&unheld) {
             return Vec::new();
         }
         unheld
+    }
+
+    /// Whether fetching `ranges` keeps the bytes held, fetched and not yet
+    /// pushed or in the decoder, within the prefetch budget.
+    fn fits_budget(&self, ranges: &[Range<u64>]) -> bool {
+        let wanted: u64 = ranges.iter().map(|r| r.end - r.start).sum();
+        let unpushed: u64 = self
+            .held
+            .iter()
+            .filter(|h| !h.pushed)
+            .map(|h| h.range.end - h.range.start)
+            .sum();
+        let held = unpushed + self.decoder.buffered_bytes() as u64;
+        held.saturating_add(wanted) <= self.fetch.prefetch_bytes as u64
     }
 
     /// The held ranges that together cover `r`, or `None`.
@@ -630,15 +631,7 @@ impl Driver {
         if next.is_empty() {
             return;
         }
-        let wanted: u64 = next.iter().map(|r| r.end - r.start).sum();
-        let unpushed: u64 = self
-            .held
-            .iter()
-            .filter(|h| !h.pushed)
-            .map(|h| h.range.end - h.range.start)
-            .sum();
-        let held = unpushed + self.decoder.buffered_bytes() as u64;
-        if held.saturating_add(wanted) > self.fetch.prefetch_bytes as u64 {
+        if !self.fits_budget(&next) {
             return;
         }
         for r in coalesce(next, self.fetch.coalesce_gap) {
