@@ -2,7 +2,8 @@
 //! column, shared by the caller's thread and any decoding threads.
 //!
 //! A thread with nothing else to do takes the task of the earliest batch
-//! not yet decoded (preferring a column it decoded last, for its caches),
+//! not yet decoded (preferring a column it decoded last, for its caches,
+//! then the column with the largest chunk, so that long tasks start first),
 //! so the threads stay balanced however uneven the columns are, and none
 //! waits for the other at fixed points: while the caller assembles and uses
 //! batch `b`, the decoding threads work on the next ones, at most `ahead`
