@@ -106,8 +106,8 @@ struct Slot {
 }
 
 impl Slot {
-    /// The order in which [`RowGroupTasks::pick`] takes columns: smallest
-    /// first.
+    /// The key by which [`RowGroupTasks::pick`] orders the columns it may
+    /// take: it takes the least.
     fn order(&self, thread: usize) -> (usize, bool, Reverse<u64>) {
         (self.next, self.last_thread != thread, Reverse(self.size))
     }
