@@ -19,6 +19,10 @@
 //! - `fuzz [--minutes N] [--target NAME]`: every fuzz target in turn on the
 //!   nightly toolchain; crashes are minimised into `tests/regressions/`.
 //!
+//! `-h` or `--help` prints the usage. A command line naming an unknown
+//! command, an option its command does not take or a stray argument is
+//! refused with exit code 2 before anything runs.
+//!
 //! xtask itself has no dependencies, so it builds in seconds; what needs the
 //! arrow-rs writer (fixtures, benchmark tables, fuzz seeds) runs the
 //! `xtask-datagen` package in `xtask/datagen`.
@@ -42,6 +46,14 @@ pub type Result<T> = std::result::Result<T, String>;
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let root = workspace_root();
+    if args.iter().any(|a| a == "-h" || a == "--help") {
+        println!("{}", usage());
+        return ExitCode::SUCCESS;
+    }
+    if let Err(msg) = check_options(&args) {
+        eprintln!("xtask: {msg}\n{}", usage());
+        return ExitCode::from(2);
+    }
     let result = match args.first().map(String::as_str) {
         Some("gen") => {
             let check = args.iter().any(|a| a == "--check");
@@ -53,6 +65,7 @@ fn main() -> ExitCode {
         Some("bench-read") => bench_read::run(&root, &args[1..]),
         Some("bench-write") => bench_write::run(&root, &args[1..]),
         Some("bench-csv") => bench_csv::run(&root, &args[1..]),
+        // `check_options` let through only the commands above.
         _ => Err(usage()),
     };
     match result {
@@ -62,6 +75,43 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The options of each command: its flags, and whether each takes a value.
+fn options(command: &str) -> Option<&'static [(&'static str, bool)]> {
+    Some(match command {
+        "gen" => &[("--check", false)],
+        "ci" => &[],
+        "fuzz" => &[("--minutes", true), ("--target", true)],
+        "bench-data" => &[("--force", false), ("--rows", true)],
+        "bench-read" | "bench-write" => &[("--rounds", true), ("--only", true)],
+        "bench-csv" => &[("--rows", true), ("--threads", true), ("--rounds", true)],
+        _ => return None,
+    })
+}
+
+/// Refuses a command line with an unknown command, an option its command
+/// does not take, a value missing or a stray argument: each command reads
+/// only its own flags, and a mistyped one would otherwise be ignored and
+/// the command run as if it were not there (a whole CI run, say).
+fn check_options(args: &[String]) -> Result<()> {
+    let Some(command) = args.first() else {
+        return Err("no command given".into());
+    };
+    let known = options(command).ok_or_else(|| format!("unknown command `{command}`"))?;
+    let mut rest = args.iter().skip(1);
+    while let Some(arg) = rest.next() {
+        match known.iter().find(|(name, _)| name == arg) {
+            Some((_, true)) => {
+                if rest.next().is_none() {
+                    return Err(format!("`{command} {arg}` needs a value"));
+                }
+            }
+            Some((_, false)) => {}
+            None => return Err(format!("`{command}` takes no argument `{arg}`")),
+        }
+    }
+    Ok(())
 }
 
 fn usage() -> String {
@@ -129,5 +179,46 @@ pub fn datagen(root: &Path, args: &[&str]) -> Result<()> {
             "xtask-datagen {} failed ({status})",
             args.join(" ")
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_options;
+
+    fn check(line: &str) -> Result<(), String> {
+        check_options(
+            &line
+                .split_whitespace()
+                .map(String::from)
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    #[test]
+    fn each_command_takes_its_own_options_only() {
+        for ok in [
+            "gen",
+            "gen --check",
+            "ci",
+            "fuzz --minutes 2 --target footer",
+            "bench-data --force --rows 4000000",
+            "bench-read --rounds 7 --only lineitem",
+            "bench-write --only nested",
+            "bench-csv --rows 10 --threads 2 --rounds 3",
+        ] {
+            assert_eq!(check(ok), Ok(()), "{ok}");
+        }
+        for (bad, says) in [
+            ("", "no command"),
+            ("bench", "unknown command `bench`"),
+            ("ci --check", "takes no argument `--check`"),
+            ("bench-read --round 7", "takes no argument `--round`"),
+            ("bench-read --rounds", "needs a value"),
+            ("gen stale", "takes no argument `stale`"),
+        ] {
+            let err = check(bad).err().unwrap_or_default();
+            assert!(err.contains(says), "{bad}: {err}");
+        }
     }
 }
