@@ -100,8 +100,9 @@ struct Slot {
     /// The bytes of the file its reader held when last counted (after
     /// bytes were pushed to it, and after each of its tasks).
     held: usize,
-    /// Its column chunk's uncompressed size, as the footer gives it: the
-    /// guess of its work that orders the columns of one batch.
+    /// Its column chunk's uncompressed size, the guess of its work that
+    /// orders the columns of one batch (see
+    /// [`RowGroupTasks::largest_first`]); 0 for all keeps file order.
     size: u64,
 }
 
@@ -295,13 +296,13 @@ impl RowGroupTasks {
         self
     }
 
-    /// Takes the columns of one batch largest first, by `size` (a
-    /// column's chunk size, by column index): see [`RowGroupTasks::pick`].
-    pub(crate) fn with_sizes(self, size: impl Fn(usize) -> u64) -> Self {
+    /// Takes the columns of one batch largest first, by their chunks'
+    /// uncompressed sizes (see [`RowGroupTasks::pick`]).
+    pub(crate) fn largest_first(self) -> Self {
         {
             let mut state = self.lock();
             for s in &mut state.slots {
-                s.size = size(s.column);
+                s.size = s.reader.as_ref().map_or(0, LeafReader::chunk_size);
             }
         }
         self

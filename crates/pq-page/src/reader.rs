@@ -740,6 +740,13 @@ impl PageReader {
         self
     }
 
+    /// The chunk's `total_uncompressed_size` given by
+    /// [`with_total_uncompressed_size`](Self::with_total_uncompressed_size),
+    /// if one was (and was not negative).
+    pub fn total_uncompressed_size(&self) -> Option<u64> {
+        self.total_uncompressed
+    }
+
     /// The chunk context this reader was made with.
     pub fn context(&self) -> &ChunkContext {
         &self.ctx

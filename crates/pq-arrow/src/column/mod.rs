@@ -704,6 +704,12 @@ impl LeafReader {
         self
     }
 
+    /// The chunk's uncompressed size from its metadata (0 when not given):
+    /// a guess of the work of reading it.
+    pub(crate) fn chunk_size(&self) -> u64 {
+        self.pages.total_uncompressed_size().unwrap_or(0)
+    }
+
     /// Gives the array slots only to level entries at or above `slot_def`
     /// (the element level of the leaf's innermost list).
     pub(crate) fn with_slot_def(mut self, slot_def: i16) -> Self {

@@ -724,13 +724,7 @@ impl BatchDecoder {
         // Largest first only matters to threads sharing a batch; one
         // thread keeps the columns in file order.
         if self.workers.any() {
-            let chunks = self.metadata.row_groups.get(rg_index).map(|rg| &rg.columns);
-            tasks = tasks.with_sizes(|ci| {
-                chunks
-                    .and_then(|c| c.get(ci))
-                    .and_then(|c| c.meta_data.as_ref())
-                    .map_or(0, |m| u64::try_from(m.total_uncompressed_size).unwrap_or(0))
-            });
+            tasks = tasks.largest_first();
         }
         if let Some(plan) = self.late.as_ref().filter(|_| !plain) {
             tasks = tasks.with_late(|leaf| plan.is_late(leaf));
