@@ -87,7 +87,8 @@ pub fn run(bench: fn(&mut criterion::Criterion)) {
 
 /// The settings files are written back with: each writer's own defaults
 /// (pq: SNAPPY with dictionaries; arrow-rs: uncompressed with
-/// dictionaries), and two settings both writers are given alike.
+/// dictionaries), two settings both writers are given alike, and the
+/// settings the file itself was written with, given to both alike.
 #[derive(Clone, Copy, Debug)]
 pub enum Setting {
     /// Each writer's defaults.
@@ -96,6 +97,34 @@ pub enum Setting {
     SnappyDict,
     /// ZSTD level 1 (arrow-rs's default level), data page v2.
     ZstdV2,
+    /// What the file's own writer (pyarrow, DuckDB, Polars, arrow-rs) chose,
+    /// as far as the file records it.
+    AsWritten(Written),
+}
+
+/// The settings a file records of its writer's choices: its codec, whether
+/// it has dictionary pages, its data page version and the rows of its
+/// first row group. What it does not record (a ZSTD level, page sizes) is
+/// left to each writer's own defaults but the ZSTD level, 1 as in
+/// [`Setting::ZstdV2`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Written {
+    pub codec: WrittenCodec,
+    /// Any column chunk of the first row group has a dictionary page.
+    pub dictionary: bool,
+    /// The first data page of the first column chunk is a v2 page.
+    pub page_v2: bool,
+    /// The rows of the first row group.
+    pub row_group_rows: usize,
+}
+
+/// The codec of the first column chunk (the matrix's writers give every
+/// column the same one).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WrittenCodec {
+    Uncompressed,
+    Snappy,
+    Zstd,
 }
 
 impl Setting {
@@ -106,7 +135,27 @@ impl Setting {
             Setting::Defaults => "defaults",
             Setting::SnappyDict => "snappy_dict",
             Setting::ZstdV2 => "zstd_v2",
+            Setting::AsWritten(_) => "as_written",
         }
+    }
+
+    /// The four settings for a file written with `written`.
+    pub fn for_file(written: Written) -> [Setting; 4] {
+        let [a, b, c] = Self::ALL;
+        [a, b, c, Setting::AsWritten(written)]
+    }
+}
+
+impl std::fmt::Display for Written {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{:?}, {}dictionaries, page v{}, {} rows per row group",
+            self.codec,
+            if self.dictionary { "" } else { "no " },
+            if self.page_v2 { 2 } else { 1 },
+            self.row_group_rows
+        )
     }
 }
 

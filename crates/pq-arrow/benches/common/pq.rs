@@ -7,7 +7,7 @@ use bytes::Bytes;
 use pq_arrow::write::{Codec, DataPageVersion, ParquetWriter, WriterOptions};
 use pq_arrow::{ParquetReader, ParquetRecordBatchReader};
 
-use super::{Setting, count_rows};
+use super::{Setting, WrittenCodec, count_rows};
 
 /// Reads the file at `path`: every column, batches of 8192 rows; returns
 /// the rows read or the error.
@@ -45,6 +45,24 @@ fn options(s: Setting) -> WriterOptions {
             .set_compression_level(Some(1))
             .set_writer_version(DataPageVersion::V2)
             .build(),
+        Setting::AsWritten(w) => {
+            let codec = match w.codec {
+                WrittenCodec::Uncompressed => Codec::Uncompressed,
+                WrittenCodec::Snappy => Codec::Snappy,
+                WrittenCodec::Zstd => Codec::Zstd,
+            };
+            WriterOptions::builder()
+                .set_compression(codec)
+                .set_compression_level((w.codec == WrittenCodec::Zstd).then_some(1))
+                .set_dictionary_enabled(w.dictionary)
+                .set_writer_version(if w.page_v2 {
+                    DataPageVersion::V2
+                } else {
+                    DataPageVersion::V1
+                })
+                .set_max_row_group_size(w.row_group_rows)
+                .build()
+        }
     }
 }
 
