@@ -158,6 +158,20 @@ fn visit(
             visit(&inner, &values, ctx, def, rep_depth, out)
         }
         _ => {
+            // A nullable leaf with no list or null struct above it: its
+            // levels and values come from its validity bitmap alone.
+            if let (Ctx::Identity(n), Some(nulls)) = (&ctx, &nulls) {
+                let (d, selection) = flat_levels(nulls, def, present);
+                debug_assert_eq!(d.len(), *n);
+                out.push(LeafLevels {
+                    array: array.clone(),
+                    def: Some(d),
+                    rep: None,
+                    selection,
+                    num_levels: *n,
+                });
+                return Ok(());
+            }
             let leaf = match apply_nulls(ctx) {
                 Ctx::Identity(n) => LeafLevels {
                     array: array.clone(),
@@ -182,6 +196,36 @@ fn visit(
             Ok(())
         }
     }
+}
+
+/// The definition levels and selected values of a nullable leaf whose
+/// every entry is open (`def` for a null, `present` for a value), read
+/// off its validity bitmap 64 entries at a time: what [`mark_nulls`] and
+/// [`select`] give for it, without an index materialised per entry (most
+/// columns of most files are nullable, flat and have a few nulls).
+fn flat_levels(nulls: &NullBuffer, def: i16, present: i16) -> (Vec<i16>, Selection) {
+    let n = nulls.len();
+    let step = present - def;
+    let mut levels = Vec::with_capacity(n.next_multiple_of(64));
+    for word in nulls.inner().bit_chunks().iter_padded() {
+        levels.extend((0..64).map(|b| def + step * ((word >> b) & 1) as i16));
+    }
+    levels.truncate(n);
+    let kept = n - nulls.null_count();
+    let mut valid = nulls.valid_indices();
+    let first = valid.next();
+    let selection = match first {
+        None => Selection::Range(0),
+        // One run of values (nulls only before or after it).
+        Some(f) if nulls.inner().slice(f, kept).count_set_bits() == kept => Selection::Range(f),
+        Some(f) => {
+            let mut idx = Vec::with_capacity(kept);
+            idx.push(f);
+            idx.extend(valid);
+            Selection::Indices(idx)
+        }
+    };
+    (levels, selection)
 }
 
 /// The leaf array's entries that hold values, from the levels' entries:
