@@ -74,7 +74,8 @@ pub(crate) trait PutSlice<V> {
     fn put_slice(&mut self, values: &[V]);
 }
 
-/// Takes byte-array values one by one (`total` bytes of them, when known).
+/// Takes byte-array values one by one (`total`: the room to reserve for
+/// their bytes, 0 when not known).
 pub(crate) trait PutBytes {
     fn put_bytes<'b>(&mut self, values: impl Iterator<Item = &'b [u8]>, total: usize);
 }

@@ -152,6 +152,25 @@ fn contiguous<'d, O: OffsetSizeTrait>(
     )
 }
 
+/// The values at indices `ix` (ascending) of offsets `o` into `d`, and the
+/// bytes from the first one's start to the last one's end: room enough for
+/// them all (the bytes between them of null slots, usually none, come in).
+fn indexed<'d, O: OffsetSizeTrait>(
+    o: &'d [O],
+    d: &'d [u8],
+    ix: &'d [usize],
+) -> (impl Iterator<Item = &'d [u8]> + Clone, usize) {
+    let room = match (ix.first(), ix.last()) {
+        (Some(&a), Some(&b)) => (o[b + 1] - o[a]).as_usize(),
+        _ => 0,
+    };
+    (
+        ix.iter()
+            .map(move |&i| &d[o[i].as_usize()..o[i + 1].as_usize()]),
+        room,
+    )
+}
+
 /// Adds fixed-width values and their bounds.
 fn put_slice<T, V>(
     encoder: &mut ValueEncoder<T>,
@@ -172,8 +191,9 @@ fn put_slice<T, V>(
     encoder.put_slice(values);
 }
 
-/// Adds byte-array values (`total` bytes of them, when known) and their
-/// bounds.
+/// Adds byte-array values and their bounds; `total` is the room to reserve
+/// for their bytes (their bytes exactly, or a little more, or 0 when not
+/// known).
 fn put_bytes<'b, T>(
     encoder: &mut ValueEncoder<T>,
     page: Option<&mut Bounds<T>>,
@@ -290,6 +310,16 @@ impl FromArrow for ByteArray {
             (ByteSource::O64(o, d), Selection::Range(a)) => {
                 let (iter, total) = contiguous(o, d, a + va, a + vb);
                 put_bytes(encoder, page, sort, iter, total, bloom);
+            }
+            // Values between nulls: the offsets looked up at each index,
+            // without a dispatch on the layout per value.
+            (ByteSource::O32(o, d), Selection::Indices(ix)) => {
+                let (iter, room) = indexed(o, d, &ix[va..vb]);
+                put_bytes(encoder, page, sort, iter, room, bloom);
+            }
+            (ByteSource::O64(o, d), Selection::Indices(ix)) => {
+                let (iter, room) = indexed(o, d, &ix[va..vb]);
+                put_bytes(encoder, page, sort, iter, room, bloom);
             }
             (_, sel) => {
                 let get = |k: usize| match sel {
