@@ -465,6 +465,65 @@ pub fn encode_byte_array<'b, I: IntoIterator<Item = &'b [u8]>>(values: I, out: &
     }
 }
 
+/// Appends the byte arrays `data[offsets[i]..offsets[i + 1]]` PLAIN-encoded,
+/// as [`encode_byte_array`] does, from the Arrow offsets + values layout:
+/// the output is sized once, and values of up to 64 bytes are moved as one
+/// fixed-size copy each rather than a `memcpy` call (most strings are
+/// short). Fails, appending nothing, when the offsets decrease, point past
+/// `data`, or give a value longer than a 4-byte length can declare.
+///
+/// ```
+/// use pq_encoding::plain;
+/// let (offsets, data) = ([0i32, 2, 2, 5], b"hiabc");
+/// let mut out = Vec::new();
+/// plain::encode_byte_array_offsets(&offsets, data, &mut out).unwrap();
+/// let mut want = Vec::new();
+/// plain::encode_byte_array([&b"hi"[..], b"", b"abc"], &mut want);
+/// assert_eq!(out, want);
+/// assert!(plain::encode_byte_array_offsets(&[0i32, 3, 2], data, &mut out).is_err());
+/// ```
+pub fn encode_byte_array_offsets<O: OffsetSize>(
+    offsets: &[O],
+    data: &[u8],
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let (Some(first), Some(last)) = (offsets.first(), offsets.last()) else {
+        return Ok(());
+    };
+    let (first, last) = (first.as_usize(), last.as_usize());
+    // One pass of checks, so that the copying loop needs none of its own.
+    let bad = offsets.windows(2).find(|w| {
+        let (a, b) = (w[0].as_usize(), w[1].as_usize());
+        b < a || b - a > u32::MAX as usize
+    });
+    if let Some(w) = bad {
+        return Err(invalid(
+            "byte array offset",
+            "non-decreasing, a value at most 4 GiB long",
+            w[1].as_usize() as u64,
+        ));
+    }
+    if last > data.len() {
+        return Err(invalid("byte array offset", "within the data", last as u64));
+    }
+    let n = offsets.len() - 1;
+    let start = out.len();
+    let end = start + 4 * n + (last - first);
+    out.resize(end + COPY_SLACK, 0);
+    let mut at = start;
+    for w in offsets.windows(2) {
+        let (a, b) = (w[0].as_usize(), w[1].as_usize());
+        let len = b - a;
+        if let Some(d) = out.get_mut(at..at + 4) {
+            d.copy_from_slice(&(len as u32).to_le_bytes());
+        }
+        copy_value(out, at + 4, data, a, len);
+        at += 4 + len;
+    }
+    out.truncate(end);
+    Ok(())
+}
+
 /// PLAIN FIXED_LEN_BYTE_ARRAY decoder appending to one flat buffer.
 #[derive(Debug, Clone)]
 pub struct FixedLenDecoder<'a> {

@@ -521,6 +521,28 @@ impl PutBytes for ByteArrays {
     }
 }
 
+impl ByteArrays {
+    /// Takes the values `data[offsets[i]..offsets[i + 1]]` of an Arrow
+    /// array: PLAIN-encoded in bulk ([`plain::encode_byte_array_offsets`]),
+    /// else one by one.
+    pub(crate) fn put_offsets<O: pq_encoding::OffsetSize>(&mut self, offsets: &[O], data: &[u8]) {
+        if let ByteArrays::Plain(buf) = self
+            && plain::encode_byte_array_offsets(offsets, data, buf).is_ok()
+        {
+            return;
+        }
+        // Offsets an Arrow array cannot hold (it checks them when built)
+        // are not encoded in bulk; taken one by one, they fail as before.
+        let at = |o: &O| o.as_usize();
+        let total = match (offsets.first(), offsets.last()) {
+            (Some(a), Some(b)) => at(b).saturating_sub(at(a)),
+            _ => 0,
+        };
+        let values = offsets.windows(2).map(|w| &data[at(&w[0])..at(&w[1])]);
+        self.put_bytes(values, total);
+    }
+}
+
 /// The encodings of FIXED_LEN_BYTE_ARRAY values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FixedEncoding {

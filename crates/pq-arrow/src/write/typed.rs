@@ -136,20 +136,13 @@ fn gather<'a, V: Copy>(v: &'a [V], p: Picked<'_>, scratch: &'a mut Vec<V>) -> &'
     }
 }
 
-/// Byte arrays `from..to` of contiguous offsets, and their total length.
-fn contiguous<'d, O: OffsetSizeTrait>(
+/// The values of offsets `o` (already sliced to them) into `d`.
+fn values_of<'d, O: OffsetSizeTrait>(
     o: &'d [O],
     d: &'d [u8],
-    from: usize,
-    to: usize,
-) -> (impl Iterator<Item = &'d [u8]> + Clone, usize) {
-    let o = &o[from..=to];
-    let total = (o[o.len() - 1] - o[0]).as_usize();
-    (
-        o.windows(2)
-            .map(move |w| &d[w[0].as_usize()..w[1].as_usize()]),
-        total,
-    )
+) -> impl Iterator<Item = &'d [u8]> + Clone {
+    o.windows(2)
+        .map(move |w| &d[w[0].as_usize()..w[1].as_usize()])
 }
 
 /// The values at indices `ix` (ascending) of offsets `o` into `d`, and the
@@ -205,6 +198,22 @@ fn put_bytes<'b, T>(
     T: WriteType<Value = [u8], Dict = ByteDict>,
     T::Buffer: PutBytes,
 {
+    let fill = |b: &mut T::Buffer| b.put_bytes(values.clone(), total);
+    put_bytes_with(encoder, page, sort, values.clone(), bloom, fill);
+}
+
+/// [`put_bytes`], with `fill` adding the values to the buffer once they
+/// bypass the dictionary (a layout's own bulk copy).
+fn put_bytes_with<'b, T>(
+    encoder: &mut ValueEncoder<T>,
+    page: Option<&mut Bounds<T>>,
+    sort: SortOrder,
+    values: impl Iterator<Item = &'b [u8]> + Clone,
+    bloom: Option<&mut BloomBuilder>,
+    fill: impl FnOnce(&mut T::Buffer),
+) where
+    T: WriteType<Value = [u8], Dict = ByteDict>,
+{
     if let Some(b) = bloom {
         b.insert_bytes(values.clone());
     }
@@ -223,7 +232,7 @@ fn put_bytes<'b, T>(
         }
         return;
     }
-    encoder.buffer().put_bytes(values.clone(), total);
+    fill(encoder.buffer());
     if let Some(page) = page
         && let Some((lo, hi)) = byte_bounds::<T>(sort, values)
     {
@@ -304,12 +313,16 @@ impl FromArrow for ByteArray {
         match (src, picked.sel) {
             // Contiguous offsets: walked directly, no per-value dispatch.
             (ByteSource::O32(o, d), Selection::Range(a)) => {
-                let (iter, total) = contiguous(o, d, a + va, a + vb);
-                put_bytes(encoder, page, sort, iter, total, bloom);
+                let o = &o[a + va..=a + vb];
+                put_bytes_with(encoder, page, sort, values_of(o, d), bloom, |b| {
+                    b.put_offsets(o, d)
+                });
             }
             (ByteSource::O64(o, d), Selection::Range(a)) => {
-                let (iter, total) = contiguous(o, d, a + va, a + vb);
-                put_bytes(encoder, page, sort, iter, total, bloom);
+                let o = &o[a + va..=a + vb];
+                put_bytes_with(encoder, page, sort, values_of(o, d), bloom, |b| {
+                    b.put_offsets(o, d)
+                });
             }
             // Values between nulls: the offsets looked up at each index,
             // without a dispatch on the layout per value.
