@@ -113,6 +113,7 @@ pub struct PageWriter {
     codec: Codec,
     level: Option<i32>,
     crc: bool,
+    /// A v1 page's levels and values joined, the input of its codec.
     body: Vec<u8>,
     compressed: Vec<u8>,
 }
@@ -139,44 +140,40 @@ impl PageWriter {
         self.codec
     }
 
-    fn compress(&mut self, input_from: usize) -> Result<(), PageWriteError> {
+    /// Compresses `input` into the scratch buffer `compressed`.
+    fn compress(&mut self, input: &[u8]) -> Result<(), PageWriteError> {
         self.compressed.clear();
-        if self.codec == Codec::Uncompressed {
-            return Ok(());
-        }
-        let input = self.body.get(input_from..).unwrap_or_default();
         pq_compress::compress(self.codec, input, &mut self.compressed, self.level)
             .map_err(PageWriteError::Compress)
     }
 
+    /// Appends the header, completed with the body's sizes (and CRC), then
+    /// the body: `parts` as stored, one after another, `uncompressed` bytes
+    /// before compression.
     fn emit(
-        &mut self,
+        &self,
         mut header: PageHeader,
-        stored_prefix: usize,
-        compressed: bool,
+        uncompressed: usize,
+        parts: [&[u8]; 3],
         out: &mut Vec<u8>,
     ) -> Result<WrittenPage, PageWriteError> {
-        let uncompressed = self.body.len();
-        let prefix = self.body.get(..stored_prefix).unwrap_or_default();
-        let rest: &[u8] = if compressed {
-            &self.compressed
-        } else {
-            self.body.get(stored_prefix..).unwrap_or_default()
-        };
-        let stored = prefix.len() + rest.len();
+        let stored: usize = parts.iter().map(|p| p.len()).sum();
         header.uncompressed_page_size = i32_of("uncompressed page size", uncompressed)?;
         header.compressed_page_size = i32_of("compressed page size", stored)?;
         if self.crc {
             let mut h = crc32fast::Hasher::new();
-            h.update(prefix);
-            h.update(rest);
+            for p in parts {
+                h.update(p);
+            }
             header.crc = Some(h.finalize() as i32);
         }
         let start = out.len();
         header.encode_into(out);
         let header_len = out.len() - start;
-        out.extend_from_slice(prefix);
-        out.extend_from_slice(rest);
+        out.reserve(stored);
+        for p in parts {
+            out.extend_from_slice(p);
+        }
         Ok(WrittenPage {
             header_len,
             compressed_body_len: stored,
@@ -192,9 +189,6 @@ impl PageWriter {
         num_values: usize,
         out: &mut Vec<u8>,
     ) -> Result<WrittenPage, PageWriteError> {
-        self.body.clear();
-        self.body.extend_from_slice(values);
-        self.compress(0)?;
         let header = PageHeader {
             type_: PageType::DICTIONARY_PAGE,
             dictionary_page_header: Some(DictionaryPageHeader {
@@ -204,21 +198,21 @@ impl PageWriter {
             }),
             ..Default::default()
         };
-        let compressed = self.codec != Codec::Uncompressed;
-        self.emit(header, 0, compressed, out)
+        if self.codec == Codec::Uncompressed {
+            return self.emit(header, values.len(), [values, &[], &[]], out);
+        }
+        self.compress(values)?;
+        self.emit(header, values.len(), [&self.compressed, &[], &[]], out)
     }
 
     /// Appends a data page v1 (levels and values compressed together).
+    /// Uncompressed, the parts are copied into `out` once, with no body
+    /// assembled first.
     pub fn write_data_v1(
         &mut self,
         page: &DataPageV1Parts<'_>,
         out: &mut Vec<u8>,
     ) -> Result<WrittenPage, PageWriteError> {
-        self.body.clear();
-        self.body.extend_from_slice(page.rep_levels);
-        self.body.extend_from_slice(page.def_levels);
-        self.body.extend_from_slice(page.values);
-        self.compress(0)?;
         let header = PageHeader {
             type_: PageType::DATA_PAGE,
             data_page_header: Some(DataPageHeader {
@@ -230,8 +224,21 @@ impl PageWriter {
             }),
             ..Default::default()
         };
-        let compressed = self.codec != Codec::Uncompressed;
-        self.emit(header, 0, compressed, out)
+        let parts = [page.rep_levels, page.def_levels, page.values];
+        let uncompressed: usize = parts.iter().map(|p| p.len()).sum();
+        if self.codec == Codec::Uncompressed {
+            return self.emit(header, uncompressed, parts, out);
+        }
+        // The codecs take one input: the parts joined.
+        let mut body = std::mem::take(&mut self.body);
+        body.clear();
+        for p in parts {
+            body.extend_from_slice(p);
+        }
+        let compressed = self.compress(&body);
+        self.body = body;
+        compressed?;
+        self.emit(header, uncompressed, [&self.compressed, &[], &[]], out)
     }
 
     /// Appends a data page v2 (levels stored as they are, values
@@ -242,14 +249,10 @@ impl PageWriter {
         page: &DataPageV2Parts<'_>,
         out: &mut Vec<u8>,
     ) -> Result<WrittenPage, PageWriteError> {
-        self.body.clear();
-        self.body.extend_from_slice(page.rep_levels);
-        self.body.extend_from_slice(page.def_levels);
-        let levels = self.body.len();
-        self.body.extend_from_slice(page.values);
-        self.compress(levels)?;
-        let compressed =
-            self.codec != Codec::Uncompressed && self.compressed.len() < page.values.len();
+        let compressed = self.codec != Codec::Uncompressed && {
+            self.compress(page.values)?;
+            self.compressed.len() < page.values.len()
+        };
         let header = PageHeader {
             type_: PageType::DATA_PAGE_V2,
             data_page_header_v2: Some(DataPageHeaderV2 {
@@ -264,7 +267,18 @@ impl PageWriter {
             }),
             ..Default::default()
         };
-        self.emit(header, levels, compressed, out)
+        let uncompressed = page.rep_levels.len() + page.def_levels.len() + page.values.len();
+        let values: &[u8] = if compressed {
+            &self.compressed
+        } else {
+            page.values
+        };
+        self.emit(
+            header,
+            uncompressed,
+            [page.rep_levels, page.def_levels, values],
+            out,
+        )
     }
 }
 
