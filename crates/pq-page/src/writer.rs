@@ -43,6 +43,10 @@ pub enum PageWriteError {
     /// Compressing the page body failed.
     #[error("compression failed: {0}")]
     Compress(#[source] pq_compress::Error),
+    /// A page's header alone was asked for, to store its parts as they
+    /// are, in a chunk that compresses them.
+    #[error("pages of a {0:?} chunk are not stored as given")]
+    Compressed(Codec),
     /// A size or count does not fit the header's 32-bit fields.
     #[error("page too large: {what} is {value}, at most 2^31-1")]
     TooLarge {
@@ -152,6 +156,22 @@ impl PageWriter {
     /// before compression.
     fn emit(
         &self,
+        header: PageHeader,
+        uncompressed: usize,
+        parts: [&[u8]; 3],
+        out: &mut Vec<u8>,
+    ) -> Result<WrittenPage, PageWriteError> {
+        let written = self.header(header, uncompressed, parts, out)?;
+        out.reserve(written.compressed_body_len);
+        for p in parts {
+            out.extend_from_slice(p);
+        }
+        Ok(written)
+    }
+
+    /// [`emit`](Self::emit) without the body: the header alone.
+    fn header(
+        &self,
         mut header: PageHeader,
         uncompressed: usize,
         parts: [&[u8]; 3],
@@ -170,16 +190,74 @@ impl PageWriter {
         let start = out.len();
         header.encode_into(out);
         let header_len = out.len() - start;
-        out.reserve(stored);
-        for p in parts {
-            out.extend_from_slice(p);
-        }
         Ok(WrittenPage {
             header_len,
             compressed_body_len: stored,
             uncompressed_body_len: uncompressed,
             total_len: header_len + stored,
         })
+    }
+
+    /// Whether pages are stored as given (an uncompressed chunk), so that
+    /// [`write_data_v1_header`](Self::write_data_v1_header) and
+    /// [`write_data_v2_header`](Self::write_data_v2_header) can be used.
+    pub fn stores_as_given(&self) -> bool {
+        self.codec == Codec::Uncompressed
+    }
+
+    /// The header of a data page v1 of an uncompressed chunk, appended to
+    /// `out` alone: the page is that header followed by the levels and
+    /// values of `page` as they are, which a caller holding them in buffers
+    /// of its own stores without copying them into one. Fails when the
+    /// chunk compresses its pages (see [`stores_as_given`](Self::stores_as_given)).
+    ///
+    /// ```
+    /// use pq_page::{DataPageV1Parts, PageWriter};
+    /// use pq_compress::Codec;
+    ///
+    /// let values = 7i64.to_le_bytes();
+    /// let page = DataPageV1Parts {
+    ///     rep_levels: &[],
+    ///     def_levels: &[],
+    ///     values: &values,
+    ///     num_values: 1,
+    ///     encoding: pq_format::Encoding::PLAIN,
+    /// };
+    /// let mut w = PageWriter::new(Codec::Uncompressed, None, true);
+    /// let (mut whole, mut split) = (Vec::new(), Vec::new());
+    /// w.write_data_v1(&page, &mut whole).unwrap();
+    /// let info = w.write_data_v1_header(&page, &mut split).unwrap();
+    /// assert_eq!(info.header_len, split.len());
+    /// split.extend_from_slice(&values);
+    /// assert_eq!(split, whole);
+    /// ```
+    pub fn write_data_v1_header(
+        &self,
+        page: &DataPageV1Parts<'_>,
+        out: &mut Vec<u8>,
+    ) -> Result<WrittenPage, PageWriteError> {
+        if !self.stores_as_given() {
+            return Err(PageWriteError::Compressed(self.codec));
+        }
+        let (header, parts, uncompressed) = v1_header(page)?;
+        self.header(header, uncompressed, parts, out)
+    }
+
+    /// [`write_data_v1_header`](Self::write_data_v1_header) for a data
+    /// page v2: its header alone, the levels and values to follow as they
+    /// are.
+    pub fn write_data_v2_header(
+        &self,
+        page: &DataPageV2Parts<'_>,
+        out: &mut Vec<u8>,
+    ) -> Result<WrittenPage, PageWriteError> {
+        if !self.stores_as_given() {
+            return Err(PageWriteError::Compressed(self.codec));
+        }
+        let header = v2_header(page, false)?;
+        let parts = [page.rep_levels, page.def_levels, page.values];
+        let uncompressed = parts.iter().map(|p| p.len()).sum();
+        self.header(header, uncompressed, parts, out)
     }
 
     /// Appends a dictionary page holding `num_values` PLAIN-encoded entries.
@@ -213,20 +291,8 @@ impl PageWriter {
         page: &DataPageV1Parts<'_>,
         out: &mut Vec<u8>,
     ) -> Result<WrittenPage, PageWriteError> {
-        let header = PageHeader {
-            type_: PageType::DATA_PAGE,
-            data_page_header: Some(DataPageHeader {
-                num_values: i32_of("page values", page.num_values)?,
-                encoding: page.encoding,
-                definition_level_encoding: Encoding::RLE,
-                repetition_level_encoding: Encoding::RLE,
-                statistics: None,
-            }),
-            ..Default::default()
-        };
-        let parts = [page.rep_levels, page.def_levels, page.values];
-        let uncompressed: usize = parts.iter().map(|p| p.len()).sum();
-        if self.codec == Codec::Uncompressed {
+        let (header, parts, uncompressed) = v1_header(page)?;
+        if self.stores_as_given() {
             return self.emit(header, uncompressed, parts, out);
         }
         // The codecs take one input: the parts joined.
@@ -249,24 +315,11 @@ impl PageWriter {
         page: &DataPageV2Parts<'_>,
         out: &mut Vec<u8>,
     ) -> Result<WrittenPage, PageWriteError> {
-        let compressed = self.codec != Codec::Uncompressed && {
+        let compressed = !self.stores_as_given() && {
             self.compress(page.values)?;
             self.compressed.len() < page.values.len()
         };
-        let header = PageHeader {
-            type_: PageType::DATA_PAGE_V2,
-            data_page_header_v2: Some(DataPageHeaderV2 {
-                num_values: i32_of("page values", page.num_values)?,
-                num_nulls: i32_of("page nulls", page.num_nulls)?,
-                num_rows: i32_of("page rows", page.num_rows)?,
-                encoding: page.encoding,
-                definition_levels_byte_length: i32_of("definition levels", page.def_levels.len())?,
-                repetition_levels_byte_length: i32_of("repetition levels", page.rep_levels.len())?,
-                is_compressed: Some(compressed),
-                statistics: page.statistics.cloned(),
-            }),
-            ..Default::default()
-        };
+        let header = v2_header(page, compressed)?;
         let uncompressed = page.rep_levels.len() + page.def_levels.len() + page.values.len();
         let values: &[u8] = if compressed {
             &self.compressed
@@ -280,6 +333,46 @@ impl PageWriter {
             out,
         )
     }
+}
+
+/// A data page v1's header (sizes still to fill in), its parts in order
+/// and their bytes.
+fn v1_header<'p>(
+    page: &DataPageV1Parts<'p>,
+) -> Result<(PageHeader, [&'p [u8]; 3], usize), PageWriteError> {
+    let header = PageHeader {
+        type_: PageType::DATA_PAGE,
+        data_page_header: Some(DataPageHeader {
+            num_values: i32_of("page values", page.num_values)?,
+            encoding: page.encoding,
+            definition_level_encoding: Encoding::RLE,
+            repetition_level_encoding: Encoding::RLE,
+            statistics: None,
+        }),
+        ..Default::default()
+    };
+    let parts = [page.rep_levels, page.def_levels, page.values];
+    let uncompressed = parts.iter().map(|p| p.len()).sum();
+    Ok((header, parts, uncompressed))
+}
+
+/// A data page v2's header (sizes still to fill in), its values stored
+/// `compressed` or not.
+fn v2_header(page: &DataPageV2Parts<'_>, compressed: bool) -> Result<PageHeader, PageWriteError> {
+    Ok(PageHeader {
+        type_: PageType::DATA_PAGE_V2,
+        data_page_header_v2: Some(DataPageHeaderV2 {
+            num_values: i32_of("page values", page.num_values)?,
+            num_nulls: i32_of("page nulls", page.num_nulls)?,
+            num_rows: i32_of("page rows", page.num_rows)?,
+            encoding: page.encoding,
+            definition_levels_byte_length: i32_of("definition levels", page.def_levels.len())?,
+            repetition_levels_byte_length: i32_of("repetition levels", page.rep_levels.len())?,
+            is_compressed: Some(compressed),
+            statistics: page.statistics.cloned(),
+        }),
+        ..Default::default()
+    })
 }
 
 #[cfg(test)]
@@ -355,5 +448,65 @@ mod tests {
                 assert_eq!(d.num_values, 1000);
             }
         }
+    }
+
+    #[test]
+    fn a_header_then_the_parts_is_the_whole_page() {
+        let values: Vec<u8> = (0..=255).collect();
+        let (rep, def) = ([3u8, 0, 0, 0, 2, 1, 1], [4u8, 0, 0, 0, 2, 1, 9, 9]);
+        for crc in [false, true] {
+            let mut w = PageWriter::new(Codec::Uncompressed, None, crc);
+            assert!(w.stores_as_given());
+            let v1 = DataPageV1Parts {
+                rep_levels: &rep,
+                def_levels: &def,
+                values: &values,
+                num_values: 7,
+                encoding: Encoding::PLAIN,
+            };
+            let (mut whole, mut split) = (Vec::new(), Vec::new());
+            let a = w.write_data_v1(&v1, &mut whole).unwrap();
+            let b = w.write_data_v1_header(&v1, &mut split).unwrap();
+            assert_eq!((a, b.header_len), (b, split.len()));
+            for p in [&rep[..], &def, &values] {
+                split.extend_from_slice(p);
+            }
+            assert_eq!(split, whole, "v1, crc {crc}");
+
+            let v2 = DataPageV2Parts {
+                rep_levels: &rep[4..],
+                def_levels: &def[4..],
+                values: &values,
+                num_values: 7,
+                num_nulls: 1,
+                num_rows: 3,
+                encoding: Encoding::PLAIN,
+                statistics: None,
+            };
+            let (mut whole, mut split) = (Vec::new(), Vec::new());
+            let a = w.write_data_v2(&v2, &mut whole).unwrap();
+            let b = w.write_data_v2_header(&v2, &mut split).unwrap();
+            assert_eq!((a, b.header_len), (b, split.len()));
+            for p in [&rep[4..], &def[4..], &values] {
+                split.extend_from_slice(p);
+            }
+            assert_eq!(split, whole, "v2, crc {crc}");
+        }
+        // A compressing chunk has no page stored as given.
+        let w = PageWriter::new(Codec::Snappy, None, false);
+        assert!(!w.stores_as_given());
+        let v1 = DataPageV1Parts {
+            rep_levels: &[],
+            def_levels: &[],
+            values: &values,
+            num_values: 256,
+            encoding: Encoding::PLAIN,
+        };
+        let mut out = Vec::new();
+        assert!(matches!(
+            w.write_data_v1_header(&v1, &mut out),
+            Err(PageWriteError::Compressed(Codec::Snappy))
+        ));
+        assert!(out.is_empty());
     }
 }

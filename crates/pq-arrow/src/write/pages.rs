@@ -74,9 +74,10 @@ pub(crate) struct PageAssembler {
     rep_buf: Vec<u8>,
     def_buf: Vec<u8>,
     body: Vec<u8>,
-    /// One buffer per page. Page-sized buffers are recycled by the
-    /// allocator across chunks and row groups; one buffer growing to the
-    /// chunk's size would be fresh memory (page faults) for every chunk.
+    /// One buffer per page (two for an uncompressed one, see
+    /// `store_as_given`). Page-sized buffers are recycled by the allocator
+    /// across chunks and row groups; one buffer growing to the chunk's size
+    /// would be fresh memory (page faults) for every chunk.
     data: Vec<Vec<u8>>,
     data_len: usize,
     /// Rows, levels and nulls of the pages written.
@@ -149,41 +150,12 @@ impl PageAssembler {
         self.body.clear();
         let encoding = values(&mut self.body).map_err(PageError::Values)?;
         let offset = self.data_len;
-        // Room for the header and levels, and the body (compressed, it is
-        // usually smaller; it may grow past this otherwise).
-        let mut out =
-            Vec::with_capacity(self.body.len() + self.rep_buf.len() + self.def_buf.len() + 64);
-        let written = if self.v2 {
-            let parts = DataPageV2Parts {
-                rep_levels: &self.rep_buf,
-                def_levels: &self.def_buf,
-                values: &self.body,
-                num_values: page.levels,
-                num_nulls: page.nulls as usize,
-                num_rows: page.rows,
-                encoding,
-                statistics: None,
-            };
-            self.writer.write_data_v2(&parts, &mut out)
+        let written = if self.writer.stores_as_given() {
+            self.store_as_given(page, encoding)
         } else {
-            let parts = DataPageV1Parts {
-                rep_levels: &self.rep_buf,
-                def_levels: &self.def_buf,
-                values: &self.body,
-                num_values: page.levels,
-                encoding,
-            };
-            self.writer.write_data_v1(&parts, &mut out)
+            self.store_compressed(page, encoding)
         }
         .map_err(PageError::Page)?;
-        // A compressed page can be far smaller than its room: give the rest
-        // back (in place, no copy) so that a buffered row group holds about
-        // its compressed size.
-        if out.len() < out.capacity() / 4 * 3 {
-            out.shrink_to_fit();
-        }
-        self.data_len += out.len();
-        self.data.push(out);
         self.uncompressed += (written.header_len + written.uncompressed_body_len) as u64;
         let page_type = if self.v2 {
             PageType::DATA_PAGE_V2
@@ -201,6 +173,60 @@ impl PageAssembler {
         self.nulls += page.nulls;
         page.clear();
         Ok(done)
+    }
+
+    /// An uncompressed page: its header and levels in a buffer of their
+    /// own, then the values' buffer itself, moved rather than copied (a
+    /// fresh one, as large, takes its place for the next page's values).
+    fn store_as_given(
+        &mut self,
+        page: &PageLevels,
+        encoding: Encoding,
+    ) -> Result<pq_page::WrittenPage, PageWriteError> {
+        let mut head = Vec::with_capacity(self.rep_buf.len() + self.def_buf.len() + 64);
+        let written = if self.v2 {
+            let parts = v2_parts(&self.rep_buf, &self.def_buf, &self.body, page, encoding);
+            self.writer.write_data_v2_header(&parts, &mut head)
+        } else {
+            let parts = v1_parts(&self.rep_buf, &self.def_buf, &self.body, page, encoding);
+            self.writer.write_data_v1_header(&parts, &mut head)
+        }?;
+        head.extend_from_slice(&self.rep_buf);
+        head.extend_from_slice(&self.def_buf);
+        let room = self.body.len();
+        let body = std::mem::replace(&mut self.body, Vec::with_capacity(room));
+        self.data_len += head.len() + body.len();
+        self.data.push(head);
+        self.data.push(body);
+        Ok(written)
+    }
+
+    /// A compressed page, in one buffer.
+    fn store_compressed(
+        &mut self,
+        page: &PageLevels,
+        encoding: Encoding,
+    ) -> Result<pq_page::WrittenPage, PageWriteError> {
+        // Room for the header and levels, and the body (compressed, it is
+        // usually smaller; it may grow past this otherwise).
+        let mut out =
+            Vec::with_capacity(self.body.len() + self.rep_buf.len() + self.def_buf.len() + 64);
+        let written = if self.v2 {
+            let parts = v2_parts(&self.rep_buf, &self.def_buf, &self.body, page, encoding);
+            self.writer.write_data_v2(&parts, &mut out)
+        } else {
+            let parts = v1_parts(&self.rep_buf, &self.def_buf, &self.body, page, encoding);
+            self.writer.write_data_v1(&parts, &mut out)
+        }?;
+        // A compressed page can be far smaller than its room: give the rest
+        // back (in place, no copy) so that a buffered row group holds about
+        // its compressed size.
+        if out.len() < out.capacity() / 4 * 3 {
+            out.shrink_to_fit();
+        }
+        self.data_len += out.len();
+        self.data.push(out);
+        Ok(written)
     }
 
     fn note_encoding(&mut self, page_type: PageType, encoding: Encoding) {
@@ -268,9 +294,45 @@ impl PageAssembler {
         (encodings, encoding_stats)
     }
 
-    /// The data pages, in order.
+    /// The data pages, in order, as pieces to store one after another (an
+    /// uncompressed page is two: header and levels, then values).
     pub(crate) fn take_pages(&mut self) -> Vec<Vec<u8>> {
         std::mem::take(&mut self.data)
+    }
+}
+
+fn v1_parts<'a>(
+    rep: &'a [u8],
+    def: &'a [u8],
+    values: &'a [u8],
+    page: &PageLevels,
+    encoding: Encoding,
+) -> DataPageV1Parts<'a> {
+    DataPageV1Parts {
+        rep_levels: rep,
+        def_levels: def,
+        values,
+        num_values: page.levels,
+        encoding,
+    }
+}
+
+fn v2_parts<'a>(
+    rep: &'a [u8],
+    def: &'a [u8],
+    values: &'a [u8],
+    page: &PageLevels,
+    encoding: Encoding,
+) -> DataPageV2Parts<'a> {
+    DataPageV2Parts {
+        rep_levels: rep,
+        def_levels: def,
+        values,
+        num_values: page.levels,
+        num_nulls: page.nulls as usize,
+        num_rows: page.rows,
+        encoding,
+        statistics: None,
     }
 }
 
