@@ -42,6 +42,7 @@ mod encoder;
 mod levels;
 mod options;
 mod page_index;
+mod page_pool;
 mod pages;
 mod phys;
 mod schema;
@@ -66,6 +67,7 @@ pub use options::{
     CREATED_BY, Codec, ColumnPath, DataPageVersion, Encoding, WriterOptions, WriterOptionsBuilder,
     is_preview_encoding,
 };
+use page_pool::PagePool;
 pub(crate) use schema::SortOrder;
 use schema::{Leaf, ParquetSchema};
 
@@ -111,6 +113,8 @@ pub struct ParquetWriter<W: Write> {
     /// rather than the decoded structures' hundreds per column.
     indexes: Vec<Vec<EncodedIndexes>>,
     total_rows: u64,
+    /// Written pages' buffers, for the next row group's pages.
+    pool: PagePool,
 }
 
 impl<W: Write> ParquetWriter<W> {
@@ -148,6 +152,7 @@ impl<W: Write> ParquetWriter<W> {
             row_groups: Vec::new(),
             indexes: Vec::new(),
             total_rows: 0,
+            pool: PagePool::default(),
         };
         writer.columns = writer.new_columns()?;
         writer.out.write_all(&pq_format::MAGIC)?;
@@ -166,7 +171,12 @@ impl<W: Write> ParquetWriter<W> {
 
     /// The writer of `leaf`'s chunk, its options checked.
     fn new_column(&self, leaf: &Leaf) -> Result<ColumnChunkWriter> {
-        ColumnChunkWriter::new(leaf, self.options.resolve(&leaf.path), &self.options)
+        ColumnChunkWriter::new(
+            leaf,
+            self.options.resolve(&leaf.path),
+            &self.options,
+            self.pool.clone(),
+        )
     }
 
     /// The Arrow schema being written.
@@ -302,8 +312,9 @@ impl<W: Write> ParquetWriter<W> {
     ) -> Result<(ColumnChunk, EncodedIndexes, Option<Vec<u8>>)> {
         let base = self.out.pos as i64;
         self.out.write_all(&finished.dict_page)?;
-        for page in &finished.pages {
-            self.out.write_all(page)?;
+        for page in finished.pages {
+            self.out.write_all(&page)?;
+            self.pool.give(page);
         }
         let mut meta = finished.meta;
         meta.data_page_offset += base;

@@ -6,6 +6,7 @@ use pq_format::{Encoding, PageEncodingStats, PageType};
 use pq_page::{DataPageV1Parts, DataPageV2Parts, PageWriteError, PageWriter, bit_width};
 
 use crate::write::levels::LeafLevels;
+use crate::write::page_pool::PagePool;
 use pq_encoding::rle;
 
 /// The levels and counts of the page being built.
@@ -88,10 +89,18 @@ pub(crate) struct PageAssembler {
     pub uncompressed: u64,
     encodings: Vec<Encoding>,
     encoding_stats: Vec<PageEncodingStats>,
+    /// Where page buffers come from (see `page_pool`).
+    pool: PagePool,
 }
 
 impl PageAssembler {
-    pub(crate) fn new(writer: PageWriter, v2: bool, max_def: i16, max_rep: i16) -> Self {
+    pub(crate) fn new(
+        writer: PageWriter,
+        v2: bool,
+        max_def: i16,
+        max_rep: i16,
+        pool: PagePool,
+    ) -> Self {
         Self {
             writer,
             v2,
@@ -108,6 +117,7 @@ impl PageAssembler {
             uncompressed: 0,
             encodings: Vec::new(),
             encoding_stats: Vec::new(),
+            pool,
         }
     }
 
@@ -194,7 +204,7 @@ impl PageAssembler {
         head.extend_from_slice(&self.rep_buf);
         head.extend_from_slice(&self.def_buf);
         let room = self.body.len();
-        let body = std::mem::replace(&mut self.body, Vec::with_capacity(room));
+        let body = std::mem::replace(&mut self.body, self.pool.take(room));
         self.data_len += head.len() + body.len();
         self.data.push(head);
         self.data.push(body);
@@ -209,8 +219,9 @@ impl PageAssembler {
     ) -> Result<pq_page::WrittenPage, PageWriteError> {
         // Room for the header and levels, and the body (compressed, it is
         // usually smaller; it may grow past this otherwise).
-        let mut out =
-            Vec::with_capacity(self.body.len() + self.rep_buf.len() + self.def_buf.len() + 64);
+        let mut out = self
+            .pool
+            .take(self.body.len() + self.rep_buf.len() + self.def_buf.len() + 64);
         let written = if self.v2 {
             let parts = v2_parts(&self.rep_buf, &self.def_buf, &self.body, page, encoding);
             self.writer.write_data_v2(&parts, &mut out)
