@@ -4,9 +4,11 @@
 //! `pq convert --threads 1 FILE OUT.parquet` against the `arrow_rs_convert`
 //! example of pq-arrow (the arrow-rs `parquet` crate reading the file and
 //! writing it with `ArrowWriter`, one thread), both built in release, in
-//! the write bench's three settings: each writer's defaults (pq SNAPPY,
-//! arrow-rs uncompressed), SNAPPY with dictionaries (data page v1), and ZSTD
-//! level 1 with data page v2. Each process reads the whole file and writes
+//! the write bench's four settings: each writer's defaults (pq SNAPPY,
+//! arrow-rs uncompressed), SNAPPY with dictionaries (data page v1), ZSTD
+//! level 1 with data page v2, and `as_written`: what the file records of
+//! its own writer's settings (codec, dictionaries, page version, rows per
+//! row group), read by `arrow_rs_convert --pq-flags` and given to both. Each process reads the whole file and writes
 //! it to `target/bench-write/`; the two alternate, N rounds. The table shows
 //! the median wall time of each, the median of the rounds' ratios, the
 //! median peak resident memory of each (from `wait4`), the sizes written,
@@ -46,8 +48,17 @@ pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
     for file in &files {
         let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
         let name = name.unwrap_or_default();
-        for (setting, flags) in SETTINGS {
-            match rewrite_times(&pq, &arrow_rs, file, setting, flags, &out_dir, rounds) {
+        let as_written = child::run(Command::new(&arrow_rs).arg("--pq-flags").arg(file))
+            .map(|o| o.stdout.split_whitespace().map(String::from).collect());
+        let settings = SETTINGS
+            .iter()
+            .map(|(s, f)| (*s, Ok(f.iter().map(|f| f.to_string()).collect())))
+            .chain([("as_written", as_written)]);
+        for (setting, flags) in settings {
+            let times = flags.and_then(|flags: Vec<String>| {
+                rewrite_times(&pq, &arrow_rs, file, setting, &flags, &out_dir, rounds)
+            });
+            match times {
                 Ok(r) => println!(
                     "| {name} | {setting} | {:.1} | {:.1} | {:.2} | {:.1} | {:.1} | {:.2} | {:.1} | {:.1} | {:.4} | {:.1} |",
                     r.pq * 1e3,
@@ -96,7 +107,7 @@ fn rewrite_times(
     arrow_rs: &Path,
     file: &Path,
     setting: &str,
-    flags: &[&str],
+    flags: &[String],
     out_dir: &Path,
     rounds: usize,
 ) -> crate::Result<Rewrite> {
