@@ -40,6 +40,15 @@ enum Ctx {
     /// Entry `i` is index `i` of the array, every definition level equal,
     /// no repetition.
     Identity(usize),
+    /// Entry `i` is index `i` of the array, no repetition: open at level
+    /// `open` where `valid` is set, final at level `null` where not. A
+    /// nullable column (or struct) at the top, its nulls not spelled out
+    /// per entry until something below needs them.
+    Masked {
+        valid: NullBuffer,
+        null: i16,
+        open: i16,
+    },
     /// Explicit entries; `idx == DONE` when the level is final (a null or
     /// empty ancestor).
     Entries {
@@ -53,6 +62,13 @@ impl Ctx {
     fn materialise(self, def_value: i16) -> (Vec<i16>, Option<Vec<i16>>, Vec<usize>) {
         match self {
             Ctx::Identity(n) => (vec![def_value; n], None, (0..n).collect()),
+            Ctx::Masked { valid, null, open } => {
+                let def = masked_levels(&valid, null, open);
+                let idx = (0..valid.len())
+                    .map(|i| if valid.is_valid(i) { i } else { DONE })
+                    .collect();
+                (def, None, idx)
+            }
             Ctx::Entries { def, rep, idx } => (def, rep, idx),
         }
     }
@@ -82,6 +98,19 @@ fn visit(
     let apply_nulls = |ctx: Ctx| -> Ctx {
         match (ctx, &nulls) {
             (Ctx::Identity(n), None) => Ctx::Identity(n),
+            // Every entry open: the nulls are a mask over them.
+            (Ctx::Identity(_), Some(valid)) => Ctx::Masked {
+                valid: valid.clone(),
+                null: def,
+                open: present,
+            },
+            // Open entries take this field's level (the same one when it
+            // is required).
+            (Ctx::Masked { valid, null, .. }, None) => Ctx::Masked {
+                valid,
+                null,
+                open: present,
+            },
             // Entries still open are at level `def` (set by the parent):
             // without this field's own level to add, nothing changes.
             (ctx @ Ctx::Entries { .. }, None) if !nullable => ctx,
@@ -158,20 +187,6 @@ fn visit(
             visit(&inner, &values, ctx, def, rep_depth, out)
         }
         _ => {
-            // A nullable leaf with no list or null struct above it: its
-            // levels and values come from its validity bitmap alone.
-            if let (Ctx::Identity(n), Some(nulls)) = (&ctx, &nulls) {
-                let (d, selection) = flat_levels(nulls, def, present);
-                debug_assert_eq!(d.len(), *n);
-                out.push(LeafLevels {
-                    array: array.clone(),
-                    def: Some(d),
-                    rep: None,
-                    selection,
-                    num_levels: *n,
-                });
-                return Ok(());
-            }
             let leaf = match apply_nulls(ctx) {
                 Ctx::Identity(n) => LeafLevels {
                     array: array.clone(),
@@ -180,6 +195,19 @@ fn visit(
                     selection: Selection::Range(0),
                     num_levels: n,
                 },
+                // A nullable leaf, or the leaf of a nullable struct, with
+                // no list above: its levels and values come from the one
+                // validity bitmap.
+                Ctx::Masked { valid, null, open } => {
+                    let (d, selection) = flat_levels(&valid, null, open);
+                    LeafLevels {
+                        array: array.clone(),
+                        num_levels: d.len(),
+                        def: Some(d),
+                        rep: None,
+                        selection,
+                    }
+                }
                 Ctx::Entries { def: d, rep, idx } => {
                     let n = d.len();
                     let selection = select(idx);
@@ -198,19 +226,14 @@ fn visit(
     }
 }
 
-/// The definition levels and selected values of a nullable leaf whose
-/// every entry is open (`def` for a null, `present` for a value), read
-/// off its validity bitmap 64 entries at a time: what [`mark_nulls`] and
-/// [`select`] give for it, without an index materialised per entry (most
-/// columns of most files are nullable, flat and have a few nulls).
+/// The definition levels and selected values of entries masked by `nulls`
+/// (`def` for a null, `present` for a value; see `Ctx::Masked`), read off
+/// the validity bitmap 64 entries at a time: what [`mark_nulls`] and
+/// [`select`] give for them, without an index materialised per entry
+/// (most columns of most files are nullable, flat and have a few nulls).
 fn flat_levels(nulls: &NullBuffer, def: i16, present: i16) -> (Vec<i16>, Selection) {
+    let levels = masked_levels(nulls, def, present);
     let n = nulls.len();
-    let step = present - def;
-    let mut levels = Vec::with_capacity(n.next_multiple_of(64));
-    for word in nulls.inner().bit_chunks().iter_padded() {
-        levels.extend((0..64).map(|b| def + step * ((word >> b) & 1) as i16));
-    }
-    levels.truncate(n);
     let kept = n - nulls.null_count();
     let mut valid = nulls.valid_indices();
     let first = valid.next();
@@ -226,6 +249,18 @@ fn flat_levels(nulls: &NullBuffer, def: i16, present: i16) -> (Vec<i16>, Selecti
         }
     };
     (levels, selection)
+}
+
+/// The levels of [`flat_levels`] alone.
+fn masked_levels(nulls: &NullBuffer, def: i16, present: i16) -> Vec<i16> {
+    let n = nulls.len();
+    let step = present - def;
+    let mut levels = Vec::with_capacity(n.next_multiple_of(64));
+    for word in nulls.inner().bit_chunks().iter_padded() {
+        levels.extend((0..64).map(|b| def + step * ((word >> b) & 1) as i16));
+    }
+    levels.truncate(n);
+    levels
 }
 
 /// The leaf array's entries that hold values, from the levels' entries:
@@ -308,6 +343,9 @@ fn repeat(ctx: Ctx, present: i16, rep_depth: i16, range: impl Fn(usize) -> (usiz
     };
     let total: usize = match &ctx {
         Ctx::Identity(n) => (0..*n).map(len).sum(),
+        Ctx::Masked { valid, .. } => (0..valid.len())
+            .map(|i| if valid.is_valid(i) { len(i) } else { 1 })
+            .sum(),
         Ctx::Entries { idx, .. } => idx
             .iter()
             .map(|&i| if i == DONE { 1 } else { len(i) })
@@ -324,6 +362,16 @@ fn repeat(ctx: Ctx, present: i16, rep_depth: i16, range: impl Fn(usize) -> (usiz
         Ctx::Identity(n) => {
             for i in 0..n {
                 out.list(range(i), 0, present);
+            }
+        }
+        // A list at the top with nulls: the bitmap read as the entries go.
+        Ctx::Masked { valid, null, .. } => {
+            for i in 0..valid.len() {
+                if valid.is_valid(i) {
+                    out.list(range(i), 0, present);
+                } else {
+                    out.done(null, 0);
+                }
             }
         }
         Ctx::Entries { def, rep, idx } => {
@@ -446,6 +494,52 @@ mod tests {
             assert_eq!(
                 d,
                 naive(&def, &idx, &vec![true; values], 3).0,
+                "case {case}"
+            );
+        }
+    }
+
+    fn parts(ctx: Ctx) -> (Vec<i16>, Option<Vec<i16>>, Vec<usize>) {
+        ctx.materialise(-1)
+    }
+
+    #[test]
+    fn masked_entries_expand_as_the_entries_they_stand_for() {
+        let mut rng = pq_testkit::Rng(0x51_7cc1_b727_220a);
+        for case in 0..200 {
+            let n = 1 + rng.index(300);
+            let offset = rng.index(70);
+            let valid: Vec<bool> = (0..offset + n)
+                .map(|_| !rng.chance([1, 10, 50, 90][case % 4]))
+                .collect();
+            let nulls = NullBuffer::from(valid).slice(offset, n);
+            // List offsets: empty lists among them, and lists under nulls
+            // that hold elements.
+            let mut offs = vec![rng.index(5)];
+            for _ in 0..n {
+                let last = *offs.last().unwrap();
+                offs.push(last + if rng.chance(20) { 0 } else { rng.index(6) });
+            }
+            let range = |i: usize| (offs[i], offs[i + 1]);
+            let (def, present) = ((case % 3) as i16, (case % 3) as i16 + 1);
+
+            let masked = Ctx::Masked {
+                valid: nulls.clone(),
+                null: def,
+                open: present,
+            };
+            // What the walk gave before the mask: every entry spelled out.
+            let (mut d, _, mut idx) = Ctx::Identity(n).materialise(def);
+            mark_nulls(&mut d, &mut idx, Some(&nulls), present);
+            let entries = Ctx::Entries {
+                def: d,
+                rep: None,
+                idx,
+            };
+            assert_eq!(parts(masked.clone()), parts(entries.clone()), "case {case}");
+            assert_eq!(
+                parts(repeat(masked, present, 0, range)),
+                parts(repeat(entries, present, 0, range)),
                 "case {case}"
             );
         }
