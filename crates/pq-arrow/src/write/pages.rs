@@ -186,14 +186,26 @@ impl PageAssembler {
     }
 
     /// An uncompressed page: its header and levels in a buffer of their
-    /// own, then the values' buffer itself, moved rather than copied (a
-    /// fresh one, as large, takes its place for the next page's values).
+    /// own, then the values' buffer itself, moved rather than copied (one
+    /// from the pool, as large, takes its place for the next page's
+    /// values).
     fn store_as_given(
         &mut self,
         page: &PageLevels,
         encoding: Encoding,
     ) -> Result<pq_page::WrittenPage, PageWriteError> {
-        let mut head = Vec::with_capacity(self.rep_buf.len() + self.def_buf.len() + 64);
+        // A body filling less than three quarters of its buffer (dictionary
+        // indices, a short last page) is copied after the levels instead:
+        // a buffered row group holds about its pages' bytes, not their
+        // buffers' room.
+        let (body_len, room) = (self.body.len(), self.body.capacity());
+        let moved = body_len >= room / 4 * 3;
+        let head_room = self.rep_buf.len() + self.def_buf.len() + 64;
+        let mut head = Vec::with_capacity(if moved {
+            head_room
+        } else {
+            head_room + body_len
+        });
         let written = if self.v2 {
             let parts = v2_parts(&self.rep_buf, &self.def_buf, &self.body, page, encoding);
             self.writer.write_data_v2_header(&parts, &mut head)
@@ -203,11 +215,19 @@ impl PageAssembler {
         }?;
         head.extend_from_slice(&self.rep_buf);
         head.extend_from_slice(&self.def_buf);
-        let room = self.body.len();
-        let body = std::mem::replace(&mut self.body, self.pool.take(room));
-        self.data_len += head.len() + body.len();
-        self.data.push(head);
-        self.data.push(body);
+        if moved {
+            // The next page's values are about as many: an eighth more
+            // room, so that they seldom outgrow the buffer (doubling it).
+            let next = self.pool.take(body_len + body_len / 8);
+            let body = std::mem::replace(&mut self.body, next);
+            self.data_len += head.len() + body.len();
+            self.data.push(head);
+            self.data.push(body);
+        } else {
+            head.extend_from_slice(&self.body);
+            self.data_len += head.len();
+            self.data.push(head);
+        }
         Ok(written)
     }
 
