@@ -42,7 +42,6 @@ mod encoder;
 mod levels;
 mod options;
 mod page_index;
-mod page_pool;
 mod pages;
 mod phys;
 mod schema;
@@ -67,7 +66,6 @@ pub use options::{
     CREATED_BY, Codec, ColumnPath, DataPageVersion, Encoding, WriterOptions, WriterOptionsBuilder,
     is_preview_encoding,
 };
-use page_pool::PagePool;
 pub(crate) use schema::SortOrder;
 use schema::{Leaf, ParquetSchema};
 
@@ -113,8 +111,6 @@ pub struct ParquetWriter<W: Write> {
     /// rather than the decoded structures' hundreds per column.
     indexes: Vec<Vec<EncodedIndexes>>,
     total_rows: u64,
-    /// Written pages' buffers, for the next row group's pages.
-    pool: PagePool,
 }
 
 impl<W: Write> ParquetWriter<W> {
@@ -152,7 +148,6 @@ impl<W: Write> ParquetWriter<W> {
             row_groups: Vec::new(),
             indexes: Vec::new(),
             total_rows: 0,
-            pool: PagePool::default(),
         };
         writer.columns = writer.new_columns()?;
         writer.out.write_all(&pq_format::MAGIC)?;
@@ -171,12 +166,7 @@ impl<W: Write> ParquetWriter<W> {
 
     /// The writer of `leaf`'s chunk, its options checked.
     fn new_column(&self, leaf: &Leaf) -> Result<ColumnChunkWriter> {
-        ColumnChunkWriter::new(
-            leaf,
-            self.options.resolve(&leaf.path),
-            &self.options,
-            self.pool.clone(),
-        )
+        ColumnChunkWriter::new(leaf, self.options.resolve(&leaf.path), &self.options)
     }
 
     /// The Arrow schema being written.
@@ -312,9 +302,8 @@ impl<W: Write> ParquetWriter<W> {
     ) -> Result<(ColumnChunk, EncodedIndexes, Option<Vec<u8>>)> {
         let base = self.out.pos as i64;
         self.out.write_all(&finished.dict_page)?;
-        for page in finished.pages {
-            self.out.write_all(&page)?;
-            self.pool.give(page);
+        for page in &finished.pages {
+            self.out.write_all(page)?;
         }
         let mut meta = finished.meta;
         meta.data_page_offset += base;

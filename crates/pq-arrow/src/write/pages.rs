@@ -6,7 +6,6 @@ use pq_format::{Encoding, PageEncodingStats, PageType};
 use pq_page::{DataPageV1Parts, DataPageV2Parts, PageWriteError, PageWriter, bit_width};
 
 use crate::write::levels::LeafLevels;
-use crate::write::page_pool::PagePool;
 use pq_encoding::rle;
 
 /// The levels and counts of the page being built.
@@ -89,18 +88,10 @@ pub(crate) struct PageAssembler {
     pub uncompressed: u64,
     encodings: Vec<Encoding>,
     encoding_stats: Vec<PageEncodingStats>,
-    /// Where page buffers come from (see `page_pool`).
-    pool: PagePool,
 }
 
 impl PageAssembler {
-    pub(crate) fn new(
-        writer: PageWriter,
-        v2: bool,
-        max_def: i16,
-        max_rep: i16,
-        pool: PagePool,
-    ) -> Self {
+    pub(crate) fn new(writer: PageWriter, v2: bool, max_def: i16, max_rep: i16) -> Self {
         Self {
             writer,
             v2,
@@ -117,7 +108,6 @@ impl PageAssembler {
             uncompressed: 0,
             encodings: Vec::new(),
             encoding_stats: Vec::new(),
-            pool,
         }
     }
 
@@ -186,8 +176,8 @@ impl PageAssembler {
     }
 
     /// An uncompressed page: its header and levels in a buffer of their
-    /// own, then the values' buffer itself, moved rather than copied (one
-    /// from the pool, as large, takes its place for the next page's
+    /// own, then the values' buffer itself, moved rather than copied (a
+    /// fresh one, about as large, takes its place for the next page's
     /// values).
     fn store_as_given(
         &mut self,
@@ -218,7 +208,7 @@ impl PageAssembler {
         if moved {
             // The next page's values are about as many: an eighth more
             // room, so that they seldom outgrow the buffer (doubling it).
-            let next = self.pool.take(body_len + body_len / 8);
+            let next = Vec::with_capacity(body_len + body_len / 8);
             let body = std::mem::replace(&mut self.body, next);
             self.data_len += head.len() + body.len();
             self.data.push(head);
@@ -239,9 +229,8 @@ impl PageAssembler {
     ) -> Result<pq_page::WrittenPage, PageWriteError> {
         // Room for the header and levels, and the body (compressed, it is
         // usually smaller; it may grow past this otherwise).
-        let mut out = self
-            .pool
-            .take(self.body.len() + self.rep_buf.len() + self.def_buf.len() + 64);
+        let mut out =
+            Vec::with_capacity(self.body.len() + self.rep_buf.len() + self.def_buf.len() + 64);
         let written = if self.v2 {
             let parts = v2_parts(&self.rep_buf, &self.def_buf, &self.body, page, encoding);
             self.writer.write_data_v2(&parts, &mut out)
