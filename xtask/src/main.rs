@@ -13,7 +13,7 @@
 //!   memory), and pyarrow, Polars and DuckDB reading in process.
 //! - `bench-write [--rounds N] [--only TEXT]`: whole-process rewrites of
 //!   every file of the matrix, `pq convert` against an arrow-rs rewrite, in
-//!   the write bench's three settings, with peak memory and sizes.
+//!   the write bench's four settings, with peak memory and sizes.
 //! - `bench-csv [--rows N] [--threads N] [--rounds N]`: CSV to Parquet by `pq convert`,
 //!   DuckDB and Polars (time and peak memory) on a generated CSV.
 //! - `fuzz [--minutes N] [--target NAME]`: every fuzz target in turn on the
