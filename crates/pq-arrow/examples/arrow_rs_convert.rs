@@ -19,6 +19,7 @@
 //! flags instead, for the pq side of the same rewrite.
 
 use std::io::BufWriter;
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -26,18 +27,20 @@ use arrow_array::RecordBatchReader;
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::column::page::Page;
 use parquet::file::properties::{WriterProperties, WriterVersion};
-use parquet::file::reader::{FileReader, SerializedFileReader};
+
+// What a file records of its writer's settings, as the write bench reads it.
+#[path = "../benches/common/as_written.rs"]
+mod as_written;
 
 fn main() -> ExitCode {
     let args: Vec<_> = std::env::args_os().skip(1).collect();
     if let [flag, input] = args.as_slice()
         && flag == "--pq-flags"
     {
-        return match written(input) {
+        return match as_written::read(Path::new(input)) {
             Ok(w) => {
-                println!("{}", w.pq_flags().join(" "));
+                println!("{}", as_written::pq_flags(&w).join(" "));
                 ExitCode::SUCCESS
             }
             Err(e) => {
@@ -53,10 +56,9 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let props = match setting.to_string_lossy().as_ref() {
-        "as_written" => written(input).map(|w| w.properties()),
+        "as_written" => as_written::read(Path::new(input)).map(|w| as_written::properties(&w)),
         other => properties(other).ok_or_else(|| {
             format!("unknown setting {other:?}: defaults, snappy_dict, zstd_v2 or as_written")
-                .into()
         }),
     };
     let props = match props {
@@ -87,88 +89,6 @@ fn properties(setting: &str) -> Option<WriterProperties> {
             .set_compression(Compression::ZSTD(ZstdLevel::default()))
             .build(),
         _ => return None,
-    })
-}
-
-type Failure = Box<dyn std::error::Error>;
-
-/// What a file records of its writer's settings.
-struct Written {
-    codec: Compression,
-    dictionary: bool,
-    page_v2: bool,
-    row_group_rows: usize,
-}
-
-impl Written {
-    fn properties(&self) -> WriterProperties {
-        WriterProperties::builder()
-            .set_compression(self.codec)
-            .set_dictionary_enabled(self.dictionary)
-            .set_writer_version(if self.page_v2 {
-                WriterVersion::PARQUET_2_0
-            } else {
-                WriterVersion::PARQUET_1_0
-            })
-            .set_max_row_group_row_count(Some(self.row_group_rows))
-            .build()
-    }
-
-    /// The same settings as `pq convert`'s flags.
-    fn pq_flags(&self) -> Vec<String> {
-        let codec = match self.codec {
-            Compression::SNAPPY => "snappy",
-            Compression::ZSTD(_) => "zstd",
-            _ => "none",
-        };
-        let dictionary = if self.dictionary {
-            "--dictionary"
-        } else {
-            "--no-dictionary"
-        };
-        let version = if self.page_v2 { "2" } else { "1" };
-        [
-            "--compression",
-            codec,
-            dictionary,
-            "--page-version",
-            version,
-            "--rows-per-group",
-        ]
-        .into_iter()
-        .map(String::from)
-        .chain([self.row_group_rows.to_string()])
-        .collect()
-    }
-}
-
-fn written(input: &std::ffi::OsStr) -> Result<Written, Failure> {
-    let reader = SerializedFileReader::new(std::fs::File::open(input)?)?;
-    let meta = reader.metadata();
-    let rg = meta.row_groups().first().ok_or("no row group")?;
-    let codec = match rg.columns().first().ok_or("no column")?.compression() {
-        Compression::UNCOMPRESSED => Compression::UNCOMPRESSED,
-        Compression::SNAPPY => Compression::SNAPPY,
-        Compression::ZSTD(_) => Compression::ZSTD(ZstdLevel::default()),
-        other => return Err(format!("codec {other}: not one the matrix uses").into()),
-    };
-    let dictionary = rg
-        .columns()
-        .iter()
-        .any(|c| c.dictionary_page_offset().is_some());
-    let mut pages = reader.get_row_group(0)?.get_column_page_reader(0)?;
-    let page_v2 = loop {
-        match pages.get_next_page()? {
-            Some(Page::DictionaryPage { .. }) => continue,
-            Some(p) => break matches!(p, Page::DataPageV2 { .. }),
-            None => return Err("the first column chunk has no data page".into()),
-        }
-    };
-    Ok(Written {
-        codec,
-        dictionary,
-        page_v2,
-        row_group_rows: usize::try_from(rg.num_rows())?,
     })
 }
 

@@ -13,12 +13,11 @@ use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::column::page::Page;
 use parquet::errors::ParquetError;
 use parquet::file::properties::{WriterProperties, WriterVersion};
-use parquet::file::reader::{ChunkReader, FileReader, SerializedFileReader};
+use parquet::file::reader::ChunkReader;
 
-use super::{Setting, Written, WrittenCodec, count_rows};
+use super::{Setting, count_rows};
 
 /// Reads the file at `path`: every column, batches of 8192 rows, one
 /// thread; returns the rows read or the
@@ -91,59 +90,8 @@ fn properties(s: Setting) -> WriterProperties {
             .set_writer_version(WriterVersion::PARQUET_2_0)
             .set_compression(Compression::ZSTD(ZstdLevel::default()))
             .build(),
-        Setting::AsWritten(w) => WriterProperties::builder()
-            .set_compression(match w.codec {
-                WrittenCodec::Uncompressed => Compression::UNCOMPRESSED,
-                WrittenCodec::Snappy => Compression::SNAPPY,
-                WrittenCodec::Zstd => Compression::ZSTD(ZstdLevel::default()),
-            })
-            .set_dictionary_enabled(w.dictionary)
-            .set_writer_version(if w.page_v2 {
-                WriterVersion::PARQUET_2_0
-            } else {
-                WriterVersion::PARQUET_1_0
-            })
-            .set_max_row_group_row_count(Some(w.row_group_rows))
-            .build(),
+        Setting::AsWritten(w) => super::as_written::properties(&w),
     }
-}
-
-/// What the file at `path` records of its writer's settings (see
-/// [`Written`]).
-pub fn written(path: &Path) -> Result<Written, String> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let reader = SerializedFileReader::new(file).map_err(|e| e.to_string())?;
-    let meta = reader.metadata();
-    let rg = meta.row_groups().first().ok_or("no row group")?;
-    let first = rg.columns().first().ok_or("no column")?;
-    let codec = match first.compression() {
-        Compression::UNCOMPRESSED => WrittenCodec::Uncompressed,
-        Compression::SNAPPY => WrittenCodec::Snappy,
-        Compression::ZSTD(_) => WrittenCodec::Zstd,
-        other => return Err(format!("codec {other} is not one the matrix uses")),
-    };
-    let dictionary = rg
-        .columns()
-        .iter()
-        .any(|c| c.dictionary_page_offset().is_some());
-    let mut pages = reader
-        .get_row_group(0)
-        .and_then(|r| r.get_column_page_reader(0))
-        .map_err(|e| e.to_string())?;
-    let page_v2 = loop {
-        match pages.get_next_page().map_err(|e| e.to_string())? {
-            Some(Page::DictionaryPage { .. }) => continue,
-            Some(p) => break matches!(p, Page::DataPageV2 { .. }),
-            None => return Err("the first column chunk has no data page".into()),
-        }
-    };
-    let row_group_rows = usize::try_from(rg.num_rows()).map_err(|e| e.to_string())?;
-    Ok(Written {
-        codec,
-        dictionary,
-        page_v2,
-        row_group_rows,
-    })
 }
 
 /// Writes `batches` (at least one) to memory with setting `s`.

@@ -1,17 +1,22 @@
 //! What the read and write benches share: the files of the benchmark matrix,
 //! the writer settings, and the alternating rounds the ratios come from.
-//! pq-arrow is called only from `pq.rs`, arrow-rs only from `arrow_rs.rs`.
+//! pq-arrow is called only from `pq.rs`, arrow-rs only from `arrow_rs.rs`
+//! and `as_written.rs` (what a file records of its writer's settings, which
+//! the `arrow_rs_convert` example shares).
 
 // Each bench uses a part of this module.
 #![allow(dead_code)]
 
 pub mod arrow_rs;
 pub mod arrow_rs_pruning;
+pub mod as_written;
 pub mod pq;
 
 use std::fmt::Display;
 use std::path::PathBuf;
 use std::time::Duration;
+
+pub use as_written::{Written, WrittenCodec};
 
 /// The files of the matrix that `cargo xtask bench-data` wrote to
 /// `target/bench-data/` (or the directory `PQ_BENCH_DATA` names), by name;
@@ -102,31 +107,6 @@ pub enum Setting {
     AsWritten(Written),
 }
 
-/// The settings a file records of its writer's choices: its codec, whether
-/// it has dictionary pages, its data page version and the rows of its
-/// first row group. What it does not record (a ZSTD level, page sizes) is
-/// left to each writer's own defaults but the ZSTD level, 1 as in
-/// [`Setting::ZstdV2`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Written {
-    pub codec: WrittenCodec,
-    /// Any column chunk of the first row group has a dictionary page.
-    pub dictionary: bool,
-    /// The first data page of the first column chunk is a v2 page.
-    pub page_v2: bool,
-    /// The rows of the first row group.
-    pub row_group_rows: usize,
-}
-
-/// The codec of the first column chunk (the matrix's writers give every
-/// column the same one).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum WrittenCodec {
-    Uncompressed,
-    Snappy,
-    Zstd,
-}
-
 impl Setting {
     pub const ALL: [Setting; 3] = [Setting::Defaults, Setting::SnappyDict, Setting::ZstdV2];
 
@@ -143,19 +123,6 @@ impl Setting {
     pub fn for_file(written: Written) -> [Setting; 4] {
         let [a, b, c] = Self::ALL;
         [a, b, c, Setting::AsWritten(written)]
-    }
-}
-
-impl std::fmt::Display for Written {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{:?}, {}dictionaries, page v{}, {} rows per row group",
-            self.codec,
-            if self.dictionary { "" } else { "no " },
-            if self.page_v2 { 2 } else { 1 },
-            self.row_group_rows
-        )
     }
 }
 
