@@ -205,6 +205,16 @@ impl PageWriter {
         self.codec == Codec::Uncompressed
     }
 
+    /// The error of asking for a page's header alone in a chunk that
+    /// compresses its pages.
+    fn check_as_given(&self) -> Result<(), PageWriteError> {
+        if self.stores_as_given() {
+            Ok(())
+        } else {
+            Err(PageWriteError::Compressed(self.codec))
+        }
+    }
+
     /// The header of a data page v1 of an uncompressed chunk, appended to
     /// `out` alone: the page is that header followed by the levels and
     /// values of `page` as they are, which a caller holding them in buffers
@@ -236,9 +246,7 @@ impl PageWriter {
         page: &DataPageV1Parts<'_>,
         out: &mut Vec<u8>,
     ) -> Result<WrittenPage, PageWriteError> {
-        if !self.stores_as_given() {
-            return Err(PageWriteError::Compressed(self.codec));
-        }
+        self.check_as_given()?;
         let (header, parts, uncompressed) = v1_header(page)?;
         self.header(header, uncompressed, parts, out)
     }
@@ -251,9 +259,7 @@ impl PageWriter {
         page: &DataPageV2Parts<'_>,
         out: &mut Vec<u8>,
     ) -> Result<WrittenPage, PageWriteError> {
-        if !self.stores_as_given() {
-            return Err(PageWriteError::Compressed(self.codec));
-        }
+        self.check_as_given()?;
         let header = v2_header(page, false)?;
         let parts = [page.rep_levels, page.def_levels, page.values];
         let uncompressed = parts.iter().map(|p| p.len()).sum();
@@ -276,7 +282,7 @@ impl PageWriter {
             }),
             ..Default::default()
         };
-        if self.codec == Codec::Uncompressed {
+        if self.stores_as_given() {
             return self.emit(header, values.len(), [values, &[], &[]], out);
         }
         self.compress(values)?;

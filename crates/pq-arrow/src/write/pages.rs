@@ -196,13 +196,7 @@ impl PageAssembler {
         } else {
             head_room + body_len
         });
-        let written = if self.v2 {
-            let parts = v2_parts(&self.rep_buf, &self.def_buf, &self.body, page, encoding);
-            self.writer.write_data_v2_header(&parts, &mut head)
-        } else {
-            let parts = v1_parts(&self.rep_buf, &self.def_buf, &self.body, page, encoding);
-            self.writer.write_data_v1_header(&parts, &mut head)
-        }?;
+        let written = self.write_parts(page, encoding, &mut head, Stored::HeaderOnly)?;
         head.extend_from_slice(&self.rep_buf);
         head.extend_from_slice(&self.def_buf);
         if moved {
@@ -231,13 +225,7 @@ impl PageAssembler {
         // usually smaller; it may grow past this otherwise).
         let mut out =
             Vec::with_capacity(self.body.len() + self.rep_buf.len() + self.def_buf.len() + 64);
-        let written = if self.v2 {
-            let parts = v2_parts(&self.rep_buf, &self.def_buf, &self.body, page, encoding);
-            self.writer.write_data_v2(&parts, &mut out)
-        } else {
-            let parts = v1_parts(&self.rep_buf, &self.def_buf, &self.body, page, encoding);
-            self.writer.write_data_v1(&parts, &mut out)
-        }?;
+        let written = self.write_parts(page, encoding, &mut out, Stored::Whole)?;
         // A compressed page can be far smaller than its room: give the rest
         // back (in place, no copy) so that a buffered row group holds about
         // its compressed size.
@@ -247,6 +235,47 @@ impl PageAssembler {
         self.data_len += out.len();
         self.data.push(out);
         Ok(written)
+    }
+
+    /// Writes the page of `page`'s levels (encoded in `rep_buf` and
+    /// `def_buf`) and the values in `body` to `out`, as a v1 or v2 page:
+    /// whole, or its header alone.
+    fn write_parts(
+        &mut self,
+        page: &PageLevels,
+        encoding: Encoding,
+        out: &mut Vec<u8>,
+        stored: Stored,
+    ) -> Result<pq_page::WrittenPage, PageWriteError> {
+        let (rep_levels, def_levels, values) = (&self.rep_buf, &self.def_buf, &self.body);
+        if self.v2 {
+            let parts = DataPageV2Parts {
+                rep_levels,
+                def_levels,
+                values,
+                num_values: page.levels,
+                num_nulls: page.nulls as usize,
+                num_rows: page.rows,
+                encoding,
+                statistics: None,
+            };
+            match stored {
+                Stored::Whole => self.writer.write_data_v2(&parts, out),
+                Stored::HeaderOnly => self.writer.write_data_v2_header(&parts, out),
+            }
+        } else {
+            let parts = DataPageV1Parts {
+                rep_levels,
+                def_levels,
+                values,
+                num_values: page.levels,
+                encoding,
+            };
+            match stored {
+                Stored::Whole => self.writer.write_data_v1(&parts, out),
+                Stored::HeaderOnly => self.writer.write_data_v1_header(&parts, out),
+            }
+        }
     }
 
     fn note_encoding(&mut self, page_type: PageType, encoding: Encoding) {
@@ -321,39 +350,13 @@ impl PageAssembler {
     }
 }
 
-fn v1_parts<'a>(
-    rep: &'a [u8],
-    def: &'a [u8],
-    values: &'a [u8],
-    page: &PageLevels,
-    encoding: Encoding,
-) -> DataPageV1Parts<'a> {
-    DataPageV1Parts {
-        rep_levels: rep,
-        def_levels: def,
-        values,
-        num_values: page.levels,
-        encoding,
-    }
-}
-
-fn v2_parts<'a>(
-    rep: &'a [u8],
-    def: &'a [u8],
-    values: &'a [u8],
-    page: &PageLevels,
-    encoding: Encoding,
-) -> DataPageV2Parts<'a> {
-    DataPageV2Parts {
-        rep_levels: rep,
-        def_levels: def,
-        values,
-        num_values: page.levels,
-        num_nulls: page.nulls as usize,
-        num_rows: page.rows,
-        encoding,
-        statistics: None,
-    }
+/// What [`PageAssembler::write_parts`] writes of a page.
+#[derive(Debug, Clone, Copy)]
+enum Stored {
+    /// Header, levels and values (compressed when the chunk is).
+    Whole,
+    /// The header alone, the parts to be stored after it as they are.
+    HeaderOnly,
 }
 
 /// Why a data page could not be written.
