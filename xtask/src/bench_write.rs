@@ -9,7 +9,10 @@
 //! level 1 with data page v2, and `as_written`: what the file records of
 //! its own writer's settings (codec, dictionaries, page version, rows per
 //! row group), read by `arrow_rs_convert --pq-flags` and given to both. Each process reads the whole file and writes
-//! it to `target/bench-write/`; the two alternate, N rounds. The table shows
+//! it to a new file in `target/bench-write/` (the last round's output is
+//! removed first: replacing a file, `pq convert` also waits for the disk
+//! to hold the new one, which `arrow_rs_convert` does not); the two
+//! alternate, N rounds. The table shows
 //! the median wall time of each, the median of the rounds' ratios, the
 //! median peak resident memory of each (from `wait4`), the sizes written,
 //! and `pq convert` with its default of one encoding thread per core.
@@ -124,9 +127,19 @@ fn rewrite_times(
     rs.arg(setting).arg(file).arg(&out_rs);
     let (mut t_pq, mut t_rs, mut t_all, mut ratios) = (vec![], vec![], vec![], vec![]);
     let (mut m_pq, mut m_rs) = (Vec::new(), Vec::new());
+    // Each process writes a new file (see the module's comment).
+    let fresh = |p: &Path| match std::fs::remove_file(p) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(format!("cannot remove {}: {e}", p.display()))
+        }
+        _ => Ok(()),
+    };
     for _ in 0..rounds {
+        fresh(&out_rs)?;
         let a = child::run(&mut rs)?;
+        fresh(&out_pq)?;
         let b = child::run(&mut pq_one)?;
+        fresh(&out_pq)?;
         let c = child::run(&mut pq_all)?;
         t_rs.push(a.wall.as_secs_f64());
         t_pq.push(b.wall.as_secs_f64());

@@ -12,7 +12,13 @@
 //!   SIGTERM or SIGHUP; one left by a killed run (SIGKILL, a crash) is
 //!   removed by the next run that writes the same destination. An existing
 //!   file keeps its permissions; a symbolic link keeps pointing to the file,
-//!   which is replaced.
+//!   which is replaced. When it replaces an existing file, the temporary
+//!   file is synced to the disk before the rename, so that a crash of the
+//!   machine just after cannot lose the old file's data along with the new
+//!   one's; a new file is not (nothing is lost if it is not whole after a
+//!   crash, and waiting until the disk has all of it would make every
+//!   conversion as slow as the disk: 27 ms for 66 MB on the benchmark
+//!   machine's disk, a second or more on a slow one).
 //! - Anything else (a directory, a socket, a block device) is refused.
 
 use std::fs::{File, OpenOptions, Permissions};
@@ -79,7 +85,16 @@ pub struct Destination {
 struct Replace {
     temp: PathBuf,
     target: PathBuf,
+    /// The replaced file's permissions; `None` when the target is new.
     permissions: Option<Permissions>,
+}
+
+impl Replace {
+    /// Whether the temporary file is synced before the rename: only when
+    /// it replaces a file (see the module's comment).
+    fn syncs(&self) -> bool {
+        self.permissions.is_some()
+    }
 }
 
 /// The start of the temporary file names for `name`; the process id
@@ -176,8 +191,9 @@ impl Destination {
         options.open(&r.temp)
     }
 
-    /// Publishes what was written to `target`: a temporary file is synced,
-    /// given the replaced file's permissions and renamed over it.
+    /// Publishes what was written to `target`: a temporary file is synced
+    /// when it replaces a file, given that file's permissions and renamed
+    /// over it.
     pub fn commit(mut self, target: Target) -> Result<(), CliError> {
         let shown = self.shown.clone();
         let err = |e: io::Error| CliError::output(&shown, format!("cannot write: {e}"));
@@ -189,7 +205,9 @@ impl Destination {
             });
         };
         let result = (|| {
-            if let Target::File(file) = &target {
+            if let Target::File(file) = &target
+                && r.syncs()
+            {
                 file.sync_all()?;
             }
             drop(target);
@@ -267,4 +285,30 @@ fn running(pid: u32) -> bool {
 #[cfg(not(unix))]
 fn running(_pid: u32) -> bool {
     true
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    /// Only a destination that replaces a file is synced before its rename.
+    #[test]
+    fn only_a_replaced_file_is_synced() {
+        let dir = std::env::temp_dir().join(format!("pq-dest-sync-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("out.parquet");
+        let _ = std::fs::remove_file(&path);
+        let syncs = |dest: &Destination| dest.replace.as_ref().map(Replace::syncs);
+
+        let (new, target) = Destination::open(&path).unwrap();
+        assert_eq!(syncs(&new), Some(false), "a new file is not synced");
+        new.commit(target).unwrap();
+        assert!(path.is_file());
+
+        let (replacing, target) = Destination::open(&path).unwrap();
+        assert_eq!(syncs(&replacing), Some(true), "a replaced file is synced");
+        replacing.commit(target).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
