@@ -331,9 +331,11 @@ enum Command {
     /// when it starts with PAR1, CSV otherwise.
     ///
     /// A regular OUTPUT is written to a hidden temporary file next to it and
-    /// renamed at the end, keeping an existing file's permissions; nothing
-    /// is left behind on an error or on Ctrl-C. An existing FIFO or
-    /// character device (/dev/null) is written through, as cp does.
+    /// renamed at the end, keeping an existing file's permissions (and
+    /// synced to the disk first, so that a crash cannot lose the file it
+    /// replaces); nothing is left behind on an error or on Ctrl-C. An
+    /// existing FIFO or character device (/dev/null) is written through, as
+    /// cp does.
     ///
     /// Example: pq convert in.csv out.parquet --dtypes id=int64 --compression zstd
     #[command(override_usage = "pq convert [OPTIONS] <INPUT>... <OUTPUT>")]
