@@ -688,17 +688,18 @@ fn one_line(message: &str) -> String {
         .join(" ")
 }
 
-/// Keeps glibc's allocator from giving each large buffer its own mapping
-/// (for `pq convert`).
+/// Keeps glibc's allocator from handing memory back to the system only to
+/// fault it in again (for `pq convert`).
 ///
-/// By default glibc maps every allocation above a threshold afresh and
-/// unmaps it when freed, raising the threshold only to the size just freed;
-/// a writer that allocates one page buffer of the same size after another
-/// (about 1 MiB each) then maps, faults in and unmaps every one: a third of
-/// `pq convert`'s time rewriting an uncompressed file went to the kernel
-/// zeroing fresh pages. Below 32 MiB, buffers now come from the heap and
-/// freed ones are reused; up to 64 MiB freed at its top is kept for the
-/// next row group rather than handed back and faulted in again.
+/// By default glibc returns what is freed at the top of its heap beyond
+/// 128 KiB, and maps each allocation above a moving threshold afresh. A
+/// row group's page buffers are freed together once it is written, so each
+/// row group's memory went back and was faulted in, page by page, for the
+/// next: rewriting DuckDB's uncompressed lineitem file (500 000 rows in row
+/// groups of 122 880) the heap grew by 61.5 MB in all and shrank by
+/// 46.7 MB, and the process took 22 000 page faults (12 000 with this;
+/// arrow-rs's rewrite 13 700). Below 32 MiB buffers now come from the heap,
+/// and up to 64 MiB freed at its top is kept for reuse.
 fn tune_allocator() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: `mallopt` only sets two of the allocator's parameters, before
