@@ -79,8 +79,8 @@ fn settings(written: Written) -> Vec<Setting> {
 fn bench(c: &mut Criterion) {
     let mut files = Vec::new();
     for (name, path) in common::matrix_files() {
-        let written =
-            common::as_written::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let written = common::arrow_rs_settings::read(&path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         match arrow_rs::batches(&path) {
             Ok(b) if !b.is_empty() => files.push((name, written, b)),
             Ok(_) => eprintln!("{name}: no rows; skipped"),

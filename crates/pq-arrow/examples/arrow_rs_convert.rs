@@ -26,21 +26,21 @@ use std::time::Instant;
 use arrow_array::RecordBatchReader;
 use parquet::arrow::ArrowWriter;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
-use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::{WriterProperties, WriterVersion};
+use parquet::file::properties::WriterProperties;
 
-// What a file records of its writer's settings, as the write bench reads it.
-#[path = "../benches/common/as_written.rs"]
-mod as_written;
+// The settings as the write bench gives them to arrow-rs, and what a file
+// records of its writer's settings, as the write bench reads it.
+#[path = "../benches/common/arrow_rs_settings.rs"]
+mod arrow_rs_settings;
 
 fn main() -> ExitCode {
     let args: Vec<_> = std::env::args_os().skip(1).collect();
     if let [flag, input] = args.as_slice()
         && flag == "--pq-flags"
     {
-        return match as_written::read(Path::new(input)) {
+        return match arrow_rs_settings::read(Path::new(input)) {
             Ok(w) => {
-                println!("{}", as_written::pq_flags(&w).join(" "));
+                println!("{}", arrow_rs_settings::pq_flags(&w).join(" "));
                 ExitCode::SUCCESS
             }
             Err(e) => {
@@ -56,8 +56,10 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     };
     let props = match setting.to_string_lossy().as_ref() {
-        "as_written" => as_written::read(Path::new(input)).map(|w| as_written::properties(&w)),
-        other => properties(other).ok_or_else(|| {
+        "as_written" => {
+            arrow_rs_settings::read(Path::new(input)).map(|w| arrow_rs_settings::properties(&w))
+        }
+        other => arrow_rs_settings::named_properties(other).ok_or_else(|| {
             format!("unknown setting {other:?}: defaults, snappy_dict, zstd_v2 or as_written")
         }),
     };
@@ -75,21 +77,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-fn properties(setting: &str) -> Option<WriterProperties> {
-    Some(match setting {
-        "defaults" => WriterProperties::default(),
-        "snappy_dict" => WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .set_dictionary_enabled(true)
-            .build(),
-        "zstd_v2" => WriterProperties::builder()
-            .set_writer_version(WriterVersion::PARQUET_2_0)
-            .set_compression(Compression::ZSTD(ZstdLevel::default()))
-            .build(),
-        _ => return None,
-    })
 }
 
 fn convert(

@@ -12,9 +12,8 @@ use arrow_schema::{DataType, Schema};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder,
 };
-use parquet::basic::{Compression, ZstdLevel};
 use parquet::errors::ParquetError;
-use parquet::file::properties::{WriterProperties, WriterVersion};
+use parquet::file::properties::WriterProperties;
 use parquet::file::reader::ChunkReader;
 
 use super::{Setting, count_rows};
@@ -81,16 +80,9 @@ pub fn batches(path: &Path) -> Result<Vec<RecordBatch>, String> {
 
 fn properties(s: Setting) -> WriterProperties {
     match s {
-        Setting::Defaults => WriterProperties::default(),
-        Setting::SnappyDict => WriterProperties::builder()
-            .set_compression(Compression::SNAPPY)
-            .set_dictionary_enabled(true)
-            .build(),
-        Setting::ZstdV2 => WriterProperties::builder()
-            .set_writer_version(WriterVersion::PARQUET_2_0)
-            .set_compression(Compression::ZSTD(ZstdLevel::default()))
-            .build(),
-        Setting::AsWritten(w) => super::as_written::properties(&w),
+        Setting::AsWritten(w) => super::arrow_rs_settings::properties(&w),
+        named => super::arrow_rs_settings::named_properties(named.name())
+            .unwrap_or_else(|| panic!("no arrow-rs properties for setting {}", named.name())),
     }
 }
 

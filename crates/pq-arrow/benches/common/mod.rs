@@ -1,22 +1,23 @@
 //! What the read and write benches share: the files of the benchmark matrix,
 //! the writer settings, and the alternating rounds the ratios come from.
 //! pq-arrow is called only from `pq.rs`, arrow-rs only from `arrow_rs.rs`
-//! and `as_written.rs` (what a file records of its writer's settings, which
-//! the `arrow_rs_convert` example shares).
+//! and `arrow_rs_settings.rs` (the settings as arrow-rs's properties, and
+//! what a file records of its writer's settings, which the
+//! `arrow_rs_convert` example shares).
 
 // Each bench uses a part of this module.
 #![allow(dead_code)]
 
 pub mod arrow_rs;
 pub mod arrow_rs_pruning;
-pub mod as_written;
+pub mod arrow_rs_settings;
 pub mod pq;
 
 use std::fmt::Display;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use as_written::{Written, WrittenCodec};
+pub use arrow_rs_settings::{Written, WrittenCodec};
 
 /// The files of the matrix that `cargo xtask bench-data` wrote to
 /// `target/bench-data/` (or the directory `PQ_BENCH_DATA` names), by name;

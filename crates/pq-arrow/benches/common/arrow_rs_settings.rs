@@ -1,6 +1,7 @@
-//! What a file records of its own writer's settings (the write benches'
-//! `as_written` setting), read with arrow-rs: shared by the write bench and
-//! the `arrow_rs_convert` example, so that both give the same settings.
+//! The write benches' settings as arrow-rs writer properties, and what a
+//! file records of its own writer's settings (the `as_written` setting),
+//! read with arrow-rs: shared by the write bench and the `arrow_rs_convert`
+//! example, so that both write with the same settings.
 
 // Each user takes a part of this file.
 #![allow(dead_code)]
@@ -87,7 +88,26 @@ pub fn read(path: &Path) -> Result<Written, String> {
     })
 }
 
-/// The settings as arrow-rs's writer properties.
+/// The properties of the settings with fixed values, by their names
+/// (`Setting::name`): each writer's defaults, SNAPPY with dictionaries, and
+/// ZSTD (level 1) with data page v2.
+pub fn named_properties(name: &str) -> Option<WriterProperties> {
+    Some(match name {
+        "defaults" => WriterProperties::default(),
+        "snappy_dict" => WriterProperties::builder()
+            .set_compression(Compression::SNAPPY)
+            .set_dictionary_enabled(true)
+            .build(),
+        "zstd_v2" => WriterProperties::builder()
+            .set_writer_version(WriterVersion::PARQUET_2_0)
+            .set_compression(Compression::ZSTD(ZstdLevel::default()))
+            .build(),
+        _ => return None,
+    })
+}
+
+/// What a file records of its writer's settings, as arrow-rs's writer
+/// properties.
 pub fn properties(w: &Written) -> WriterProperties {
     WriterProperties::builder()
         .set_compression(match w.codec {
