@@ -7,7 +7,9 @@
 //! from their headers alone), runs of kept rows are read as any batch is.
 //! Many short runs cost more in steps than they save in decoding; then the
 //! column decodes the batch whole and filters it (see
-//! [`KeptRows::read_whole`]).
+//! [`KeptRows::read_whole`]), except in a page without nulls, where every
+//! row has a value and the kept values' positions are the kept rows' own
+//! ([`KeptRows::positions_in`]): taken in one step, whatever the runs.
 
 use std::ops::Range;
 
@@ -26,17 +28,35 @@ pub(crate) struct KeptRows {
     ranges: Vec<Range<usize>>,
     /// The same rows as a mask, for a column that filters a whole batch.
     mask: BooleanBuffer,
+    /// The kept rows one by one, in order: where a page has no nulls, its
+    /// kept values are these, shifted (see [`KeptRows::positions_in`]).
+    positions: Vec<u32>,
 }
 
 impl KeptRows {
     /// The rows set in `mask`.
     pub(crate) fn new(mask: BooleanBuffer) -> Self {
-        let ranges = mask.set_slices().map(|(s, e)| s..e).collect();
+        let ranges: Vec<Range<usize>> = mask.set_slices().map(|(s, e)| s..e).collect();
+        let kept = ranges.iter().map(|r| r.len()).sum();
+        let mut positions = Vec::with_capacity(kept);
+        // A batch's rows are counted in `u32`s as a page's values are.
+        for r in &ranges {
+            positions.extend((r.start..r.end).map(|p| p as u32));
+        }
         KeptRows {
             rows: mask.len(),
             ranges,
             mask,
+            positions,
         }
+    }
+
+    /// The kept rows within `rows`, in order.
+    pub(crate) fn positions_in(&self, rows: Range<usize>) -> &[u32] {
+        let p = &self.positions;
+        let from = p.partition_point(|&x| (x as usize) < rows.start);
+        let to = p.partition_point(|&x| (x as usize) < rows.end);
+        p.get(from..to).unwrap_or_default()
     }
 
     /// The batch's rows, kept or not.
@@ -78,6 +98,19 @@ impl RunCursor {
             Some(r) => (true, r.end.saturating_sub(self.row)),
             None => (false, kept.rows.saturating_sub(self.row)),
         }
+    }
+
+    /// The batch row the cursor is at.
+    pub(crate) fn row(&self) -> usize {
+        self.row
+    }
+
+    /// Moves on to batch row `row` (not behind the cursor), past any
+    /// number of runs.
+    pub(crate) fn seek(&mut self, kept: &KeptRows, row: usize) {
+        self.row = row.max(self.row);
+        let rest = kept.ranges.get(self.range..).unwrap_or_default();
+        self.range += rest.partition_point(|r| r.end <= self.row);
     }
 
     /// Rows left in the run at the cursor when they are skipped ones.

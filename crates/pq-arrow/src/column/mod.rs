@@ -543,6 +543,34 @@ fn kept_levels(
     def: &mut CompactLevels,
     vals: &mut Vec<u32>,
 ) -> (usize, usize) {
+    // A page without nulls has a value for every row: the kept values'
+    // positions are the kept rows', shifted, taken whole from the batch's
+    // list rather than run by run (many short runs when a filter drops few
+    // rows here and there).
+    if page_def.shape() == LevelShape::AllMax {
+        let from = cursor.row();
+        let n = rows.len().min(kept.rows().saturating_sub(from));
+        let kept_here = kept.positions_in(from..from + n);
+        // `from` is at most a kept row's position, which is a `u32`.
+        let base = from as u32;
+        vals.extend(kept_here.iter().map(|&p| p - base));
+        let taken = kept_here.len();
+        def.extend_from(page_def, rows.start..rows.start + taken);
+        cursor.seek(kept, from + n);
+        return (taken, n);
+    }
+    kept_levels_by_runs(page_def, rows, kept, cursor, def, vals)
+}
+
+/// [`kept_levels`] a run of kept or passed rows at a time.
+fn kept_levels_by_runs(
+    page_def: &CompactLevels,
+    rows: Range<usize>,
+    kept: &KeptRows,
+    cursor: &mut RunCursor,
+    def: &mut CompactLevels,
+    vals: &mut Vec<u32>,
+) -> (usize, usize) {
     let (mut row, mut value, mut taken) = (rows.start, 0usize, 0usize);
     while row < rows.end {
         let (keep, run) = cursor.run(kept);
@@ -1078,7 +1106,19 @@ impl LeafReader {
                 "a repeated column read by kept rows (a bug: please report it)",
             ));
         }
-        if !kept.read_whole() {
+        // Many short runs cost more in steps than decoding the batch whole
+        // and filtering it, except in a page without nulls, whose kept
+        // values are found in one step (see `kept_levels`).
+        let no_nulls = self
+            .page
+            .as_ref()
+            .is_some_and(|p| p.pos < p.len && p.def.shape() == LevelShape::AllMax);
+        // A batch resumed (its bytes arrived) goes on the way it began.
+        let by_runs = match &self.partial {
+            Some(p) => p.kept.is_some(),
+            None => !kept.read_whole() || no_nulls,
+        };
+        if by_runs {
             return self.read_rows(kept.rows(), Some(kept));
         }
         let data = match self.read_rows(kept.rows(), None)? {
@@ -1544,7 +1584,11 @@ fn check_decoded(expected: usize, decoded: usize, at: &Location) -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{level_validity, page_record_levels, record_levels, slot_validity};
+    use super::{
+        KeptRows, RunCursor, kept_levels, kept_levels_by_runs, level_validity, page_record_levels,
+        record_levels, slot_validity,
+    };
+    use arrow_buffer::BooleanBuffer;
     use pq_page::{CompactLevels, LevelForm};
 
     #[test]
@@ -1579,6 +1623,46 @@ mod tests {
     }
 
     proptest::proptest! {
+        /// In a page without nulls, the kept rows' levels and value
+        /// positions taken in one step are those of the walk run by run,
+        /// for any kept rows (mostly kept, mostly dropped), any stretch of
+        /// the batch the page holds and pages cut anywhere in it, and the
+        /// cursor ends where the walk leaves it.
+        #[test]
+        fn kept_values_of_a_page_without_nulls_match_the_runs(
+            keep in proptest::collection::vec(proptest::bool::weighted(0.9), 0..600),
+            dense in proptest::bool::ANY,
+            cuts in proptest::collection::vec(0usize..600, 0..4),
+            page_start in 0usize..50,
+            max in 0i16..3,
+        ) {
+            let keep: Vec<bool> = if dense { keep } else { keep.iter().map(|k| !k).collect() };
+            let kept = KeptRows::new(BooleanBuffer::from(keep.clone()));
+            let mut page = CompactLevels::new(LevelForm::Bits, max);
+            page.push_repeat(max, page_start + keep.len());
+            // The batch's rows in pieces, as pages (or a batch waiting for
+            // the next page's bytes) cut it.
+            let mut ends: Vec<usize> = cuts.iter().map(|&c| c.min(keep.len())).collect();
+            ends.push(keep.len());
+            ends.sort_unstable();
+            let (mut fast, mut slow) = (RunCursor::default(), RunCursor::default());
+            let mut start = 0;
+            for end in ends {
+                let rows = page_start + start..page_start + end;
+                let (mut def_a, mut def_b) = (CompactLevels::new(LevelForm::Bits, max), CompactLevels::new(LevelForm::Bits, max));
+                let (mut vals_a, mut vals_b) = (Vec::new(), Vec::new());
+                let a = kept_levels(&page, rows.clone(), &kept, &mut fast, &mut def_a, &mut vals_a);
+                let b = kept_levels_by_runs(&page, rows, &kept, &mut slow, &mut def_b, &mut vals_b);
+                proptest::prop_assert_eq!(a, b);
+                proptest::prop_assert_eq!(vals_a, vals_b);
+                proptest::prop_assert_eq!(def_a.len(), def_b.len());
+                proptest::prop_assert_eq!(def_a.count_max(0..def_a.len()), def_b.count_max(0..def_b.len()));
+                proptest::prop_assert_eq!(fast.row(), slow.row());
+                proptest::prop_assert_eq!(fast.run(&kept), slow.run(&kept));
+                start = end;
+            }
+        }
+
         /// Counted over bits (one level of lists) or over `i16`s, the
         /// entries of a page's records are those of the plain count, from
         /// any entry and for any number of records.
