@@ -7,7 +7,8 @@
 //! Q6, and a 1 % selective filter returning every column, each with 1 and
 //! 2 target partitions. Results are checked equal before timing. Criterion
 //! times each side, then alternating rounds give the ratio pq / DataFusion
-//! (`PQ_BENCH_ROUNDS=N` fixes their number).
+//! (`PQ_BENCH_ROUNDS=N` fixes their number). `PQ_BENCH_EXPLAIN=1` prints
+//! each query's `EXPLAIN ANALYZE` through both formats instead.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -16,6 +17,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use arrow_array::RecordBatch;
+use arrow_array::cast::AsArray;
 use datafusion::prelude::{ParquetReadOptions, SessionConfig, SessionContext};
 use pq_datafusion::{PqReadOptions, SessionContextExt};
 use pq_testkit::timing::{median, ratio, rounds};
@@ -77,6 +79,27 @@ fn text(rt: &Runtime, ctx: &SessionContext, sql: &str) -> Vec<String> {
     common::render(&run(rt, ctx, sql), sql.contains("ORDER BY"))
 }
 
+/// `PQ_BENCH_EXPLAIN=1`: each query's `EXPLAIN ANALYZE` through both
+/// formats on one partition, instead of timing: the scan's metrics beside
+/// those of the operators above it, to see which part of a query the
+/// format can change.
+fn explain(rt: &Runtime, path: &str) {
+    for (name, sql) in QUERIES {
+        for pq in [true, false] {
+            let ctx = context(rt, path, 1, pq);
+            let side = if pq { "pq" } else { "datafusion-parquet" };
+            println!("== {name}, {side}");
+            for batch in run(rt, &ctx, &format!("EXPLAIN ANALYZE {sql}")) {
+                // The plan with its metrics is the second column.
+                let plans = batch.column(1).as_string::<i32>();
+                for plan in plans.iter().flatten() {
+                    println!("{plan}");
+                }
+            }
+        }
+    }
+}
+
 fn main() {
     let path = table();
     let path = path.display().to_string();
@@ -90,6 +113,10 @@ fn main() {
         .measurement_time(Duration::from_secs(5))
         .sample_size(10)
         .configure_from_args();
+    if std::env::var_os("PQ_BENCH_EXPLAIN").is_some() {
+        explain(&rt, &path);
+        return;
+    }
     let mut table_rows = Vec::new();
     for partitions in [1, 2] {
         let ours = context(&rt, &path, partitions, true);
