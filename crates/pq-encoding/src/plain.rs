@@ -524,6 +524,73 @@ pub fn encode_byte_array_offsets<O: OffsetSize>(
     Ok(())
 }
 
+/// Appends the byte arrays `data[offsets[i]..offsets[i + 1]]` for each `i`
+/// of `indices`, in that order, PLAIN-encoded as
+/// [`encode_byte_array_offsets`] encodes a contiguous run: the values of an
+/// Arrow array between its nulls. The output is sized once and short
+/// values are moved as one fixed-size copy each. Fails, appending nothing,
+/// when an index has no value in `offsets`, or a value's offsets decrease,
+/// point past `data` or give a value longer than a 4-byte length can
+/// declare.
+///
+/// ```
+/// use pq_encoding::plain;
+/// let (offsets, data) = ([0i32, 2, 2, 5], b"hiabc");
+/// let mut out = Vec::new();
+/// plain::encode_byte_array_indexed(&offsets, data, &[2, 0], &mut out).unwrap();
+/// let mut want = Vec::new();
+/// plain::encode_byte_array([&b"abc"[..], b"hi"], &mut want);
+/// assert_eq!(out, want);
+/// assert!(plain::encode_byte_array_indexed(&offsets, data, &[3], &mut out).is_err());
+/// ```
+pub fn encode_byte_array_indexed<O: OffsetSize>(
+    offsets: &[O],
+    data: &[u8],
+    indices: &[usize],
+    out: &mut Vec<u8>,
+) -> Result<()> {
+    let value = |i: usize| match (
+        offsets.get(i),
+        i.checked_add(1).and_then(|j| offsets.get(j)),
+    ) {
+        (Some(a), Some(b)) => Some((a.as_usize(), b.as_usize())),
+        _ => None,
+    };
+    // One pass of checks and the total, so that the copying loop needs
+    // none of its own.
+    let mut total = 0usize;
+    for &i in indices {
+        let Some((a, b)) = value(i) else {
+            return Err(invalid("byte array index", "an index of a value", i as u64));
+        };
+        if b < a || b - a > u32::MAX as usize || b > data.len() {
+            return Err(invalid(
+                "byte array offset",
+                "non-decreasing, within the data, a value at most 4 GiB long",
+                b as u64,
+            ));
+        }
+        total = total
+            .checked_add(LENGTH_PREFIX + (b - a))
+            .ok_or_else(|| invalid("PLAIN BYTE_ARRAY bytes", "fewer than 2^64", u64::MAX))?;
+    }
+    let start = out.len();
+    let end = start + total;
+    out.resize(end + COPY_SLACK, 0);
+    let mut at = start;
+    for &i in indices {
+        let (a, b) = value(i).unwrap_or_default();
+        let len = b - a;
+        if let Some(d) = out.get_mut(at..at + LENGTH_PREFIX) {
+            d.copy_from_slice(&(len as u32).to_le_bytes());
+        }
+        copy_value(out, at + LENGTH_PREFIX, data, a, len);
+        at += LENGTH_PREFIX + len;
+    }
+    out.truncate(end);
+    Ok(())
+}
+
 /// PLAIN FIXED_LEN_BYTE_ARRAY decoder appending to one flat buffer.
 #[derive(Debug, Clone)]
 pub struct FixedLenDecoder<'a> {

@@ -71,4 +71,41 @@ proptest! {
         prop_assert!(plain::encode_byte_array_offsets(&o, &data, &mut out).is_err());
         prop_assert_eq!(out, vec![7u8]);
     }
+
+    #[test]
+    fn indexed_values_encode_as_values_one_by_one(
+        (offsets, data) in layout(),
+        picks in prop::collection::vec(any::<prop::sample::Index>(), 0..100),
+        prefix in prop::collection::vec(any::<u8>(), 0..5),
+    ) {
+        let values = offsets.len().saturating_sub(1);
+        let mut indices: Vec<usize> = if values == 0 {
+            Vec::new()
+        } else {
+            picks.iter().map(|p| p.index(values)).collect()
+        };
+        indices.sort_unstable();
+        let mut want = prefix.clone();
+        plain::encode_byte_array(indices.iter().map(|&i| &data[offsets[i]..offsets[i + 1]]), &mut want);
+        let o32: Vec<i32> = offsets.iter().map(|&o| o as i32).collect();
+        let mut out = prefix.clone();
+        plain::encode_byte_array_indexed(&o32, &data, &indices, &mut out).unwrap();
+        prop_assert_eq!(&out, &want);
+        let o64: Vec<i64> = offsets.iter().map(|&o| o as i64).collect();
+        let mut out = prefix.clone();
+        plain::encode_byte_array_indexed(&o64, &data, &indices, &mut out).unwrap();
+        prop_assert_eq!(&out, &want);
+        // An index past the values, or a value past the data: an error,
+        // nothing appended.
+        let mut out = vec![7u8];
+        let mut bad = indices.clone();
+        bad.push(values);
+        prop_assert!(plain::encode_byte_array_indexed(&o64, &data, &bad, &mut out).is_err());
+        if let Some(&i) = indices.first() {
+            let mut o = o64.clone();
+            o[i + 1] = (data.len() + 1) as i64;
+            prop_assert!(plain::encode_byte_array_indexed(&o, &data, &indices, &mut out).is_err());
+        }
+        prop_assert_eq!(out, vec![7u8]);
+    }
 }

@@ -522,6 +522,27 @@ impl PutBytes for ByteArrays {
 }
 
 impl ByteArrays {
+    /// Takes the values `data[offsets[i]..offsets[i + 1]]` at `indices` of
+    /// an Arrow array (its values between nulls): PLAIN-encoded in bulk
+    /// ([`plain::encode_byte_array_indexed`]), else one by one.
+    pub(crate) fn put_indexed<O: pq_encoding::OffsetSize>(
+        &mut self,
+        offsets: &[O],
+        data: &[u8],
+        indices: &[usize],
+    ) {
+        if let ByteArrays::Plain(buf) = self
+            && plain::encode_byte_array_indexed(offsets, data, indices, buf).is_ok()
+        {
+            return;
+        }
+        let at = |o: &O| o.as_usize();
+        let values = indices
+            .iter()
+            .map(|&i| &data[at(&offsets[i])..at(&offsets[i + 1])]);
+        self.put_bytes(values, 0);
+    }
+
     /// Takes the values `data[offsets[i]..offsets[i + 1]]` of an Arrow
     /// array: PLAIN-encoded in bulk ([`plain::encode_byte_array_offsets`]),
     /// else one by one.

@@ -145,23 +145,14 @@ fn values_of<'d, O: OffsetSizeTrait>(
         .map(move |w| &d[w[0].as_usize()..w[1].as_usize()])
 }
 
-/// The values at indices `ix` (ascending) of offsets `o` into `d`, and the
-/// bytes from the first one's start to the last one's end: room enough for
-/// them all (the bytes between them of null slots, usually none, come in).
+/// The values at indices `ix` of offsets `o` into `d`.
 fn indexed<'d, O: OffsetSizeTrait>(
     o: &'d [O],
     d: &'d [u8],
     ix: &'d [usize],
-) -> (impl Iterator<Item = &'d [u8]> + Clone, usize) {
-    let room = match (ix.first(), ix.last()) {
-        (Some(&a), Some(&b)) => (o[b + 1] - o[a]).as_usize(),
-        _ => 0,
-    };
-    (
-        ix.iter()
-            .map(move |&i| &d[o[i].as_usize()..o[i + 1].as_usize()]),
-        room,
-    )
+) -> impl Iterator<Item = &'d [u8]> + Clone {
+    ix.iter()
+        .map(move |&i| &d[o[i].as_usize()..o[i + 1].as_usize()])
 }
 
 /// Adds fixed-width values and their bounds.
@@ -327,12 +318,16 @@ impl FromArrow for ByteArray {
             // Values between nulls: the offsets looked up at each index,
             // without a dispatch on the layout per value.
             (ByteSource::O32(o, d), Selection::Indices(ix)) => {
-                let (iter, room) = indexed(o, d, &ix[va..vb]);
-                put_bytes(encoder, page, sort, iter, room, bloom);
+                let ix = &ix[va..vb];
+                put_bytes_with(encoder, page, sort, indexed(o, d, ix), bloom, |b| {
+                    b.put_indexed(o, d, ix)
+                });
             }
             (ByteSource::O64(o, d), Selection::Indices(ix)) => {
-                let (iter, room) = indexed(o, d, &ix[va..vb]);
-                put_bytes(encoder, page, sort, iter, room, bloom);
+                let ix = &ix[va..vb];
+                put_bytes_with(encoder, page, sort, indexed(o, d, ix), bloom, |b| {
+                    b.put_indexed(o, d, ix)
+                });
             }
             (_, sel) => {
                 let get = |k: usize| match sel {
