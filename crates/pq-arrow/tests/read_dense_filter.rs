@@ -46,7 +46,8 @@ fn random(n: usize, seed: u64) -> Vec<u64> {
 /// decimal without nulls, `s` (few distinct strings: dictionary pages when
 /// dictionaries are on), `t` (distinct strings), `n` with nulls in its
 /// first third only (pages with nulls, then pages without).
-fn file(dictionaries: bool) -> Bytes {
+/// Written to `path`; its bytes.
+fn file(dictionaries: bool, path: &std::path::Path) -> Bytes {
     let rnd = random(ROWS, 0x9e37_79b9_7f4a_7c15);
     let r: Vec<i32> = rnd.iter().map(|v| (v % 100) as i32).collect();
     let a: Vec<i64> = (0..ROWS as i64).collect();
@@ -75,11 +76,8 @@ fn file(dictionaries: bool) -> Bytes {
         .set_data_page_row_count_limit(700)
         .set_dictionary_enabled(dictionaries)
         .build();
-    let mut out = Vec::new();
-    let mut w = pq_arrow::ParquetWriter::try_new(&mut out, batch.schema(), options).unwrap();
-    w.write(&batch).unwrap();
-    w.close().unwrap();
-    Bytes::from(out)
+    pq_arrow::write_parquet(path, &[batch], options).unwrap();
+    Bytes::from(std::fs::read(path).unwrap())
 }
 
 /// The file read whole by arrow-rs, cut by Arrow's filter kernel to the
@@ -120,12 +118,11 @@ fn rows_kept_here_and_there_are_those_arrow_filters() {
         ("r < 60", |r| r < 60),
     ];
     for dictionaries in [true, false] {
-        let bytes = file(dictionaries);
         let path = std::env::temp_dir().join(format!(
             "pq-dense-filter-{}-{dictionaries}.parquet",
             std::process::id()
         ));
-        std::fs::write(&path, &bytes).unwrap();
+        let bytes = file(dictionaries, &path);
         for (p, keep) in cases {
             let want = expected(&bytes, keep);
             assert!(
