@@ -537,10 +537,17 @@ impl ByteArrays {
             return;
         }
         let at = |o: &O| o.as_usize();
+        // Room from the first value's start to the last one's end: enough
+        // for them all (the bytes of null slots between, usually none,
+        // come in too).
+        let room = match (indices.first(), indices.last()) {
+            (Some(&a), Some(&b)) => at(&offsets[b + 1]).saturating_sub(at(&offsets[a])),
+            _ => 0,
+        };
         let values = indices
             .iter()
             .map(|&i| &data[at(&offsets[i])..at(&offsets[i + 1])]);
-        self.put_bytes(values, 0);
+        self.put_bytes(values, room);
     }
 
     /// Takes the values `data[offsets[i]..offsets[i + 1]]` of an Arrow
