@@ -12,8 +12,12 @@
 //! ([`KeptRows::positions_in`]): taken in one step, whatever the runs.
 
 use std::ops::Range;
+use std::sync::OnceLock;
 
+use arrow_array::{Array, ArrayRef, BooleanArray};
 use arrow_buffer::BooleanBuffer;
+use arrow_schema::ArrowError;
+use arrow_select::filter::{FilterBuilder, FilterPredicate};
 
 /// A run costs a few steps (levels, values, page checks) whatever its
 /// length; decoding a value costs about a step. Past one run per this many
@@ -21,7 +25,7 @@ use arrow_buffer::BooleanBuffer;
 const ROWS_PER_RUN: usize = 32;
 
 /// The kept rows of a batch of `rows` rows.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct KeptRows {
     rows: usize,
     /// Kept rows as ranges, in order, none empty, none touching the next.
@@ -31,6 +35,9 @@ pub(crate) struct KeptRows {
     /// The kept rows one by one, in order: where a page has no nulls, its
     /// kept values are these, shifted (see [`KeptRows::positions_in`]).
     positions: Vec<u32>,
+    /// Arrow's filter for the mask, made once for every column of the
+    /// batch that filters a whole batch (see [`KeptRows::filter`]).
+    filter: OnceLock<FilterPredicate>,
 }
 
 impl KeptRows {
@@ -48,7 +55,26 @@ impl KeptRows {
             ranges,
             mask,
             positions,
+            filter: OnceLock::new(),
         }
+    }
+
+    /// `array` (a batch decoded whole) cut to the kept rows: Arrow's filter
+    /// kernel, its plan for the mask (the runs or the indices to copy) made
+    /// by the first column that asks and reused by the others.
+    pub(crate) fn filter(&self, array: &dyn Array) -> Result<ArrayRef, ArrowError> {
+        let mask = self.mask.slice(0, array.len().min(self.mask.len()));
+        if mask.len() < self.mask.len() {
+            // A chunk that ended early: a plan for the rows it gave.
+            let keep = BooleanArray::new(mask, None);
+            return FilterBuilder::new(&keep).build().filter(array);
+        }
+        self.filter
+            .get_or_init(|| {
+                let keep = BooleanArray::new(self.mask.clone(), None);
+                FilterBuilder::new(&keep).optimize().build()
+            })
+            .filter(array)
     }
 
     /// The kept rows within `rows`, in order.

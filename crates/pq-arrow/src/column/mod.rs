@@ -1125,12 +1125,12 @@ impl LeafReader {
             Step::Ready(d) => d,
             Step::Pending(r) => return Ok(Step::Pending(r)),
         };
-        let mask = kept.mask();
         // A chunk that ends early gives a short batch: filter what it gave
         // (the batch's assembly reports the shortfall).
+        let mask = kept.mask();
         let mask = mask.slice(0, data.array.len().min(mask.len()));
-        let keep = arrow_array::BooleanArray::new(mask.clone(), None);
-        let array = arrow_select::filter::filter(&data.array, &keep)
+        let array = kept
+            .filter(data.array.as_ref())
             .map_err(|e| crate::error::arrow_err(&self.at, e))?;
         let def = data.def.map(|d| {
             let kept: Vec<i16> = d
