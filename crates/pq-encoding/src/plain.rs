@@ -508,20 +508,28 @@ pub fn encode_byte_array_offsets<O: OffsetSize>(
     }
     let n = offsets.len() - 1;
     let start = out.len();
-    let end = start + 4 * n + (last - first);
+    let end = start + LENGTH_PREFIX * n + (last - first);
     out.resize(end + COPY_SLACK, 0);
     let mut at = start;
     for w in offsets.windows(2) {
-        let (a, b) = (w[0].as_usize(), w[1].as_usize());
-        let len = b - a;
-        if let Some(d) = out.get_mut(at..at + 4) {
-            d.copy_from_slice(&(len as u32).to_le_bytes());
-        }
-        copy_value(out, at + 4, data, a, len);
-        at += 4 + len;
+        at = put_prefixed(out, at, data, w[0].as_usize(), w[1].as_usize());
     }
     out.truncate(end);
     Ok(())
+}
+
+/// Writes value `data[a..b]` at `at` of `out` with its length prefix;
+/// returns where the next one goes. The caller has checked the range
+/// (`a <= b <= data.len()`, a length that fits in 4 bytes) and made room
+/// for the value and [`COPY_SLACK`] bytes past the last one.
+#[inline(always)]
+fn put_prefixed(out: &mut [u8], at: usize, data: &[u8], a: usize, b: usize) -> usize {
+    let len = b - a;
+    if let Some(d) = out.get_mut(at..at + LENGTH_PREFIX) {
+        d.copy_from_slice(&(len as u32).to_le_bytes());
+    }
+    copy_value(out, at + LENGTH_PREFIX, data, a, len);
+    at + LENGTH_PREFIX + len
 }
 
 /// Appends the byte arrays `data[offsets[i]..offsets[i + 1]]` for each `i`
@@ -580,12 +588,7 @@ pub fn encode_byte_array_indexed<O: OffsetSize>(
     let mut at = start;
     for &i in indices {
         let (a, b) = value(i).unwrap_or_default();
-        let len = b - a;
-        if let Some(d) = out.get_mut(at..at + LENGTH_PREFIX) {
-            d.copy_from_slice(&(len as u32).to_le_bytes());
-        }
-        copy_value(out, at + LENGTH_PREFIX, data, a, len);
-        at += LENGTH_PREFIX + len;
+        at = put_prefixed(out, at, data, a, b);
     }
     out.truncate(end);
     Ok(())

@@ -44,8 +44,7 @@ impl KeptRows {
     /// The rows set in `mask`.
     pub(crate) fn new(mask: BooleanBuffer) -> Self {
         let ranges: Vec<Range<usize>> = mask.set_slices().map(|(s, e)| s..e).collect();
-        let kept = ranges.iter().map(|r| r.len()).sum();
-        let mut positions = Vec::with_capacity(kept);
+        let mut positions = Vec::with_capacity(mask.count_set_bits());
         // A batch's rows are counted in `u32`s as a page's values are.
         for r in &ranges {
             positions.extend((r.start..r.end).map(|p| p as u32));
@@ -63,10 +62,9 @@ impl KeptRows {
     /// kernel, its plan for the mask (the runs or the indices to copy) made
     /// by the first column that asks and reused by the others.
     pub(crate) fn filter(&self, array: &dyn Array) -> Result<ArrayRef, ArrowError> {
-        let mask = self.mask.slice(0, array.len().min(self.mask.len()));
-        if mask.len() < self.mask.len() {
+        if array.len() < self.mask.len() {
             // A chunk that ended early: a plan for the rows it gave.
-            let keep = BooleanArray::new(mask, None);
+            let keep = BooleanArray::new(self.mask.slice(0, array.len()), None);
             return FilterBuilder::new(&keep).build().filter(array);
         }
         self.filter
@@ -92,7 +90,7 @@ impl KeptRows {
 
     /// How many rows are kept.
     pub(crate) fn kept(&self) -> usize {
-        self.ranges.iter().map(|r| r.len()).sum()
+        self.positions.len()
     }
 
     /// The kept rows as a mask over the batch.
