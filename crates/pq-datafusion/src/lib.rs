@@ -22,6 +22,11 @@
 //!   the scan instead. The others are reported as not pushed down, so
 //!   DataFusion still checks each row: pq's part of them only makes the
 //!   scan cheaper.
+//! - Projections: what DataFusion pushes into the scan is evaluated on
+//!   pq's batches by DataFusion's expressions, except decimal `+`, `-` and
+//!   `*`, which pq computes without arrow's checked 128-bit operation per
+//!   value wherever the values make overflow impossible (the same values
+//!   and type; DataFusion's expression elsewhere).
 //! - Statistics: row counts, null counts and min/max from the footers, as
 //!   pq's pruning reads them (bounds only where they can be trusted,
 //!   exact only where they are not truncated).
@@ -67,6 +72,7 @@
 #[cfg(feature = "ballista")]
 pub mod codec;
 mod context;
+mod decimal_arith;
 mod filter;
 mod footers;
 mod format;

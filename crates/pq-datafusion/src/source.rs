@@ -17,6 +17,7 @@ use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
 use datafusion::physical_plan::{DisplayFormatType, apply_expression_roots};
 use object_store::ObjectStore;
 
+use crate::decimal_arith;
 use crate::filter::to_exact_predicate;
 use crate::footers::FooterCache;
 use crate::format::PqOptions;
@@ -113,7 +114,13 @@ impl FileSource for PqSource {
             batch_size: self.batch_size.unwrap_or(8192),
             limit: base_config.limit,
         });
-        ProjectionOpener::try_new(self.projection.clone(), opener, &file_schema)
+        // Decimal arithmetic pushed into the scan is evaluated by pq's
+        // kernels where they apply (`decimal_arith`); what the plan shows and
+        // serializes stays DataFusion's expressions.
+        let projection =
+            decimal_arith::rewrite(&self.projection.source, self.table_schema.table_schema())?;
+        let projection = SplitProjection::new(&file_schema, &projection);
+        ProjectionOpener::try_new(projection, opener, &file_schema)
     }
 
     fn table_schema(&self) -> &TableSchema {

@@ -111,6 +111,15 @@ const QUERIES: &[&str] = &[
     "SELECT l_orderkey FROM lineitem WHERE CAST(l_linenumber AS BIGINT) * 1000 = l_orderkey",
     "SELECT l_orderkey FROM lineitem WHERE l_receiptdate < l_commitdate AND l_shipdate BETWEEN DATE '1996-01-01' AND DATE '1996-01-03'",
     "SELECT count(*) FROM lineitem WHERE l_orderkey > 1000000",
+    // Decimal arithmetic in the projection pushed into the scan: small
+    // values, a side with nulls, and a factor past 64 bits (DataFusion's
+    // kernel then decides).
+    "SELECT l_orderkey, l_linenumber, l_extendedprice * (1 - l_discount) * (1 + l_tax), \
+     l_extendedprice - l_quantity, l_tax + 0.005 FROM lineitem WHERE l_shipmode = 'AIR' AND l_quantity < 10",
+    "SELECT l_orderkey, l_linenumber, l_quantity * CASE WHEN l_linenumber = 1 THEN NULL ELSE l_tax END \
+     FROM lineitem WHERE l_shipmode = 'MAIL' AND l_quantity < 5",
+    "SELECT l_orderkey, l_linenumber, l_extendedprice * CAST('12345678901234567890.12' AS DECIMAL(22, 2)) \
+     FROM lineitem WHERE l_shipmode = 'RAIL' AND l_quantity < 5",
     // Aggregates the planner may answer from statistics.
     "SELECT count(*) FROM lineitem",
     "SELECT min(l_orderkey), max(l_orderkey), min(l_shipdate), max(l_shipdate), min(l_shipmode), max(l_shipmode) FROM lineitem",
