@@ -103,23 +103,23 @@ impl FileSource for PqSource {
         _partition: usize,
     ) -> Result<Arc<dyn FileOpener>> {
         let file_schema = Arc::clone(self.table_schema.file_schema());
-        let opener = Arc::new(PqOpener {
-            store: object_store,
-            footers: self.footers.clone(),
-            options: self.options.clone(),
-            table_file_schema: Arc::clone(&file_schema),
-            columns: self.projection.file_indices.clone(),
-            filter: self.filter.clone(),
-            exact_filter: self.exact_filter.clone(),
-            batch_size: self.batch_size.unwrap_or(8192),
-            limit: base_config.limit,
-        });
         // Decimal arithmetic pushed into the scan is evaluated by pq's
         // kernels where they apply (`decimal_arith`); what the plan shows and
         // serializes stays DataFusion's expressions.
         let projection =
             decimal_arith::rewrite(&self.projection.source, self.table_schema.table_schema())?;
         let projection = SplitProjection::new(&file_schema, &projection);
+        let opener = Arc::new(PqOpener {
+            store: object_store,
+            footers: self.footers.clone(),
+            options: self.options.clone(),
+            table_file_schema: Arc::clone(&file_schema),
+            columns: projection.file_indices.clone(),
+            filter: self.filter.clone(),
+            exact_filter: self.exact_filter.clone(),
+            batch_size: self.batch_size.unwrap_or(8192),
+            limit: base_config.limit,
+        });
         ProjectionOpener::try_new(projection, opener, &file_schema)
     }
 
