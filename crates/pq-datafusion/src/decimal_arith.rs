@@ -30,12 +30,13 @@ use arrow_array::types::Decimal128Type;
 use arrow_array::{Array, ArrayRef, PrimitiveArray, RecordBatch};
 use arrow_schema::{DECIMAL128_MAX_PRECISION, DECIMAL128_MAX_SCALE, DataType, FieldRef, Schema};
 use datafusion::arrow::buffer::NullBuffer;
-use datafusion::common::tree_node::{Transformed, TreeNode, TreeNodeRecursion};
+use datafusion::common::tree_node::{Transformed, TreeNode};
 use datafusion::common::{Result, ScalarValue};
 use datafusion::logical_expr::{ColumnarValue, Operator};
 use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_expr::expressions::BinaryExpr;
 use datafusion::physical_expr::projection::{ProjectionExpr, ProjectionExprs};
+use datafusion_physical_expr_common::physical_expr::is_volatile;
 
 /// The largest magnitude of a value taken on the fast path: with factors up
 /// to 10^18 (< 2^60), a rescaled value stays within 2^122, a sum or
@@ -69,7 +70,7 @@ pub(crate) fn rewrite_expr(
     expr: &Arc<dyn PhysicalExpr>,
     schema: &Schema,
 ) -> Result<Arc<dyn PhysicalExpr>> {
-    if is_volatile(expr)? {
+    if is_volatile(expr) {
         return Ok(Arc::clone(expr));
     }
     let rewritten = Arc::clone(expr).transform_up(|node| {
@@ -92,19 +93,6 @@ pub(crate) fn rewrite_expr(
         }) as Arc<dyn PhysicalExpr>))
     })?;
     Ok(rewritten.data)
-}
-
-fn is_volatile(expr: &Arc<dyn PhysicalExpr>) -> Result<bool> {
-    let mut volatile = false;
-    expr.apply(|node| {
-        volatile |= node.is_volatile_node();
-        Ok(if volatile {
-            TreeNodeRecursion::Stop
-        } else {
-            TreeNodeRecursion::Continue
-        })
-    })?;
-    Ok(volatile)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -93,7 +93,8 @@ impl KeptRows {
         self.positions.len()
     }
 
-    /// The kept rows as a mask over the batch.
+    /// The kept rows as a mask over the batch (the tests' view of it).
+    #[cfg(test)]
     pub(crate) fn mask(&self) -> &BooleanBuffer {
         &self.mask
     }

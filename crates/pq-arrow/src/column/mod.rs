@@ -1125,18 +1125,16 @@ impl LeafReader {
             Step::Ready(d) => d,
             Step::Pending(r) => return Ok(Step::Pending(r)),
         };
-        // A chunk that ends early gives a short batch: filter what it gave
-        // (the batch's assembly reports the shortfall).
-        let mask = kept.mask();
-        let mask = mask.slice(0, data.array.len().min(mask.len()));
+        // A chunk that ends early gives a short batch: both filter what it
+        // gave (the batch's assembly reports the shortfall).
         let array = kept
             .filter(data.array.as_ref())
             .map_err(|e| crate::error::arrow_err(&self.at, e))?;
         let def = data.def.map(|d| {
-            let kept: Vec<i16> = d
+            let kept: Vec<i16> = kept
+                .positions_in(0..d.len())
                 .iter()
-                .zip(mask.iter())
-                .filter_map(|(&l, k)| k.then_some(l))
+                .filter_map(|&p| d.get(p as usize).copied())
                 .collect();
             self.pool.put(d);
             kept
