@@ -7,8 +7,9 @@
 //! Q6, and a 1 % selective filter returning every column, each with 1 and
 //! 2 target partitions. Results are checked equal before timing. Criterion
 //! times each side, then alternating rounds give the ratio pq / DataFusion
-//! (`PQ_BENCH_ROUNDS=N` fixes their number). `PQ_BENCH_EXPLAIN=1` prints
-//! each query's `EXPLAIN ANALYZE` through both formats instead.
+//! (`PQ_BENCH_ROUNDS=N` fixes their number; `PQ_BENCH_ONLY=TEXT` runs the
+//! queries whose name contains it). `PQ_BENCH_EXPLAIN=1` prints each
+//! query's `EXPLAIN ANALYZE` through both formats instead.
 
 #[path = "../tests/common/mod.rs"]
 mod common;
@@ -117,11 +118,12 @@ fn main() {
         explain(&rt, &path);
         return;
     }
+    let only = std::env::var("PQ_BENCH_ONLY").unwrap_or_default();
     let mut table_rows = Vec::new();
     for partitions in [1, 2] {
         let ours = context(&rt, &path, partitions, true);
         let theirs = context(&rt, &path, partitions, false);
-        for (name, sql) in QUERIES {
+        for (name, sql) in QUERIES.into_iter().filter(|(name, _)| name.contains(&only)) {
             let (a, b) = (text(&rt, &ours, sql), text(&rt, &theirs, sql));
             assert_eq!(a, b, "{name}: the results differ");
             let mut g = c.benchmark_group(format!("{name}, {partitions} partition(s)"));

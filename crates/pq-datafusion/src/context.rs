@@ -10,6 +10,7 @@ use datafusion::datasource::listing::{ListingOptions, ListingTableUrl};
 use datafusion::error::{DataFusionError, Result};
 use datafusion::prelude::SessionContext;
 
+use crate::aggregate_args::AggregateArgsToScan;
 use crate::format::{PqFormat, PqFormatFactory, PqOptions};
 use crate::table::{PqTable, PqTableFactory};
 
@@ -59,17 +60,20 @@ pub trait SessionContextExt {
 #[async_trait]
 impl SessionContextExt for SessionContext {
     async fn register_pq(&self, name: &str, location: &str, options: PqReadOptions) -> Result<()> {
+        add_rules(self);
         let table = pq_table(self, location, options).await?;
         self.register_table(name, Arc::new(table))?;
         Ok(())
     }
 
     async fn read_pq(&self, location: &str, options: PqReadOptions) -> Result<DataFrame> {
+        add_rules(self);
         let table = pq_table(self, location, options).await?;
         self.read_table(Arc::new(table))
     }
 
     fn register_pq_format(&self, options: PqOptions) -> Result<()> {
+        add_rules(self);
         let state = self.state_ref();
         let mut state = state.write();
         // `STORED AS X` finds a table factory by X, which lists the files
@@ -79,6 +83,20 @@ impl SessionContextExt for SessionContext {
             Arc::new(PqTableFactory::new(options.clone())),
         );
         state.register_file_format(Arc::new(PqFormatFactory::new(options)), true)
+    }
+}
+
+/// Gives `ctx` pq's optimizer rule ([`AggregateArgsToScan`]: decimal
+/// arithmetic of aggregates over pq tables computed in the scan), once.
+fn add_rules(ctx: &SessionContext) {
+    let present = ctx
+        .state_ref()
+        .read()
+        .optimizers()
+        .iter()
+        .any(|r| r.name() == AggregateArgsToScan::NAME);
+    if !present {
+        ctx.add_optimizer_rule(Arc::new(AggregateArgsToScan));
     }
 }
 

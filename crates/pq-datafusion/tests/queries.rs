@@ -120,6 +120,19 @@ const QUERIES: &[&str] = &[
      FROM lineitem WHERE l_shipmode = 'MAIL' AND l_quantity < 5",
     "SELECT l_orderkey, l_linenumber, l_extendedprice * CAST('12345678901234567890.12' AS DECIMAL(22, 2)) \
      FROM lineitem WHERE l_shipmode = 'RAIL' AND l_quantity < 5",
+    // Decimal arithmetic in aggregates' arguments, moved into the scan: a
+    // part shared by two aggregates, a part of an argument, a side with
+    // nulls, a factor past 64 bits, DISTINCT, HAVING on a moved aggregate;
+    // and, left in the aggregate, an argument under FILTER.
+    "SELECT l_shipmode, sum(l_extendedprice * l_discount), avg(l_extendedprice * l_discount), \
+     sum(l_quantity * (1 + l_tax)) FROM lineitem GROUP BY l_shipmode",
+    "SELECT l_linenumber, sum(l_quantity * CASE WHEN l_linenumber = 1 THEN NULL ELSE l_tax END), \
+     max(l_extendedprice * CAST('123456789012345678.12' AS DECIMAL(20, 2))), \
+     count(DISTINCT l_quantity * l_discount) FROM lineitem WHERE l_quantity < 30 GROUP BY l_linenumber",
+    "SELECT l_shipmode, sum(l_extendedprice * (1 - l_discount)) AS s FROM lineitem \
+     WHERE l_quantity < 20 GROUP BY l_shipmode HAVING sum(l_extendedprice * (1 - l_discount)) > 100000 ORDER BY s",
+    "SELECT sum(l_extendedprice * l_discount) FILTER (WHERE l_quantity < 10), \
+     sum(l_extendedprice * l_discount) FROM lineitem",
     // Aggregates the planner may answer from statistics.
     "SELECT count(*) FROM lineitem",
     "SELECT min(l_orderkey), max(l_orderkey), min(l_shipdate), max(l_shipdate), min(l_shipmode), max(l_shipmode) FROM lineitem",
@@ -184,6 +197,38 @@ async fn filters_reach_pq_and_prune() -> Result<()> {
         .await?;
     let text = render(&plan, true).join("\n");
     assert!(text.contains("FilterExec"), "{text}");
+    Ok(())
+}
+
+/// Decimal arithmetic in an aggregate's arguments over a pq table is
+/// computed in pq's scan (the projection DataFusion pushes into it); over
+/// DataFusion's own format, and under an aggregate's FILTER, it stays in
+/// the aggregate.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn aggregate_arithmetic_reaches_the_scan() -> Result<()> {
+    let tables = tables();
+    let (ours, theirs) = contexts(SETUPS[1], &tables).await?;
+    let explain = |ctx: SessionContext, sql: &'static str| async move {
+        let plan = ctx.sql(&format!("EXPLAIN {sql}")).await?.collect().await?;
+        Ok::<_, datafusion::error::DataFusionError>(render(&plan, true).join("\n"))
+    };
+    let text = explain(ours.clone(), common::Q1).await?;
+    // `1 + l_tax` of `sum(l_extendedprice * (1 - l_discount) * (1 + l_tax))`.
+    let scan = text
+        .lines()
+        .find(|l| l.contains("DataSourceExec"))
+        .unwrap_or_default();
+    assert!(scan.contains("1 + l_tax@"), "{text}");
+    assert!(scan.contains("__pq_aggregate_arg"), "{text}");
+    assert!(!text.contains("ProjectionExec: expr=[__"), "{text}");
+    let text = explain(theirs, common::Q1).await?;
+    assert!(!text.contains("__pq_aggregate_arg"), "{text}");
+    let text = explain(
+        ours,
+        "SELECT sum(l_extendedprice * l_discount) FILTER (WHERE l_quantity < 10) FROM lineitem",
+    )
+    .await?;
+    assert!(!text.contains("__pq_aggregate_arg"), "{text}");
     Ok(())
 }
 
