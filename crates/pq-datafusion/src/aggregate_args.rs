@@ -75,9 +75,9 @@ impl OptimizerRule for AggregateArgsToScan {
         let mut moved: Vec<(Expr, String)> = Vec::new();
         let mut aggr_expr = Vec::with_capacity(agg.aggr_expr.len());
         for e in &agg.aggr_expr {
-            let (inner, name) = match e {
-                Expr::Alias(a) => (a.expr.as_ref(), a.name.clone()),
-                other => (other, other.schema_name().to_string()),
+            let (inner, relation, name) = match e {
+                Expr::Alias(a) => (a.expr.as_ref(), a.relation.clone(), a.name.clone()),
+                other => (other, None, other.schema_name().to_string()),
             };
             let Expr::AggregateFunction(f) = inner else {
                 aggr_expr.push(e.clone());
@@ -118,7 +118,7 @@ impl OptimizerRule for AggregateArgsToScan {
                 let mut f: AggregateFunction = f.clone();
                 f.params.args = args;
                 // The output keeps the name the plan above refers to.
-                aggr_expr.push(Expr::AggregateFunction(f).alias(name));
+                aggr_expr.push(Expr::AggregateFunction(f).alias_qualified(relation, name));
             } else {
                 aggr_expr.push(e.clone());
             }
@@ -137,11 +137,10 @@ impl OptimizerRule for AggregateArgsToScan {
 }
 
 /// `input` with the `moved` expressions added as columns named by their
-/// aliases. Into `input` itself when it is a projection, its columns
-/// replaced by what they stand for: DataFusion pushes one projection into
-/// the scan, but not one over another whose computed columns it uses (in
-/// Q1, the moved expression uses the column CSE made of `l_extendedprice *
-/// (1 - l_discount)`, which the scan then computes twice, cheaply).
+/// aliases: into `input` itself when it is a projection (each column they
+/// use, one the projection passes on, see [`reads_columns_only`], named as
+/// in the projection's input), since DataFusion pushes one projection into
+/// the scan but not one over another whose computed columns it uses.
 fn with_columns(input: &Arc<LogicalPlan>, moved: Vec<(Expr, String)>) -> Result<Projection> {
     let LogicalPlan::Projection(below) = input.as_ref() else {
         let mut exprs: Vec<Expr> = input.schema().iter().map(Expr::from).collect();
