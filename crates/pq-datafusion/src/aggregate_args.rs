@@ -10,9 +10,10 @@
 //! `-` and `*` without those checks. [`AggregateArgsToScan`] is the logical
 //! optimizer rule that moves them: for an aggregate over a pq table (through
 //! projections and filters only, so that the projection reaches the scan),
-//! each argument that is decimal `+`, `-` or `*` with no volatile part
-//! becomes a column of a projection inserted below the aggregate, and the
-//! aggregate takes that column, keeping its output's name. What is computed
+//! each argument, or largest part of one, that is decimal `+`, `-` or `*`
+//! with no volatile part and uses only columns the projection below passes
+//! on becomes a column of that projection, and the aggregate takes the
+//! column, keeping its output's name. What is computed
 //! is the same expression over the same rows; aggregates with a `FILTER` or
 //! an `ORDER BY` of their own are left as they are. Over other tables the
 //! rule changes nothing: there the projection would cost what the
@@ -28,11 +29,12 @@ use datafusion::datasource::listing::ListingTable;
 use datafusion::datasource::source_as_provider;
 use datafusion::logical_expr::expr::AggregateFunction;
 use datafusion::logical_expr::{
-    Aggregate, BinaryExpr, Expr, ExprSchemable, LogicalPlan, Operator, Projection,
+    Aggregate, BinaryExpr, Expr, ExprSchemable, LogicalPlan, Projection,
 };
 use datafusion::optimizer::optimizer::ApplyOrder;
 use datafusion::optimizer::{OptimizerConfig, OptimizerRule};
 
+use crate::decimal_arith::ArithOp;
 use crate::format::PqFormat;
 use crate::table::PqTable;
 
@@ -153,11 +155,8 @@ fn with_columns(input: &Arc<LogicalPlan>, moved: Vec<(Expr, String)>) -> Result<
             let Expr::Column(c) = &node else {
                 return Ok(Transformed::no(node));
             };
-            match below.schema.maybe_index_of_column(c) {
-                Some(i) => {
-                    let def = below.expr.get(i).cloned().unwrap_or(node);
-                    Ok(Transformed::yes(def.unalias()))
-                }
+            match definition(below, c) {
+                Some(def) => Ok(Transformed::yes(def.clone().unalias())),
                 None => Ok(Transformed::no(node)),
             }
         })?;
@@ -176,12 +175,14 @@ fn reads_columns_only(expr: &Expr, input: &LogicalPlan) -> bool {
         return true;
     };
     expr.column_refs().into_iter().all(|c| {
-        below
-            .schema
-            .maybe_index_of_column(c)
-            .and_then(|i| below.expr.get(i))
-            .is_some_and(|def| matches!(def.clone().unalias(), Expr::Column(_)))
+        definition(below, c).is_some_and(|def| matches!(def.clone().unalias(), Expr::Column(_)))
     })
+}
+
+/// The expression of `projection` that makes its output column `c`.
+fn definition<'a>(projection: &'a Projection, c: &Column) -> Option<&'a Expr> {
+    let i = projection.schema.maybe_index_of_column(c)?;
+    projection.expr.get(i)
 }
 
 /// Whether `plan` reads one pq table through projections and filters only
@@ -215,8 +216,5 @@ fn computed_by_scan(expr: &Expr, schema: &DFSchema) -> bool {
         return false;
     };
     let decimal = |e: &Expr| matches!(e.get_type(schema), Ok(DataType::Decimal128(_, _)));
-    matches!(op, Operator::Plus | Operator::Minus | Operator::Multiply)
-        && decimal(left)
-        && decimal(right)
-        && !expr.is_volatile()
+    ArithOp::of(*op).is_some() && decimal(left) && decimal(right) && !expr.is_volatile()
 }

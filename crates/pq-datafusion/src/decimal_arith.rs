@@ -95,15 +95,17 @@ pub(crate) fn rewrite_expr(
     Ok(rewritten.data)
 }
 
+/// The decimal operators computed here (and, so, moved into scans from
+/// aggregates' arguments by [`crate::aggregate_args`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum ArithOp {
+pub(crate) enum ArithOp {
     Add,
     Sub,
     Mul,
 }
 
 impl ArithOp {
-    fn of(op: Operator) -> Option<ArithOp> {
+    pub(crate) fn of(op: Operator) -> Option<ArithOp> {
         match op {
             Operator::Plus => Some(ArithOp::Add),
             Operator::Minus => Some(ArithOp::Sub),
