@@ -230,11 +230,6 @@ fn key_answers(on_values: &BooleanBuffer, keys: &[i32]) -> BooleanBuffer {
     BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, keys.len())
 }
 
-/// Keeps the rows of `batch` where `keep` is true.
-pub(crate) fn filter(batch: &RecordBatch, keep: &BooleanArray) -> Result<RecordBatch> {
-    arrow_select::filter::filter_record_batch(batch, keep).map_err(arrow_err)
-}
-
 /// `batch` with just the fields of `schema`: columns read only for the
 /// predicate are dropped, and structs widened by a predicate's field lose
 /// it again.

@@ -891,17 +891,20 @@ impl BatchDecoder {
             return Err(no_plan());
         };
         let early = plan.early_batch(columns?, n)?;
-        let (early, mask) = match filter.keep(&early, rg, first_row)? {
-            None => (early, arrow_buffer::BooleanBuffer::new_set(n)),
-            Some(keep) => (
-                crate::predicate::eval::filter(&early, &keep)?,
-                keep.values().clone(),
-            ),
+        let (early, kept) = match filter.keep(&early, rg, first_row)? {
+            None => (early, KeptRows::new(BooleanBuffer::new_set(n))),
+            Some(keep) => {
+                let kept = KeptRows::new(keep.values().clone());
+                let early = kept
+                    .filter_batch(&early)
+                    .map_err(|e| crate::error::arrow_err(&Location::default(), e))?;
+                (early, kept)
+            }
         };
         let early = plan.restore_types(early)?;
         let skipped = (n - early.num_rows()) as u64;
         filter.metrics.values_skipped_late += skipped * plan.late_columns() as u64;
-        Ok((early, KeptRows::new(mask)))
+        Ok((early, kept))
     }
 
     /// [`Self::test_early`] for a batch whose early column `data` was read
@@ -953,17 +956,19 @@ impl BatchDecoder {
         let early = plan.early_batch(columns, n)?;
         let rest = t.rest.as_ref().map(|p| (p, &early));
         let (passed, mask) = filter.keep_tested(data.array, matched, rest, rg, first_row)?;
-        let kept = passed.len();
-        let keep = arrow_array::BooleanArray::new(mask.clone(), None);
-        let mut columns = crate::predicate::eval::filter(&early, &keep)?
+        let rows = KeptRows::new(mask);
+        let mut columns = rows
+            .filter_batch(&early)
+            .map_err(|e| crate::error::arrow_err(&Location::default(), e))?
             .columns()
             .to_vec();
+        let kept = passed.len();
         if let Some(c) = columns.get_mut(early_at) {
             *c = passed;
         }
         let early = plan.restore_types(plan.early_batch(columns, kept)?)?;
         filter.metrics.values_skipped_late += (n - kept) as u64 * plan.late_columns() as u64;
-        Ok((early, KeptRows::new(mask)))
+        Ok((early, rows))
     }
 
     /// The batch of the kept rows `early` of the early fields and the late
