@@ -12,12 +12,16 @@
 //! ([`KeptRows::positions_in`]): taken in one step, whatever the runs.
 
 use std::ops::Range;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
-use arrow_array::{Array, ArrayRef, BooleanArray, RecordBatch, RecordBatchOptions, UInt32Array};
-use arrow_buffer::{BooleanBuffer, ScalarBuffer};
+use arrow_array::{
+    Array, ArrayRef, ArrowPrimitiveType, BooleanArray, PrimitiveArray, RecordBatch,
+    RecordBatchOptions, UInt32Array, downcast_primitive_array,
+};
+use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, ScalarBuffer};
 use arrow_schema::ArrowError;
 use arrow_select::filter::{FilterBuilder, FilterPredicate};
+use pq_page::Bitmap;
 
 /// A run costs a few steps (levels, values, page checks) whatever its
 /// length; decoding a value costs about a step. Past one run per this many
@@ -72,6 +76,9 @@ impl KeptRows {
             return FilterBuilder::new(&keep).build().filter(array);
         }
         if self.read_whole() {
+            if let Some(cut) = self.take_primitive(array) {
+                return Ok(cut);
+            }
             let at = UInt32Array::new(self.positions.clone(), None);
             return arrow_select::take::take(array, &at, None);
         }
@@ -81,6 +88,34 @@ impl KeptRows {
                 FilterBuilder::new(&keep).optimize().build()
             })
             .filter(array)
+    }
+
+    /// A primitive `array` (as many rows as the mask) at the kept rows: the
+    /// values taken at their positions, the validity bits packed by the
+    /// mask a word at a time, where Arrow's take kernel reads a bit per
+    /// kept row; `None` for other types.
+    fn take_primitive(&self, array: &dyn Array) -> Option<ArrayRef> {
+        downcast_primitive_array!(
+            array => {
+                let nulls = array.nulls().and_then(|n| self.kept_nulls(n));
+                Some(Arc::new(take_values(array, &self.positions, nulls)) as ArrayRef)
+            }
+            _ => None
+        )
+    }
+
+    /// The validity bits of the kept rows among `nulls` (as many as the
+    /// mask); `None` when they are all valid.
+    fn kept_nulls(&self, nulls: &NullBuffer) -> Option<NullBuffer> {
+        let (bits, mask) = (nulls.inner(), &self.mask);
+        let rows = mask.len();
+        let words = bits.inner().bit_chunks(bits.offset(), rows).iter_padded();
+        let masks = mask.inner().bit_chunks(mask.offset(), rows).iter_padded();
+        let mut kept = Bitmap::with_words(Vec::with_capacity(self.kept().div_ceil(64)));
+        kept.extend_selected(words, masks);
+        let len = kept.len();
+        let kept = BooleanBuffer::new(Buffer::from_vec(kept.into_words()), 0, len);
+        Some(NullBuffer::new(kept)).filter(|n| n.null_count() > 0)
     }
 
     /// The kept rows of `batch` (as many rows as the mask), each column
@@ -124,6 +159,21 @@ impl KeptRows {
     pub(crate) fn read_whole(&self) -> bool {
         self.ranges.len().saturating_mul(ROWS_PER_RUN) > self.rows
     }
+}
+
+/// The values of `array` at `positions` (within it), with validity
+/// `nulls`, of `array`'s type.
+fn take_values<T: ArrowPrimitiveType>(
+    array: &PrimitiveArray<T>,
+    positions: &[u32],
+    nulls: Option<NullBuffer>,
+) -> PrimitiveArray<T> {
+    let values = array.values();
+    let taken: ScalarBuffer<T::Native> = positions
+        .iter()
+        .map(|&p| values.get(p as usize).copied().unwrap_or_default())
+        .collect();
+    PrimitiveArray::new(taken, nulls).with_data_type(array.data_type().clone())
 }
 
 /// A position in the runs of a [`KeptRows`]: the batch's next row, and the
@@ -183,7 +233,6 @@ impl RunCursor {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
-    use std::sync::Arc;
 
     /// Walking the runs visits every row once, in order, kept exactly
     /// where the mask is set.
