@@ -81,8 +81,8 @@ impl Bitmap {
                 .is_some_and(|w| w >> (i % 64) & 1 == 1)
     }
 
-    /// Appends the low `n` bits of `word` (`n` up to 64; the bits above `n`
-    /// must be zero).
+    /// Appends the low `n` bits of `word` (`n` up to 64, none for 0; the
+    /// bits above `n` must be zero).
     ///
     /// ```
     /// use pq_page::Bitmap;
@@ -95,6 +95,10 @@ impl Bitmap {
     #[inline]
     pub fn push_word(&mut self, word: u64, n: usize) {
         let off = self.len % 64;
+        if n == 0 {
+            // At a word boundary a word would be pushed for no bits.
+            return;
+        }
         if off == 0 {
             self.words.push(word);
         } else {
@@ -286,7 +290,7 @@ mod tests {
                     b.push_run(bit, n);
                     want.extend(std::iter::repeat_n(bit, n));
                 }
-                1 if n % 2 == 0 => {
+                1 if n.is_multiple_of(2) => {
                     // Selected bits of random words, under masks of every
                     // density: all set, none, sparse, dense.
                     let words: Vec<u64> = (0..n.div_ceil(64)).map(|_| next()).collect();
@@ -333,6 +337,16 @@ mod tests {
         assert_eq!(b.len(), 15);
         assert_eq!(b.count_ones(0..15), 11);
         assert!(!b.get(11) && !b.get(14) && b.get(10));
+    }
+
+    /// Masks with no bits set add nothing, at a word boundary too.
+    #[test]
+    fn empty_masks_add_no_words() {
+        let mut b = Bitmap::default();
+        b.extend_selected([7, 1, 0b10, 9], [0, u64::MAX, 0, 0b11]);
+        assert_eq!((b.len(), b.words()), (66, &[1, 0b01][..]));
+        b.push_word(5, 0);
+        assert_eq!(b.words().len(), 2);
     }
 
     /// The portable selection (what runs without BMI2) against a bit at a
