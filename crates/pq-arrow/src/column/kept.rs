@@ -287,7 +287,7 @@ mod tests {
         let masks: [Vec<bool>; 4] = [
             (0..n).map(|i| i % 9 != 4).collect(),
             (0..n).map(|i| i % 2 == 0).collect(),
-            (0..n).map(|i| i < 300 || i > 700).collect(),
+            (0..n).map(|i| !(300..=700).contains(&i)).collect(),
             (0..n).map(|i| (i * 7919) % 13 < 11).collect(),
         ];
         for bits in masks {
