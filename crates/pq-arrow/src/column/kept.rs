@@ -169,11 +169,11 @@ fn take_values<T: ArrowPrimitiveType>(
     nulls: Option<NullBuffer>,
 ) -> PrimitiveArray<T> {
     let values = array.values();
-    let taken: ScalarBuffer<T::Native> = positions
+    let taken: Vec<T::Native> = positions
         .iter()
         .map(|&p| values.get(p as usize).copied().unwrap_or_default())
         .collect();
-    PrimitiveArray::new(taken, nulls).with_data_type(array.data_type().clone())
+    PrimitiveArray::new(taken.into(), nulls).with_data_type(array.data_type().clone())
 }
 
 /// A position in the runs of a [`KeptRows`]: the batch's next row, and the
