@@ -120,14 +120,17 @@ impl KeptRows {
 
     /// The kept rows of `batch` (as many rows as the mask), each column
     /// cut as [`KeptRows::filter`] cuts it.
-    pub(crate) fn filter_batch(&self, batch: &RecordBatch) -> Result<RecordBatch, ArrowError> {
-        let columns = batch
-            .columns()
-            .iter()
-            .map(|c| self.filter(c.as_ref()))
-            .collect::<Result<Vec<_>, _>>()?;
-        let rows = RecordBatchOptions::new().with_row_count(Some(self.kept()));
-        RecordBatch::try_new_with_options(batch.schema(), columns, &rows)
+    pub(crate) fn filter_batch(&self, batch: &RecordBatch) -> crate::error::Result<RecordBatch> {
+        let cut = || {
+            let columns = batch
+                .columns()
+                .iter()
+                .map(|c| self.filter(c.as_ref()))
+                .collect::<Result<Vec<_>, _>>()?;
+            let rows = RecordBatchOptions::new().with_row_count(Some(self.kept()));
+            RecordBatch::try_new_with_options(batch.schema(), columns, &rows)
+        };
+        cut().map_err(|e| crate::error::arrow_err(&crate::Location::default(), e))
     }
 
     /// The kept rows within `rows`, in order.

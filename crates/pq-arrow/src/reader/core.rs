@@ -895,9 +895,7 @@ impl BatchDecoder {
             None => (early, KeptRows::new(BooleanBuffer::new_set(n))),
             Some(keep) => {
                 let kept = KeptRows::new(keep.values().clone());
-                let early = kept
-                    .filter_batch(&early)
-                    .map_err(|e| crate::error::arrow_err(&Location::default(), e))?;
+                let early = kept.filter_batch(&early)?;
                 (early, kept)
             }
         };
@@ -957,11 +955,7 @@ impl BatchDecoder {
         let rest = t.rest.as_ref().map(|p| (p, &early));
         let (passed, mask) = filter.keep_tested(data.array, matched, rest, rg, first_row)?;
         let rows = KeptRows::new(mask);
-        let mut columns = rows
-            .filter_batch(&early)
-            .map_err(|e| crate::error::arrow_err(&Location::default(), e))?
-            .columns()
-            .to_vec();
+        let mut columns = rows.filter_batch(&early)?.columns().to_vec();
         let kept = passed.len();
         if let Some(c) = columns.get_mut(early_at) {
             *c = passed;

@@ -527,9 +527,9 @@ impl RowFilter {
         let batch = match self.keep(&batch, rg, first_row)? {
             None => batch,
             Some(keep) if keep.true_count() == 0 => return Ok(()),
-            Some(keep) => crate::column::KeptRows::new(keep.values().clone())
-                .filter_batch(&batch)
-                .map_err(|e| crate::error::arrow_err(&crate::Location::default(), e))?,
+            Some(keep) => {
+                crate::column::KeptRows::new(keep.values().clone()).filter_batch(&batch)?
+            }
         };
         self.push_kept(batch)
     }
