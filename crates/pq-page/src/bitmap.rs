@@ -2,7 +2,8 @@
 //! validity buffer, so the layer above hands its words to Arrow as they are.
 //!
 //! Bits are appended a word at a time (a run of equal bits, 64 bits of a
-//! byte slice, a range of another bitmap), never one by one.
+//! byte slice, a range of another bitmap, the bits of a word a mask
+//! selects), never one by one.
 
 use std::ops::Range;
 

@@ -6,6 +6,10 @@
 //! Arrow or of how values assemble into records; it does not decode values
 //! (that is pq-encoding's work, called by the layer above).
 //!
+//! One kernel uses a CPU feature: [`Bitmap::extend_selected`] packs bits
+//! with BMI2's `pext` on x86_64 when the CPU has it (detected at run
+//! time); elsewhere portable code gives the same bits.
+//!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! use pq_page::{column_chunk_range, ChunkContext, Page, PageOptions, PageReader};
