@@ -267,6 +267,16 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::{Bitmap, select};
 
+    /// A xorshift generator from `seed`: the same words on every run.
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
     fn bits(b: &Bitmap) -> Vec<bool> {
         (0..b.len()).map(|i| b.get(i)).collect()
     }
@@ -274,20 +284,14 @@ mod tests {
     /// Every way of appending, at every alignment, against a `Vec<bool>`.
     #[test]
     fn appends_match_a_bool_vector() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let mut b = Bitmap::default();
         let mut want: Vec<bool> = Vec::new();
         for _ in 0..400 {
             let n = (next() % 150) as usize;
             match next() % 3 {
                 0 => {
-                    let bit = next() % 2 == 0;
+                    let bit = next().is_multiple_of(2);
                     b.push_run(bit, n);
                     want.extend(std::iter::repeat_n(bit, n));
                 }
@@ -354,13 +358,7 @@ mod tests {
     /// time.
     #[test]
     fn select_matches_bit_by_bit() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         let naive = |w: u64, m: u64| {
             let mut out = 0u64;
             let mut k = 0;

@@ -98,7 +98,7 @@ impl KeptRows {
         downcast_primitive_array!(
             array => {
                 let nulls = array.nulls().and_then(|n| self.kept_nulls(n));
-                Some(Arc::new(take_values(array, &self.positions, nulls)) as ArrayRef)
+                take_values(array, &self.positions, nulls).map(|a| Arc::new(a) as ArrayRef)
             }
             _ => None
         )
@@ -164,19 +164,18 @@ impl KeptRows {
     }
 }
 
-/// The values of `array` at `positions` (within it), with validity
-/// `nulls`, of `array`'s type.
+/// The values of `array` at `positions`, with validity `nulls`, of
+/// `array`'s type (pq-encoding's dictionary gather, its bounds checked
+/// once); `None` if a position is past the array (the caller's mask is
+/// longer than the batch, which it checks first).
 fn take_values<T: ArrowPrimitiveType>(
     array: &PrimitiveArray<T>,
     positions: &[u32],
     nulls: Option<NullBuffer>,
-) -> PrimitiveArray<T> {
-    let values = array.values();
-    let taken: Vec<T::Native> = positions
-        .iter()
-        .map(|&p| values.get(p as usize).copied().unwrap_or_default())
-        .collect();
-    PrimitiveArray::new(taken.into(), nulls).with_data_type(array.data_type().clone())
+) -> Option<PrimitiveArray<T>> {
+    let mut taken = Vec::with_capacity(positions.len());
+    pq_encoding::dictionary::gather(array.values(), positions, &mut taken).ok()?;
+    Some(PrimitiveArray::new(taken.into(), nulls).with_data_type(array.data_type().clone()))
 }
 
 /// A position in the runs of a [`KeptRows`]: the batch's next row, and the
