@@ -194,6 +194,12 @@ impl Default for PageOptions {
 /// header somewhat larger than the last one still comes in the same read.
 const HEADER_MARGIN: usize = 8 << 10;
 
+/// The largest decompression buffer a reader keeps aside for later pages
+/// ([`PageReader::decompress`]): writers' pages are about 1 MiB, and one
+/// far larger (the corpus has pages of 1 GiB) is let go with its page
+/// rather than held through the chunk.
+const MAX_RESERVE: usize = 8 << 20;
+
 /// What [`PageReader::poll_page`] found.
 #[derive(Debug)]
 pub enum PageStep {
@@ -244,6 +250,10 @@ pub struct PageReader {
     decompressor: Decompressor,
     /// The previous page's decompressed buffer, reclaimed when unshared.
     spare: Option<Bytes>,
+    /// An unshared buffer too large for the page after it (see
+    /// [`PageReader::decompress`]), kept for a later, larger page and for
+    /// the column's next chunk.
+    reserve: Option<Vec<u8>>,
     values_seen: u64,
     page_index: usize,
     seen_data_page: bool,
@@ -344,6 +354,7 @@ impl PageReader {
             options: options.clone(),
             ctx,
             spare: None,
+            reserve: None,
             values_seen: 0,
             page_index: 0,
             seen_data_page: false,
@@ -664,11 +675,24 @@ impl PageReader {
         self
     }
 
-    /// The decompression buffer, if no page still holds it; for the next
-    /// chunk's [`PageReader::with_buffer`].
+    /// The larger decompression buffer that no page still holds, for the
+    /// next chunk's [`PageReader::with_buffer`]. The larger, not the last
+    /// page's: a chunk's last page is often a short remainder (Polars'
+    /// 493 KB pages end each chunk with one of 62 KB), and the next chunk's
+    /// first page, decompressed into the short buffer, grew it page fault
+    /// by page fault (and, for ZSTD pages of a high ratio, through the
+    /// streaming decoder and its window: a tenth of TPC-H Q1's time on
+    /// Polars' files).
     pub fn take_buffer(&mut self) -> Option<Vec<u8>> {
-        let spare = self.spare.take()?;
-        spare.try_into_mut().ok().map(Vec::from)
+        let spare = self
+            .spare
+            .take()
+            .and_then(|s| s.try_into_mut().ok())
+            .map(Vec::from);
+        match (spare, self.reserve.take()) {
+            (Some(s), Some(r)) => Some(if r.capacity() > s.capacity() { r } else { s }),
+            (s, r) => s.or(r),
+        }
     }
 
     /// Decompresses with `decompressor`, the previous chunk's of the same
@@ -1283,11 +1307,26 @@ impl PageReader {
         // it is not far larger than this page: a dictionary page's buffer
         // (pyarrow's reach 1 MiB before data pages of some 40 KiB) would
         // otherwise hold a dictionary's size per column all through the
-        // chunk.
+        // chunk, and a short page would hold a long one's. An unshared
+        // buffer that is too large is kept aside (one, the largest, and
+        // none past `MAX_RESERVE`) for the next page it fits and for the
+        // next chunk (see `take_buffer`).
+        let fits = |capacity: usize| capacity <= size.saturating_mul(4).max(64 << 10);
         let mut buf = match self.spare.take().map(Bytes::try_into_mut) {
-            Some(Ok(m)) if m.capacity() <= size.saturating_mul(4).max(64 << 10) => Vec::from(m),
+            Some(Ok(m)) if fits(m.capacity()) => Vec::from(m),
+            Some(Ok(m)) => {
+                self.keep_reserve(Vec::from(m));
+                Vec::new()
+            }
             _ => Vec::new(),
         };
+        if buf.capacity() < size
+            && let Some(r) = self
+                .reserve
+                .take_if(|r| r.capacity() >= size && fits(r.capacity()))
+        {
+            buf = r;
+        }
         if let Err(e) = self
             .decompressor
             .decompress(self.ctx.codec, body, size, &mut buf)
@@ -1297,6 +1336,18 @@ impl PageReader {
         let bytes = Bytes::from(buf);
         self.spare = Some(bytes.clone());
         Ok(bytes)
+    }
+
+    /// Keeps `buf` aside if it is larger than the buffer kept so far and
+    /// not past [`MAX_RESERVE`].
+    fn keep_reserve(&mut self, buf: Vec<u8>) {
+        let larger = self
+            .reserve
+            .as_ref()
+            .is_none_or(|r| r.capacity() < buf.capacity());
+        if larger && buf.capacity() <= MAX_RESERVE {
+            self.reserve = Some(buf);
+        }
     }
 
     /// Splits the length-prefixed (RLE) or bit-packed levels off the front of

@@ -488,6 +488,49 @@ fn reused_page_buffer_reads_the_same_pages() {
     assert!(reader.take_buffer().is_some());
 }
 
+/// A chunk of a long page then a short one (a writer's remainder) hands
+/// the next chunk the long page's buffer, not the short one's, so that
+/// its first long page decompresses into room it already has; the pages
+/// read the same either way.
+#[test]
+fn next_chunk_gets_the_long_page_buffer() {
+    if !Codec::Zstd.is_available() {
+        return;
+    }
+    // Compressible values (a ratio above 4), as decimals' are.
+    let pages = [200_000i32, 1_000];
+    let mut chunk = Vec::new();
+    let mut bodies = Vec::new();
+    for n in pages {
+        let body: Vec<u8> = (0..n).flat_map(|v| (v % 100).to_le_bytes()).collect();
+        let mut z = Vec::new();
+        pq_compress::compress(Codec::Zstd, &body, &mut z, None).unwrap();
+        assert!(z.len() * 4 < body.len());
+        let mut h = v1_header(n, body.len());
+        h.compressed_page_size = z.len() as i32;
+        chunk.extend(page(&h, &z));
+        bodies.push(body);
+    }
+    let ctx = ChunkContext {
+        codec: Codec::Zstd,
+        ..ctx(pages.iter().sum::<i32>() as u64, 0)
+    };
+    let long = bodies[0].len();
+    let mut reader = PageReader::new(Bytes::from(chunk), ctx, &PageOptions::default());
+    let mut read = Vec::new();
+    for p in reader.by_ref() {
+        let Page::Data(p) = p.unwrap() else { panic!() };
+        read.push(p.values.to_vec());
+    }
+    assert_eq!(read, bodies);
+    let buffer = reader.take_buffer().expect("a buffer no page holds");
+    assert!(
+        buffer.capacity() >= long,
+        "the next chunk gets {} bytes, its first page needs {long}",
+        buffer.capacity()
+    );
+}
+
 #[test]
 fn level_runs_must_fit_the_page() {
     let levels = |bytes: &'static [u8], n| {
