@@ -681,8 +681,8 @@ impl PageReader {
     /// 493 KB pages end each chunk with one of 62 KB), and the next chunk's
     /// first page, decompressed into the short buffer, grew it page fault
     /// by page fault (and, for ZSTD pages of a high ratio, through the
-    /// streaming decoder and its window: a tenth of TPC-H Q1's time on
-    /// Polars' files).
+    /// streaming decoder and its window, which took a tenth of TPC-H Q1's
+    /// samples on Polars' default file).
     pub fn take_buffer(&mut self) -> Option<Vec<u8>> {
         let spare = self
             .spare
