@@ -200,6 +200,14 @@ const HEADER_MARGIN: usize = 8 << 10;
 /// rather than held through the chunk.
 const MAX_RESERVE: usize = 8 << 20;
 
+/// The buffer of the larger capacity, `a` if they are equal.
+fn larger(a: Option<Vec<u8>>, b: Option<Vec<u8>>) -> Option<Vec<u8>> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(if b.capacity() > a.capacity() { b } else { a }),
+        (a, b) => a.or(b),
+    }
+}
+
 /// What [`PageReader::poll_page`] found.
 #[derive(Debug)]
 pub enum PageStep {
@@ -689,10 +697,7 @@ impl PageReader {
             .take()
             .and_then(|s| s.try_into_mut().ok())
             .map(Vec::from);
-        match (spare, self.reserve.take()) {
-            (Some(s), Some(r)) => Some(if r.capacity() > s.capacity() { r } else { s }),
-            (s, r) => s.or(r),
-        }
+        larger(spare, self.reserve.take())
     }
 
     /// Decompresses with `decompressor`, the previous chunk's of the same
@@ -1341,12 +1346,8 @@ impl PageReader {
     /// Keeps `buf` aside if it is larger than the buffer kept so far and
     /// not past [`MAX_RESERVE`].
     fn keep_reserve(&mut self, buf: Vec<u8>) {
-        let larger = self
-            .reserve
-            .as_ref()
-            .is_none_or(|r| r.capacity() < buf.capacity());
-        if larger && buf.capacity() <= MAX_RESERVE {
-            self.reserve = Some(buf);
+        if buf.capacity() <= MAX_RESERVE {
+            self.reserve = larger(self.reserve.take(), Some(buf));
         }
     }
 

@@ -43,6 +43,16 @@ fn page(header: &PageHeader, body: &[u8]) -> Vec<u8> {
     out
 }
 
+/// A v1 page of `n` values whose uncompressed body is `body`, compressed
+/// with `codec`, and the length of its compressed body.
+fn compressed_page(codec: Codec, n: i32, body: &[u8]) -> (Vec<u8>, usize) {
+    let mut z = Vec::new();
+    pq_compress::compress(codec, body, &mut z, None).unwrap();
+    let mut h = v1_header(n, body.len());
+    h.compressed_page_size = z.len() as i32;
+    (page(&h, &z), z.len())
+}
+
 /// A v1 page of `n` required INT32 values.
 fn required_page(n: i32) -> Vec<u8> {
     let body: Vec<u8> = (0..n).flat_map(|v| v.to_le_bytes()).collect();
@@ -453,11 +463,7 @@ fn reused_page_buffer_reads_the_same_pages() {
     let mut chunk = Vec::new();
     for n in [300i32, 7] {
         let body: Vec<u8> = (0..n).flat_map(|v| (v * 31).to_le_bytes()).collect();
-        let mut z = Vec::new();
-        pq_compress::compress(Codec::Snappy, &body, &mut z, None).unwrap();
-        let mut h = v1_header(n, body.len());
-        h.compressed_page_size = z.len() as i32;
-        chunk.extend(page(&h, &z));
+        chunk.extend(compressed_page(Codec::Snappy, n, &body).0);
     }
     let ctx = ChunkContext {
         codec: Codec::Snappy,
@@ -503,12 +509,9 @@ fn next_chunk_gets_the_long_page_buffer() {
     let mut bodies = Vec::new();
     for n in pages {
         let body: Vec<u8> = (0..n).flat_map(|v| (v % 100).to_le_bytes()).collect();
-        let mut z = Vec::new();
-        pq_compress::compress(Codec::Zstd, &body, &mut z, None).unwrap();
-        assert!(z.len() * 4 < body.len());
-        let mut h = v1_header(n, body.len());
-        h.compressed_page_size = z.len() as i32;
-        chunk.extend(page(&h, &z));
+        let (page, compressed) = compressed_page(Codec::Zstd, n, &body);
+        assert!(compressed * 4 < body.len());
+        chunk.extend(page);
         bodies.push(body);
     }
     let ctx = ChunkContext {
