@@ -9,7 +9,10 @@
 //! - in a physical plan, a pq scan (`DataSourceExec` over [`PqSource`]): the
 //!   scan's configuration as DataFusion writes it for its own formats
 //!   (files and their partitions, schema, statistics, projection, limit),
-//!   the [`PqOptions`], the filter pq was given and the batch size.
+//!   the [`PqOptions`], the filter pq was given and the batch size;
+//! - in a physical expression, a decimal `+`, `-` or `*` that an aggregate
+//!   over a pq scan evaluates without arrow's checks (`DecimalArith`): its
+//!   operator, its sides as the expression's inputs.
 //!
 //! Everything else goes to the codec each one wraps (Ballista's own by
 //! default, which in turn handles DataFusion's). Every message starts with
@@ -31,7 +34,7 @@ use datafusion::datasource::source::DataSourceExec;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::TaskContext;
 use datafusion::logical_expr::{
-    AggregateUDF, Extension, HigherOrderUDF, LogicalPlan, ScalarUDF, WindowUDF,
+    AggregateUDF, Extension, HigherOrderUDF, LogicalPlan, Operator, ScalarUDF, WindowUDF,
 };
 use datafusion::physical_expr::PhysicalExpr;
 use datafusion::physical_plan::ExecutionPlan;
@@ -49,6 +52,7 @@ use datafusion_proto::physical_plan::{
 use datafusion_proto::protobuf;
 use prost::Message;
 
+use crate::decimal_arith::DecimalArith;
 use crate::footers::FooterCache;
 use crate::format::{PqFormat, PqFormatFactory, PqOptions};
 use crate::source::PqSource;
@@ -83,6 +87,14 @@ fn tagged(
 
 fn decode<M: Message + Default>(buf: &[u8], what: &str) -> Result<M> {
     M::decode(buf).map_err(|e| internal_datafusion_err!("a pq {what} does not decode: {e}"))
+}
+
+/// A [`DecimalArith`]: its operator, as DataFusion names operators on the
+/// wire; the sides are the expression's inputs.
+#[derive(Clone, PartialEq, Message)]
+struct ArithProto {
+    #[prost(string, tag = "1")]
+    op: String,
 }
 
 #[derive(Clone, PartialEq, Message)]
@@ -514,8 +526,7 @@ impl PhysicalExtensionCodec for PqPhysicalCodec {
         };
         tagged(buf, PQ, |buf| proto.encode(buf).map_err(encode_error))
     }
-    // Functions and expressions are the wrapped codec's alone: pq defines
-    // none.
+    // Functions are the wrapped codec's alone: pq defines none.
 
     fn try_decode_udf(&self, name: &str, buf: &[u8]) -> Result<Arc<ScalarUDF>> {
         self.inner.try_decode_udf(name, buf)
@@ -547,7 +558,23 @@ impl PhysicalExtensionCodec for PqPhysicalCodec {
         inputs: &[Arc<dyn PhysicalExpr>],
         ctx: &PhysicalExprDecodeCtx<'_>,
     ) -> Result<Arc<dyn PhysicalExpr>> {
-        self.inner.try_decode_expr(buf, inputs, ctx)
+        let rest = match owner(buf)? {
+            (INNER, rest) => return self.inner.try_decode_expr(rest, inputs, ctx),
+            (_, rest) => rest,
+        };
+        let proto: ArithProto = decode(rest, "decimal operation")?;
+        // DataFusion's wire name of the operator (its `Debug` name).
+        let op = Operator::from_proto_name(&proto.op)
+            .ok_or_else(|| internal_datafusion_err!("a pq decimal operation `{}`", proto.op))?;
+        let [left, right] = inputs else {
+            return Err(internal_datafusion_err!(
+                "a pq decimal operation with {} sides",
+                inputs.len()
+            ));
+        };
+        DecimalArith::new(Arc::clone(left), op, Arc::clone(right))
+            .map(|d| Arc::new(d) as Arc<dyn PhysicalExpr>)
+            .ok_or_else(|| internal_datafusion_err!("a pq decimal operation `{op}`"))
     }
 
     fn try_encode_expr(
@@ -556,7 +583,16 @@ impl PhysicalExtensionCodec for PqPhysicalCodec {
         buf: &mut Vec<u8>,
         ctx: &PhysicalExprEncodeCtx<'_>,
     ) -> Result<()> {
-        self.inner.try_encode_expr(node, buf, ctx)
+        // pq's one expression: a decimal operation an aggregate over a pq
+        // scan evaluates (`crate::aggregate_arith`). Its sides travel as
+        // the expression's inputs.
+        let Some(arith) = node.downcast_ref::<DecimalArith>() else {
+            return tagged(buf, INNER, |buf| self.inner.try_encode_expr(node, buf, ctx));
+        };
+        let proto = ArithProto {
+            op: format!("{:?}", arith.operator()),
+        };
+        tagged(buf, PQ, |buf| proto.encode(buf).map_err(encode_error))
     }
 
     fn try_decode_udaf(&self, name: &str, buf: &[u8]) -> Result<Arc<AggregateUDF>> {

@@ -8,9 +8,11 @@ use async_trait::async_trait;
 use datafusion::dataframe::DataFrame;
 use datafusion::datasource::listing::{ListingOptions, ListingTableUrl};
 use datafusion::error::{DataFusionError, Result};
+use datafusion::execution::SessionStateBuilder;
 use datafusion::prelude::SessionContext;
 
 use crate::aggregate_args::AggregateArgsToScan;
+use crate::aggregate_arith::AggregateArithInPlace;
 use crate::format::{PqFormat, PqFormatFactory, PqOptions};
 use crate::table::{PqTable, PqTableFactory};
 
@@ -86,8 +88,10 @@ impl SessionContextExt for SessionContext {
     }
 }
 
-/// Gives `ctx` pq's optimizer rule ([`AggregateArgsToScan`]: decimal
-/// arithmetic of aggregates over pq tables computed in the scan), once.
+/// Gives `ctx` pq's optimizer rules, once each: [`AggregateArgsToScan`]
+/// (decimal arithmetic of aggregates over pq tables computed in the scan)
+/// and [`AggregateArithInPlace`] (what of it stays in the aggregate
+/// computed without a checked operation per value).
 fn add_rules(ctx: &SessionContext) {
     let present = ctx
         .state_ref()
@@ -97,6 +101,19 @@ fn add_rules(ctx: &SessionContext) {
         .any(|r| r.name() == AggregateArgsToScan::NAME);
     if !present {
         ctx.add_optimizer_rule(Arc::new(AggregateArgsToScan));
+    }
+    // A session's physical rules are fixed when its state is built (there
+    // is no `add_physical_optimizer_rule`): the state is rebuilt with it.
+    let state = ctx.state_ref();
+    let mut state = state.write();
+    let present = state
+        .physical_optimizers()
+        .iter()
+        .any(|r| r.name() == AggregateArithInPlace::NAME);
+    if !present {
+        *state = SessionStateBuilder::new_from_existing(state.clone())
+            .with_physical_optimizer_rule(Arc::new(AggregateArithInPlace))
+            .build();
     }
 }
 

@@ -125,6 +125,27 @@ pub(crate) struct DecimalArith {
 }
 
 impl DecimalArith {
+    /// `left op right`, where `op` is one of [`ArithOp`]'s (`None` for any
+    /// other): how a plan that crossed the wire gets it back
+    /// ([`crate::codec`] sends the operator and the sides).
+    #[cfg(feature = "ballista")]
+    pub(crate) fn new(
+        left: Arc<dyn PhysicalExpr>,
+        op: Operator,
+        right: Arc<dyn PhysicalExpr>,
+    ) -> Option<DecimalArith> {
+        Some(DecimalArith {
+            op: ArithOp::of(op)?,
+            inner: BinaryExpr::new(left, op, right),
+        })
+    }
+
+    /// The operator, DataFusion's.
+    #[cfg(feature = "ballista")]
+    pub(crate) fn operator(&self) -> Operator {
+        *self.inner.op()
+    }
+
     /// DataFusion's expression, with wrapped sides unwrapped: what it
     /// displays as (a `BinaryExpr` puts a side in parentheses only when
     /// that side is a `BinaryExpr`).

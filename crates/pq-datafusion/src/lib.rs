@@ -77,6 +77,7 @@
 //! `tokio` (the binaries' runtime).
 
 mod aggregate_args;
+mod aggregate_arith;
 #[cfg(feature = "ballista")]
 pub mod codec;
 mod context;

@@ -421,6 +421,9 @@ async fn plans_round_trip_through_the_codecs() -> Result<()> {
         "SELECT l_orderkey, l_shipmode FROM lineitem WHERE l_quantity < 3 AND l_shipmode = 'AIR' \
          ORDER BY l_orderkey LIMIT 50",
         common::Q6,
+        // Its aggregate evaluates a decimal product of two computed
+        // columns with pq's own expression, which crosses the wire too.
+        common::Q1,
         "SELECT count(*) FROM li_sql WHERE l_shipmode IN ('MAIL', 'SHIP')",
         "SELECT l_orderkey FROM li_opts WHERE l_partkey < 100",
         "SELECT id, \"struct\"['b'] FROM nested WHERE id > 2",
@@ -450,6 +453,13 @@ async fn plans_round_trip_through_the_codecs() -> Result<()> {
             displayable(back.as_ref()).indent(true).to_string(),
         );
         assert_eq!(b, a, "{sql}: physical plan");
+        // pq's decimal expression displays as DataFusion's does; its
+        // `Debug` tells them apart.
+        let arith = |p: &Arc<dyn datafusion::physical_plan::ExecutionPlan>| {
+            format!("{p:?}").contains("DecimalArith")
+        };
+        assert_eq!(arith(&back), arith(&physical), "{sql}: pq's expression");
+        assert_eq!(arith(&physical), sql == common::Q1, "{sql}");
         assert!(a.contains("file_type=pq"), "{a}");
         let got = render(&collect(back, task.clone()).await?, false);
         assert_eq!(got, want, "{sql}: rows of the decoded physical plan");

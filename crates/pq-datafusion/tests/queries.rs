@@ -221,8 +221,23 @@ async fn aggregate_arithmetic_reaches_the_scan() -> Result<()> {
     assert!(scan.contains("1 + l_tax@"), "{text}");
     assert!(scan.contains("__pq_aggregate_arg"), "{text}");
     assert!(!text.contains("ProjectionExec: expr=[__"), "{text}");
-    let text = explain(theirs, common::Q1).await?;
+    // What stays in the aggregate, `__common_expr_1 * __pq_aggregate_arg_2`
+    // (a product of two columns the scan computes), is pq's expression
+    // there, which displays as DataFusion's but not in `Debug`.
+    let arith = |plan: &dyn datafusion::physical_plan::ExecutionPlan| {
+        format!("{plan:?}").contains("DecimalArith")
+    };
+    let plan = ours.sql(common::Q1).await?.create_physical_plan().await?;
+    assert!(arith(plan.as_ref()), "{plan:?}");
+    let text = explain(theirs.clone(), common::Q1).await?;
     assert!(!text.contains("__pq_aggregate_arg"), "{text}");
+    // Over DataFusion's format, in the same session, it stays arrow's.
+    let location = &tables[0].1;
+    ours.register_parquet("li_parquet", location, ParquetReadOptions::default())
+        .await?;
+    let q1 = common::Q1.replace("FROM lineitem", "FROM li_parquet");
+    let plan = ours.sql(&q1).await?.create_physical_plan().await?;
+    assert!(!arith(plan.as_ref()), "{plan:?}");
     let text = explain(
         ours,
         "SELECT sum(l_extendedprice * l_discount) FILTER (WHERE l_quantity < 10) FROM lineitem",
