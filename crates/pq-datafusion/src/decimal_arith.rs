@@ -215,16 +215,6 @@ enum Side<'a> {
 }
 
 impl<'a> Side<'a> {
-    /// Every value (null slots too) within ±[`LIMIT`], one pass without a
-    /// branch per value.
-    fn fits(&self) -> bool {
-        let past = |v: i128| v.wrapping_add(LIMIT) as u128 > 2 * LIMIT as u128;
-        match self {
-            Side::Array(a) => !a.values().iter().fold(false, |any, &v| any | past(v)),
-            Side::Scalar(v) => !past(*v),
-        }
-    }
-
     /// The side with its precision and scale, or `None` where the fast
     /// path does not apply (another type, a null literal).
     fn of(value: &'a ColumnarValue) -> Option<(Side<'a>, u8, i8)> {
@@ -274,12 +264,9 @@ fn evaluate_fast(
             (precision, scale, 1, 1)
         }
     };
-    if !(l.fits() && r.fits()) {
-        return None;
-    }
-    // Every value within ±2^62: the truncations below lose nothing and
-    // each product is one widening multiply. One loop per operation, so
-    // that none chooses the operation per value.
+    // Where every value is within ±2^62 the truncations in `combine` lose
+    // nothing and each product is one widening multiply. One loop per
+    // operation, so that none chooses the operation per value.
     let values = match op {
         ArithOp::Add => combine(&l, &r, |a, b| wide_mul(a, lm) + wide_mul(b, rm)),
         ArithOp::Sub => combine(&l, &r, |a, b| wide_mul(a, lm) - wide_mul(b, rm)),
@@ -295,13 +282,22 @@ fn evaluate_fast(
     Some(ColumnarValue::Array(Arc::new(array) as ArrayRef))
 }
 
-/// `f` of each pair of values, sides truncated to 64 bits (the caller has
-/// checked they fit); `None` for two literals (DataFusion folds them, and
-/// its kernel makes the scalar) or arrays of different lengths (its
-/// kernel's error).
+/// Whether `v` is outside ±[`LIMIT`] (without a branch).
+#[inline(always)]
+fn past(v: i128) -> bool {
+    v.wrapping_add(LIMIT) as u128 > 2 * LIMIT as u128
+}
+
+/// `f` of each pair of values, sides truncated to 64 bits; `None` where a
+/// value of either side (null slots too) is outside ±[`LIMIT`], so that
+/// the truncation could lose something, for two literals (DataFusion
+/// folds them, and its kernel makes the scalar) or for arrays of different
+/// lengths (its kernel's error). The range is checked in the same pass as
+/// the values are computed: one read of each side.
 #[inline(always)]
 fn combine(l: &Side, r: &Side, f: impl Fn(i64, i64) -> i128) -> Option<Vec<i128>> {
-    Some(match (l, r) {
+    let mut outside = false;
+    let values = match (l, r) {
         (Side::Array(a), Side::Array(b)) => {
             if a.len() != b.len() {
                 return None;
@@ -309,19 +305,41 @@ fn combine(l: &Side, r: &Side, f: impl Fn(i64, i64) -> i128) -> Option<Vec<i128>
             let (a, b) = (a.values(), b.values());
             a.iter()
                 .zip(b.iter())
-                .map(|(&x, &y)| f(x as i64, y as i64))
+                .map(|(&x, &y)| {
+                    outside |= past(x) | past(y);
+                    f(x as i64, y as i64)
+                })
                 .collect()
         }
         (Side::Array(a), Side::Scalar(y)) => {
+            if past(*y) {
+                return None;
+            }
             let y = *y as i64;
-            a.values().iter().map(|&x| f(x as i64, y)).collect()
+            a.values()
+                .iter()
+                .map(|&x| {
+                    outside |= past(x);
+                    f(x as i64, y)
+                })
+                .collect()
         }
         (Side::Scalar(x), Side::Array(b)) => {
+            if past(*x) {
+                return None;
+            }
             let x = *x as i64;
-            b.values().iter().map(|&y| f(x, y as i64)).collect()
+            b.values()
+                .iter()
+                .map(|&y| {
+                    outside |= past(y);
+                    f(x, y as i64)
+                })
+                .collect()
         }
         (Side::Scalar(_), Side::Scalar(_)) => return None,
-    })
+    };
+    (!outside).then_some(values)
 }
 
 /// The exact product of two 64-bit values (one multiply instruction).
