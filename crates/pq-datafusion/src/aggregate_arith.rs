@@ -19,8 +19,6 @@ use std::sync::Arc;
 use datafusion::common::Result;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TreeNode};
-use datafusion::datasource::physical_plan::FileScanConfig;
-use datafusion::datasource::source::DataSourceExec;
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_plan::aggregates::{AggregateExec, AggregateInputMode};
@@ -29,7 +27,7 @@ use datafusion::physical_plan::projection::ProjectionExec;
 use datafusion::physical_plan::repartition::RepartitionExec;
 
 use crate::decimal_arith;
-use crate::source::PqSource;
+use crate::source::pq_scan;
 
 /// The physical optimizer rule (see the module's documentation); installed
 /// by [`crate::SessionContextExt`]'s methods.
@@ -58,20 +56,16 @@ impl PhysicalOptimizerRule for AggregateArithInPlace {
             let mut changed = false;
             let mut aggr_expr = Vec::with_capacity(agg.aggr_expr().len());
             for f in agg.aggr_expr() {
-                let args = f
-                    .expressions()
-                    .iter()
-                    .map(|arg| decimal_arith::rewrite_expr(arg, &schema))
-                    .collect::<Result<Vec<_>>>()?;
-                // `rewrite_expr` returns an argument it leaves alone as it
-                // was: the same `Arc`.
-                let rewritten = args
-                    .iter()
-                    .zip(f.expressions())
-                    .any(|(new, old)| !Arc::ptr_eq(new, &old));
-                let order_by = f.order_bys().iter().map(|s| Arc::clone(&s.expr)).collect();
-                match f.with_new_expressions(args, order_by) {
-                    Some(new) if rewritten => {
+                let mut rewritten = false;
+                let mut args = Vec::new();
+                for arg in f.expressions() {
+                    let arg = decimal_arith::rewrite_expr(&arg, &schema)?;
+                    rewritten |= arg.transformed;
+                    args.push(arg.data);
+                }
+                let order_by = || f.order_bys().iter().map(|s| Arc::clone(&s.expr)).collect();
+                match rewritten.then(|| f.with_new_expressions(args, order_by())) {
+                    Some(Some(new)) => {
                         changed = true;
                         aggr_expr.push(Arc::new(new));
                     }
@@ -100,11 +94,8 @@ impl PhysicalOptimizerRule for AggregateArithInPlace {
 /// unchanged or narrowed (projections, filters, repartitions) only, as
 /// DataFusion plans an aggregate over a table.
 fn reads_pq(plan: &Arc<dyn ExecutionPlan>) -> bool {
-    if let Some(source) = plan.downcast_ref::<DataSourceExec>() {
-        return source
-            .data_source()
-            .downcast_ref::<FileScanConfig>()
-            .is_some_and(|c| c.file_source().downcast_ref::<PqSource>().is_some());
+    if pq_scan(plan.as_ref()).is_some() {
+        return true;
     }
     let passes_rows_on =
         plan.is::<ProjectionExec>() || plan.is::<FilterExec>() || plan.is::<RepartitionExec>();

@@ -29,7 +29,6 @@ use datafusion::catalog::TableProvider;
 use datafusion::common::{TableReference, internal_datafusion_err, not_impl_err};
 use datafusion::datasource::file_format::FileFormatFactory;
 use datafusion::datasource::listing::ListingOptions;
-use datafusion::datasource::physical_plan::FileScanConfig;
 use datafusion::datasource::source::DataSourceExec;
 use datafusion::error::{DataFusionError, Result};
 use datafusion::execution::TaskContext;
@@ -55,7 +54,7 @@ use prost::Message;
 use crate::decimal_arith::DecimalArith;
 use crate::footers::FooterCache;
 use crate::format::{PqFormat, PqFormatFactory, PqOptions};
-use crate::source::PqSource;
+use crate::source::{PqSource, pq_scan};
 use crate::table::PqTable;
 
 /// The first byte of every message the codecs write: the wrapped codec's
@@ -442,16 +441,6 @@ impl PqPhysicalCodec {
     pub fn wrapping(inner: Arc<dyn PhysicalExtensionCodec>) -> Self {
         PqPhysicalCodec { inner }
     }
-}
-
-/// The pq scan `plan` is, if it is one: its configuration and source.
-fn pq_scan(plan: &dyn ExecutionPlan) -> Option<(&FileScanConfig, &PqSource)> {
-    let config = plan
-        .downcast_ref::<DataSourceExec>()?
-        .data_source()
-        .downcast_ref::<FileScanConfig>()?;
-    let source = config.file_source().downcast_ref::<PqSource>()?;
-    Some((config, source))
 }
 
 impl PhysicalExtensionCodec for PqPhysicalCodec {

@@ -56,7 +56,7 @@ pub(crate) fn rewrite(projection: &ProjectionExprs, schema: &Schema) -> Result<P
         .iter()
         .map(|p| {
             Ok(ProjectionExpr::new(
-                rewrite_expr(&p.expr, schema)?,
+                rewrite_expr(&p.expr, schema)?.data,
                 p.alias.clone(),
             ))
         })
@@ -65,15 +65,15 @@ pub(crate) fn rewrite(projection: &ProjectionExprs, schema: &Schema) -> Result<P
 }
 
 /// [`rewrite`] for one expression, bottom up (a wrapped node's sides may
-/// themselves be wrapped).
+/// themselves be wrapped), saying whether any node was wrapped.
 pub(crate) fn rewrite_expr(
     expr: &Arc<dyn PhysicalExpr>,
     schema: &Schema,
-) -> Result<Arc<dyn PhysicalExpr>> {
+) -> Result<Transformed<Arc<dyn PhysicalExpr>>> {
     if is_volatile(expr) {
-        return Ok(Arc::clone(expr));
+        return Ok(Transformed::no(Arc::clone(expr)));
     }
-    let rewritten = Arc::clone(expr).transform_up(|node| {
+    Arc::clone(expr).transform_up(|node| {
         let Some(binary) = node.downcast_ref::<BinaryExpr>() else {
             return Ok(Transformed::no(node));
         };
@@ -91,8 +91,7 @@ pub(crate) fn rewrite_expr(
             op,
             inner: binary.clone(),
         }) as Arc<dyn PhysicalExpr>))
-    })?;
-    Ok(rewritten.data)
+    })
 }
 
 /// The decimal operators computed here (and, so, moved into scans from
@@ -466,7 +465,7 @@ mod tests {
             // 38 below the top) are not cases.
             prop_assume!(theirs.children().iter().all(|c| c.data_type(&schema).is_ok()));
             let batch = RecordBatch::try_new(Arc::clone(&schema), columns).unwrap();
-            let ours = rewrite_expr(&theirs, &schema).unwrap();
+            let ours = rewrite_expr(&theirs, &schema).unwrap().data;
             prop_assert!(ours.downcast_ref::<DecimalArith>().is_some());
             let want = theirs.evaluate(&batch).and_then(|v| v.into_array(batch.num_rows()));
             let got = ours.evaluate(&batch).and_then(|v| v.into_array(batch.num_rows()));
@@ -521,19 +520,20 @@ mod tests {
             Arc::new(BinaryExpr::new(one, Operator::Minus, Arc::clone(&d)));
         let outer: Arc<dyn PhysicalExpr> =
             Arc::new(BinaryExpr::new(Arc::clone(&d), Operator::Multiply, inner));
-        let got = rewrite_expr(&outer, &schema).unwrap();
+        let got = rewrite_expr(&outer, &schema).unwrap().data;
         let top = got.downcast_ref::<DecimalArith>().expect("outer wrapped");
         assert!(top.children()[1].downcast_ref::<DecimalArith>().is_some());
         assert_eq!(got.to_string(), outer.to_string());
         let ints: Arc<dyn PhysicalExpr> =
             Arc::new(BinaryExpr::new(Arc::clone(&i), Operator::Plus, i));
-        let got = rewrite_expr(&ints, &schema).unwrap();
+        let got = rewrite_expr(&ints, &schema).unwrap().data;
         assert!(got.downcast_ref::<BinaryExpr>().is_some());
         let div: Arc<dyn PhysicalExpr> =
             Arc::new(BinaryExpr::new(Arc::clone(&d), Operator::Divide, d));
         assert!(
             rewrite_expr(&div, &schema)
                 .unwrap()
+                .data
                 .downcast_ref::<BinaryExpr>()
                 .is_some()
         );

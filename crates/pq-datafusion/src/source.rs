@@ -8,13 +8,14 @@ use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::TreeNodeRecursion;
 use datafusion::datasource::physical_plan::{FileOpener, FileScanConfig, FileSource};
 use datafusion::datasource::projection::{ProjectionOpener, SplitProjection};
+use datafusion::datasource::source::DataSourceExec;
 use datafusion::datasource::table_schema::TableSchema;
 use datafusion::error::Result;
 use datafusion::physical_expr::projection::ProjectionExprs;
 use datafusion::physical_expr::{PhysicalExpr, conjunction};
 use datafusion::physical_plan::filter_pushdown::{FilterPushdownPropagation, PushedDown};
 use datafusion::physical_plan::metrics::ExecutionPlanMetricsSet;
-use datafusion::physical_plan::{DisplayFormatType, apply_expression_roots};
+use datafusion::physical_plan::{DisplayFormatType, ExecutionPlan, apply_expression_roots};
 use object_store::ObjectStore;
 
 use crate::decimal_arith;
@@ -232,4 +233,14 @@ impl FileSource for PqSource {
         }
         apply_expression_roots(self.projection.source.iter(), f)
     }
+}
+
+/// The pq scan `plan` is, if it is one: its configuration and source.
+pub(crate) fn pq_scan(plan: &dyn ExecutionPlan) -> Option<(&FileScanConfig, &PqSource)> {
+    let config = plan
+        .downcast_ref::<DataSourceExec>()?
+        .data_source()
+        .downcast_ref::<FileScanConfig>()?;
+    let source = config.file_source().downcast_ref::<PqSource>()?;
+    Some((config, source))
 }
