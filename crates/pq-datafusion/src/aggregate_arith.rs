@@ -16,9 +16,11 @@
 
 use std::sync::Arc;
 
+use arrow_schema::Schema;
 use datafusion::common::Result;
 use datafusion::common::config::ConfigOptions;
 use datafusion::common::tree_node::{Transformed, TreeNode};
+use datafusion::physical_expr::aggregate::AggregateFunctionExpr;
 use datafusion::physical_optimizer::PhysicalOptimizerRule;
 use datafusion::physical_plan::ExecutionPlan;
 use datafusion::physical_plan::aggregates::{AggregateExec, AggregateInputMode};
@@ -54,24 +56,19 @@ impl PhysicalOptimizerRule for AggregateArithInPlace {
             }
             let schema = agg.input_schema();
             let mut changed = false;
-            let mut aggr_expr = Vec::with_capacity(agg.aggr_expr().len());
-            for f in agg.aggr_expr() {
-                let mut rewritten = false;
-                let mut args = Vec::new();
-                for arg in f.expressions() {
-                    let arg = decimal_arith::rewrite_expr(&arg, &schema)?;
-                    rewritten |= arg.transformed;
-                    args.push(arg.data);
-                }
-                let order_by = || f.order_bys().iter().map(|s| Arc::clone(&s.expr)).collect();
-                match rewritten.then(|| f.with_new_expressions(args, order_by())) {
-                    Some(Some(new)) => {
-                        changed = true;
-                        aggr_expr.push(Arc::new(new));
-                    }
-                    _ => aggr_expr.push(Arc::clone(f)),
-                }
-            }
+            let aggr_expr = agg
+                .aggr_expr()
+                .iter()
+                .map(|f| {
+                    Ok(match wrapped(f, &schema)? {
+                        Some(new) => {
+                            changed = true;
+                            Arc::new(new)
+                        }
+                        None => Arc::clone(f),
+                    })
+                })
+                .collect::<Result<Vec<_>>>()?;
             if !changed {
                 return Ok(Transformed::no(node));
             }
@@ -88,6 +85,23 @@ impl PhysicalOptimizerRule for AggregateArithInPlace {
     fn schema_check(&self) -> bool {
         true
     }
+}
+
+/// `f` with the decimal arithmetic of its arguments wrapped, or `None`
+/// where there was none (or DataFusion declined the new arguments).
+fn wrapped(f: &AggregateFunctionExpr, schema: &Schema) -> Result<Option<AggregateFunctionExpr>> {
+    let mut rewritten = false;
+    let mut args = Vec::new();
+    for arg in f.expressions() {
+        let arg = decimal_arith::rewrite_expr(&arg, schema)?;
+        rewritten |= arg.transformed;
+        args.push(arg.data);
+    }
+    if !rewritten {
+        return Ok(None);
+    }
+    let order_by = f.order_bys().iter().map(|s| Arc::clone(&s.expr)).collect();
+    Ok(f.with_new_expressions(args, order_by))
 }
 
 /// Whether `plan` reads pq scans through operators that pass rows on

@@ -295,49 +295,49 @@ fn past(v: i128) -> bool {
 /// the values are computed: one read of each side.
 #[inline(always)]
 fn combine(l: &Side, r: &Side, f: impl Fn(i64, i64) -> i128) -> Option<Vec<i128>> {
-    let mut outside = false;
-    let values = match (l, r) {
+    match (l, r) {
         (Side::Array(a), Side::Array(b)) => {
             if a.len() != b.len() {
                 return None;
             }
-            let (a, b) = (a.values(), b.values());
-            a.iter()
-                .zip(b.iter())
+            let mut outside = false;
+            let values = a
+                .values()
+                .iter()
+                .zip(b.values().iter())
                 .map(|(&x, &y)| {
                     outside |= past(x) | past(y);
                     f(x as i64, y as i64)
                 })
-                .collect()
+                .collect();
+            (!outside).then_some(values)
         }
-        (Side::Array(a), Side::Scalar(y)) => {
-            if past(*y) {
-                return None;
-            }
-            let y = *y as i64;
-            a.values()
-                .iter()
-                .map(|&x| {
-                    outside |= past(x);
-                    f(x as i64, y)
-                })
-                .collect()
-        }
-        (Side::Scalar(x), Side::Array(b)) => {
-            if past(*x) {
-                return None;
-            }
-            let x = *x as i64;
-            b.values()
-                .iter()
-                .map(|&y| {
-                    outside |= past(y);
-                    f(x, y as i64)
-                })
-                .collect()
-        }
-        (Side::Scalar(_), Side::Scalar(_)) => return None,
-    };
+        (Side::Array(a), Side::Scalar(y)) => with_scalar(a, *y, f),
+        (Side::Scalar(x), Side::Array(b)) => with_scalar(b, *x, |y, x| f(x, y)),
+        (Side::Scalar(_), Side::Scalar(_)) => None,
+    }
+}
+
+/// [`combine`] of an array and a literal: `f(value, scalar)` of each value.
+#[inline(always)]
+fn with_scalar(
+    a: &PrimitiveArray<Decimal128Type>,
+    scalar: i128,
+    f: impl Fn(i64, i64) -> i128,
+) -> Option<Vec<i128>> {
+    if past(scalar) {
+        return None;
+    }
+    let y = scalar as i64;
+    let mut outside = false;
+    let values = a
+        .values()
+        .iter()
+        .map(|&x| {
+            outside |= past(x);
+            f(x as i64, y)
+        })
+        .collect();
     (!outside).then_some(values)
 }
 

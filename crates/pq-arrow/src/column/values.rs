@@ -387,14 +387,9 @@ pub(crate) fn take_plain_at(
             Dense::I64(v) => fixed(v, values, vals),
             Dense::F32(v) => fixed(v, values, vals),
             Dense::F64(v) => fixed(v, values, vals),
-            Dense::Fixed(f) => {
-                f.data.reserve(vals.len().saturating_mul(w));
-                for &v in vals {
-                    let from = (v as usize) * w;
-                    f.data
-                        .extend_from_slice(values.get(from..from + w).unwrap_or_default());
-                }
-            }
+            // The page's values as the entries the kept positions index.
+            Dense::Fixed(f) => pq_encoding::dictionary::gather_fixed(values, w, vals, &mut f.data)
+                .map_err(|e| enc_err(at, e))?,
             _ => {}
         }
         *pos += passed * w;
