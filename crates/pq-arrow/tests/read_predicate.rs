@@ -353,7 +353,13 @@ fn write_with_python(
     writer: &str,
     script: impl Fn(&str, &str) -> String,
 ) -> Bytes {
-    let dir = std::env::temp_dir().join(format!("pq-predicate-{writer}-{}", std::process::id()));
+    // Tests run at once in one process: a directory per call.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let call = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!(
+        "pq-predicate-{writer}-{}-{call}",
+        std::process::id()
+    ));
     std::fs::create_dir_all(&dir).unwrap();
     let ipc = dir.join("table.arrow");
     let out = dir.join("table.parquet");
@@ -451,22 +457,36 @@ fn rows_of(all: &RecordBatch, ids: &[i64]) -> RecordBatch {
     RecordBatch::try_new(all.schema(), columns).unwrap()
 }
 
-#[test]
-fn filtered_reads_keep_exactly_the_matching_rows() {
-    let mut rng = Rng(7);
-    let t = table(&mut rng);
+/// The ids of the rows the model keeps.
+fn matching_ids(m: &Model, t: &Table) -> Vec<i64> {
+    (0..ROWS)
+        .filter(|&r| model_eval(m, t, r) == Some(true))
+        .map(|r| r as i64)
+        .collect()
+}
+
+/// The table written by each writer at hand, and each file read whole:
+/// the rows a filtered read returns are these, every column of them (the
+/// predicate's and the ones read late).
+fn writers_files(t: &Table) -> (Vec<(&'static str, Bytes)>, Vec<RecordBatch>) {
     let mut files = vec![
         ("pq", write_pq(&t.batch)),
         ("arrow-rs", write_arrow_rs(&t.batch)),
     ];
     files.extend(write_pyarrow(&t.batch).map(|f| ("pyarrow", f)));
     files.extend(write_duckdb(&t.batch).map(|f| ("duckdb", f)));
-    // Each file read whole: the rows a filtered read returns are these,
-    // every column of them (the predicate's and the ones read late).
-    let whole: Vec<RecordBatch> = files
+    let whole = files
         .iter()
         .map(|(_, f)| read_rows_with(f, None, 8192, PruningOptions::default(), 1).0)
         .collect();
+    (files, whole)
+}
+
+#[test]
+fn filtered_reads_keep_exactly_the_matching_rows() {
+    let mut rng = Rng(7);
+    let t = table(&mut rng);
+    let (files, whole) = writers_files(&t);
     let mut pruned_any = vec![0usize; files.len()];
     let mut skipped_late = 0;
     let mut blooms = 0;
@@ -476,10 +496,7 @@ fn filtered_reads_keep_exactly_the_matching_rows() {
     for round in 0..200 {
         let m = random_model(&mut rng, &t, 2);
         let p = to_predicate(&m, &t);
-        let want: Vec<i64> = (0..ROWS)
-            .filter(|&r| model_eval(&m, &t, r) == Some(true))
-            .map(|r| r as i64)
-            .collect();
+        let want = matching_ids(&m, &t);
         for (k, (writer, file)) in files.iter().enumerate() {
             let batch_size = [7, 100, 8192][round % 3];
             // Every level on most of the time; any of them off now and then.
@@ -522,6 +539,38 @@ fn filtered_reads_keep_exactly_the_matching_rows() {
     assert!(skipped_late > 0);
     // pyarrow's files carry Bloom filters (when pyarrow is there).
     assert!(!files.iter().any(|(w, _)| *w == "pyarrow") || blooms > 0);
+}
+
+/// Conjunctions of two to four conjuncts on columns picked at random (the
+/// shape of a query engine's pushed-down filters): the rows are the
+/// model's whatever the batch size and threads, with the columns no
+/// conjunct reads read late and without.
+#[test]
+fn conjunctions_keep_exactly_the_matching_rows() {
+    let mut rng = Rng(23);
+    let t = table(&mut rng);
+    let (files, whole) = writers_files(&t);
+    for round in 0..120 {
+        // Two to four conjuncts, each on a column picked at random (so
+        // some share a column), now and then an OR.
+        let parts = 2 + rng.index(3);
+        let m = (1..parts).fold(random_model(&mut rng, &t, 1), |a, _| {
+            Model::And(Box::new(a), Box::new(random_model(&mut rng, &t, 1)))
+        });
+        let p = to_predicate(&m, &t);
+        let want = matching_ids(&m, &t);
+        for (k, (writer, file)) in files.iter().enumerate() {
+            let batch_size = [7, 100, 8192][round % 3];
+            let threads = if rng.chance(30) { 3 } else { 1 };
+            let late = rng.chance(80);
+            let pruning = PruningOptions::default().with_late_materialization(late);
+            let (rows, metrics) =
+                read_rows_with(file, Some(p.clone()), batch_size, pruning, threads);
+            let at = format!("{writer}: {p} (round {round}, {threads} threads, late {late})");
+            assert_eq!(rows, rows_of(&whole[k], &want), "{at}");
+            assert_eq!(metrics.rows_matched, want.len() as u64, "{at}");
+        }
+    }
 }
 
 #[test]
