@@ -238,9 +238,12 @@ fn split<T: FixedWidth>(out: &mut Vec<T>, page: Encoded<'_>, at: &Location) -> R
     Ok(())
 }
 
-/// The values at `idx` of a dictionary page of `len` PLAIN fixed-width
-/// values in `raw` (at least `len` values long), appended to `out`, read
-/// where they lie: the largest index is checked once against `len`.
+/// The values at `idx` of `len` PLAIN fixed-width values in `raw` (at
+/// least `len` values long: a dictionary page, or the kept values of a data
+/// page read late), appended to `out`, read where they lie: the largest
+/// index is checked once against `len`, and the values are appended by one
+/// `extend`, not a `push` each (with pushes the vector's length went
+/// through memory from one value to the next, about 1.3x the time).
 pub(crate) fn gather_plain<T: FixedWidth>(
     raw: &[u8],
     len: usize,

@@ -357,15 +357,6 @@ pub(crate) fn take_plain_at(
     passed: usize,
     at: &Location,
 ) -> Result<()> {
-    fn fixed<T: pq_encoding::plain::FixedWidth>(out: &mut Vec<T>, values: &[u8], vals: &[u32]) {
-        // One `extend` of an exact-length map, not a `push` a value: with
-        // pushes the vector's length went through memory from one value to
-        // the next (its growth path is a call), about 1.3x this loop's time.
-        out.extend(vals.iter().map(|&v| {
-            let from = (v as usize).saturating_mul(T::SIZE);
-            T::from_le(values.get(from..).unwrap_or_default())
-        }));
-    }
     if vals.last().is_some_and(|&v| v as usize >= passed) {
         return Err(data_err(at, "a kept value past the values passed"));
     }
@@ -382,16 +373,17 @@ pub(crate) fn take_plain_at(
         if passed > held {
             return Err(super::buffer::short(at, "PLAIN values", passed, held));
         }
+        // The page's values as the entries the kept positions index,
+        // gathered as a PLAIN dictionary page's are.
         match out {
-            Dense::I32(v) => fixed(v, values, vals),
-            Dense::I64(v) => fixed(v, values, vals),
-            Dense::F32(v) => fixed(v, values, vals),
-            Dense::F64(v) => fixed(v, values, vals),
-            // The page's values as the entries the kept positions index.
-            Dense::Fixed(f) => pq_encoding::dictionary::gather_fixed(values, w, vals, &mut f.data)
-                .map_err(|e| enc_err(at, e))?,
-            _ => {}
+            Dense::I32(v) => native::gather_plain(values, passed, vals, v),
+            Dense::I64(v) => native::gather_plain(values, passed, vals, v),
+            Dense::F32(v) => native::gather_plain(values, passed, vals, v),
+            Dense::F64(v) => native::gather_plain(values, passed, vals, v),
+            Dense::Fixed(f) => pq_encoding::dictionary::gather_fixed(values, w, vals, &mut f.data),
+            _ => Ok(()),
         }
+        .map_err(|e| enc_err(at, e))?;
         *pos += passed * w;
         return Ok(());
     }
