@@ -28,45 +28,69 @@ fn with_nulls(nulls: Option<&NullBuffer>) -> Option<&NullBuffer> {
 }
 
 /// Spreads dense values over `nulls.len()` slots: slot `i` gets the next
-/// dense value when valid, `T::default()` when null. The validity is read
-/// 64 slots at a time: a word of 64 valid slots is one copy, any other word
-/// a step per valid slot, found by its bit without a branch per slot
-/// (validity of real data is hard to predict).
+/// dense value when valid, `T::default()` when null. Without nulls the
+/// dense values are the slots, returned as they are.
 pub(crate) fn spread<T: Copy + Default + Send + 'static>(
     dense: Vec<T>,
     nulls: Option<&NullBuffer>,
     pool: &Pool,
 ) -> Vec<T> {
-    let Some(nulls) = with_nulls(nulls) else {
+    if with_nulls(nulls).is_none() {
         return dense;
+    }
+    spread_map(dense, nulls, pool, |x| x)
+}
+
+/// [`spread`] with each value converted by `f` on its way to its slot: a
+/// widening (an INT64 decimal to `i128`, say) and the spread in one pass
+/// over the batch, not a spread copy widened by a second.
+///
+/// The validity is read 64 slots at a time: a word of 64 valid slots is
+/// one run of converted values, any other word first gets its slots as
+/// defaults (while they are in cache, not the whole batch ahead) and then
+/// a step per valid slot, found by its bit without a branch per slot
+/// (validity of real data is hard to predict).
+pub(crate) fn spread_map<S, T>(
+    dense: Vec<S>,
+    nulls: Option<&NullBuffer>,
+    pool: &Pool,
+    f: impl Fn(S) -> T,
+) -> Vec<T>
+where
+    S: Copy + Send + 'static,
+    T: Copy + Default + Send + 'static,
+{
+    let Some(nulls) = with_nulls(nulls) else {
+        return convert(dense, pool, f);
     };
     let n = nulls.len();
-    let mut out = pool.take(n);
-    out.resize(n, T::default());
+    let mut out: Vec<T> = pool.take(n);
     let mut k = 0usize;
     for (w, word) in nulls.inner().bit_chunks().iter_padded().enumerate() {
-        let s = w * 64;
-        let m = n.saturating_sub(s).min(64);
-        let Some(slots) = out.get_mut(s..s + m) else {
+        let m = n.saturating_sub(w * 64).min(64);
+        if m == 0 {
             break;
-        };
+        }
         if word == u64::MAX
             && let Some(src) = dense.get(k..k + m)
         {
-            slots.copy_from_slice(src);
+            out.extend(src.iter().map(|&x| f(x)));
             k += m;
             continue;
         }
         // Mixed: each valid slot, found by its bit, takes the next value;
-        // null slots keep the default they were created with.
-        let cnt = word.count_ones() as usize;
-        // (Fewer values than valid slots is rejected before; should it
-        // happen, the slots past the values keep the default.)
+        // null slots keep the default. (Fewer values than valid slots is
+        // rejected before; should it happen, the slots past the values
+        // keep the default.)
+        let s = out.len();
+        out.resize(s + m, T::default());
+        let slots = out.get_mut(s..).unwrap_or_default();
+        let cnt = (word & low_bits(m)).count_ones() as usize;
         let src = dense.get(k..(k + cnt).min(dense.len())).unwrap_or_default();
         let mut bits = word;
         for &v in src {
             if let Some(slot) = slots.get_mut(bits.trailing_zeros() as usize) {
-                *slot = v;
+                *slot = f(v);
             }
             bits &= bits.wrapping_sub(1);
         }
@@ -74,6 +98,11 @@ pub(crate) fn spread<T: Copy + Default + Send + 'static>(
     }
     pool.put(dense);
     out
+}
+
+/// A word with its low `m` (at most 64) bits set.
+fn low_bits(m: usize) -> u64 {
+    if m >= 64 { u64::MAX } else { (1u64 << m) - 1 }
 }
 
 /// Most bytes the slots of one batch of fixed-length values may take. Null
@@ -253,10 +282,10 @@ fn same_prim<T: ArrowPrimitiveType>(
     })
 }
 
-/// An INT32 or INT64 column's values widened (or, for Decimal32 from
-/// INT64, narrowed) to the native type of decimal `dt`; `None` if `dt` is
-/// not a decimal. The arm whose width matches the source is taken before
-/// this, without a copy.
+/// An INT32 or INT64 column's dense values widened (or, for Decimal32
+/// from INT64, narrowed) to the native type of decimal `dt` as they are
+/// spread over the nulls; `None` if `dt` is not a decimal. The arm whose
+/// width matches the source is taken before this, without a copy.
 fn int_decimal<T: DecimalInt>(
     v: Vec<T>,
     nulls: Option<NullBuffer>,
@@ -264,18 +293,21 @@ fn int_decimal<T: DecimalInt>(
     at: &Location,
     pool: &Pool,
 ) -> Option<Result<ArrayRef>> {
+    let n = nulls.as_ref();
     Some(match dt {
         DataType::Decimal32(p, s) => {
-            decimal::<Decimal32Type>(convert(v, pool, T::narrow), nulls, *p, *s, at, pool)
+            decimal::<Decimal32Type>(spread_map(v, n, pool, T::narrow), nulls, *p, *s, at, pool)
         }
         DataType::Decimal64(p, s) => {
-            decimal::<Decimal64Type>(convert(v, pool, T::widen), nulls, *p, *s, at, pool)
+            decimal::<Decimal64Type>(spread_map(v, n, pool, T::widen), nulls, *p, *s, at, pool)
         }
         DataType::Decimal128(p, s) => {
-            decimal::<Decimal128Type>(convert(v, pool, T::widen128), nulls, *p, *s, at, pool)
+            let v = spread_map(v, n, pool, T::widen128);
+            decimal::<Decimal128Type>(v, nulls, *p, *s, at, pool)
         }
         DataType::Decimal256(p, s) => {
-            decimal::<Decimal256Type>(convert(v, pool, T::widen256), nulls, *p, *s, at, pool)
+            let v = spread_map(v, n, pool, T::widen256);
+            decimal::<Decimal256Type>(v, nulls, *p, *s, at, pool)
         }
         _ => return None,
     })
@@ -393,6 +425,12 @@ pub(crate) fn to_arrow(
             _ => Err(bad()),
         },
         Dense::I32(v) => {
+            if matches!(
+                dt,
+                DataType::Decimal64(..) | DataType::Decimal128(..) | DataType::Decimal256(..)
+            ) {
+                return int_decimal(v, nulls, dt, at, pool).unwrap_or_else(|| Err(bad()));
+            }
             let v = spread(v, n, pool);
             match dt {
                 DataType::Int32 => Ok(Arc::new(prim::<Int32Type>(v, nulls, at, pool)?)),
@@ -420,11 +458,18 @@ pub(crate) fn to_arrow(
                     tz_prim::<Int64Type>(v, nulls, dt, at, pool)
                 }
                 DataType::Decimal32(p, s) => decimal::<Decimal32Type>(v, nulls, *p, *s, at, pool),
-                // The other decimal widths, or not a type these values make.
-                _ => int_decimal(v, nulls, dt, at, pool).unwrap_or_else(|| Err(bad())),
+                // Not a type these values make (the other decimal widths
+                // are spread as they are widened, above).
+                _ => Err(bad()),
             }
         }
         Dense::I64(v) => {
+            if matches!(
+                dt,
+                DataType::Decimal32(..) | DataType::Decimal128(..) | DataType::Decimal256(..)
+            ) {
+                return int_decimal(v, nulls, dt, at, pool).unwrap_or_else(|| Err(bad()));
+            }
             let v = spread(v, n, pool);
             match dt {
                 DataType::Int64 => Ok(Arc::new(prim::<Int64Type>(v, nulls, at, pool)?)),
@@ -434,8 +479,9 @@ pub(crate) fn to_arrow(
                     tz_prim::<Int64Type>(v, nulls, dt, at, pool)
                 }
                 DataType::Decimal64(p, s) => decimal::<Decimal64Type>(v, nulls, *p, *s, at, pool),
-                // The other decimal widths, or not a type these values make.
-                _ => int_decimal(v, nulls, dt, at, pool).unwrap_or_else(|| Err(bad())),
+                // Not a type these values make (the other decimal widths
+                // are spread as they are widened, above).
+                _ => Err(bad()),
             }
         }
         Dense::I96(v) => match dt {
@@ -907,6 +953,14 @@ mod tests {
                         want.push(if valid { dense[k] } else { 0 });
                         k += usize::from(valid);
                     }
+                    // Widened on the way, as INT64 decimals are.
+                    let wide: Vec<i128> = want.iter().map(|&x| i128::from(x) << 64).collect();
+                    assert_eq!(
+                        spread_map(dense.clone(), Some(&nulls), &pool(), |x| i128::from(x)
+                            << 64),
+                        wide,
+                        "n {n} density {density} offset {offset}"
+                    );
                     assert_eq!(
                         spread(dense, Some(&nulls), &pool()),
                         want,

@@ -139,6 +139,9 @@ fn compare(a: &dyn Array, op: CmpOp, value: &ArrayRef) -> Result<BooleanArray> {
     {
         return Ok(r);
     }
+    if let Some(r) = compare_native(a, op, value) {
+        return Ok(r);
+    }
     let v = Scalar::new(value.clone());
     match op {
         CmpOp::Eq => cmp::eq(&a, &v),
@@ -149,6 +152,63 @@ fn compare(a: &dyn Array, op: CmpOp, value: &ArrayRef) -> Result<BooleanArray> {
         CmpOp::GtEq => cmp::gt_eq(&a, &v),
     }
     .map_err(arrow_err)
+}
+
+/// `a op value` for integer, date and decimal arrays against a literal of
+/// the same type, 64 rows at a time by [`bits_where`] (compares into bytes,
+/// bytes into bits by a multiply); the answer's nulls are `a`'s. Arrow's
+/// kernel sets a bit per row, a step each: 5.7 % of TPC-H Q6 through
+/// DataFusion on a file with nulls, three such compares on decimals.
+/// `None` for other types (floats keep Arrow's total order) and for a
+/// null or mistyped literal.
+fn compare_native(a: &dyn Array, op: CmpOp, value: &ArrayRef) -> Option<BooleanArray> {
+    use arrow_array::types::*;
+    if a.data_type() != value.data_type() || value.len() != 1 || value.is_null(0) {
+        return None;
+    }
+    match a.data_type() {
+        DataType::Int8 => cmp_prim::<Int8Type>(a, op, value),
+        DataType::Int16 => cmp_prim::<Int16Type>(a, op, value),
+        DataType::Int32 => cmp_prim::<Int32Type>(a, op, value),
+        DataType::Int64 => cmp_prim::<Int64Type>(a, op, value),
+        DataType::UInt8 => cmp_prim::<UInt8Type>(a, op, value),
+        DataType::UInt16 => cmp_prim::<UInt16Type>(a, op, value),
+        DataType::UInt32 => cmp_prim::<UInt32Type>(a, op, value),
+        DataType::UInt64 => cmp_prim::<UInt64Type>(a, op, value),
+        DataType::Date32 => cmp_prim::<Date32Type>(a, op, value),
+        DataType::Date64 => cmp_prim::<Date64Type>(a, op, value),
+        DataType::Decimal32(..) => cmp_prim::<Decimal32Type>(a, op, value),
+        DataType::Decimal64(..) => cmp_prim::<Decimal64Type>(a, op, value),
+        DataType::Decimal128(..) => cmp_prim::<Decimal128Type>(a, op, value),
+        _ => None,
+    }
+}
+
+fn cmp_prim<T: arrow_array::ArrowPrimitiveType>(
+    a: &dyn Array,
+    op: CmpOp,
+    value: &ArrayRef,
+) -> Option<BooleanArray>
+where
+    T::Native: Ord,
+{
+    let values = a.as_primitive_opt::<T>()?.values();
+    let x = *value.as_primitive_opt::<T>()?.values().first()?;
+    let words: Vec<u64> = match op {
+        CmpOp::Eq => bit_words(values, |v| v == x),
+        CmpOp::NotEq => bit_words(values, |v| v != x),
+        CmpOp::Lt => bit_words(values, |v| v < x),
+        CmpOp::LtEq => bit_words(values, |v| v <= x),
+        CmpOp::Gt => bit_words(values, |v| v > x),
+        CmpOp::GtEq => bit_words(values, |v| v >= x),
+    };
+    let bits = BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, values.len());
+    Some(BooleanArray::new(bits, a.nulls().cloned()))
+}
+
+/// `test` of each of `values`, packed 64 to a word.
+fn bit_words<T: Copy>(values: &[T], test: impl Fn(T) -> bool + Copy) -> Vec<u64> {
+    values.chunks(64).map(|c| bits_where(c, test)).collect()
 }
 
 /// The bytes of the one value of a string or binary literal.
@@ -314,6 +374,91 @@ mod tests {
                 })
                 .collect();
             assert_eq!(got.iter().collect::<Vec<_>>(), want, "{entries} entries");
+        }
+    }
+
+    /// The 64-at-a-time compares against Arrow's kernels: every operator,
+    /// lengths around the words, nulls, a sliced array, the literal at and
+    /// beside the values.
+    #[test]
+    fn native_compares_match_arrow() {
+        use arrow_array::{Date32Array, Decimal128Array, Int64Array};
+        let ops = [
+            CmpOp::Eq,
+            CmpOp::NotEq,
+            CmpOp::Lt,
+            CmpOp::LtEq,
+            CmpOp::Gt,
+            CmpOp::GtEq,
+        ];
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for n in [0usize, 1, 63, 64, 65, 200] {
+            let raw: Vec<i64> = (0..n + 3).map(|_| (next() % 9) as i64 - 4).collect();
+            let valid: Vec<bool> = (0..n + 3).map(|_| next() % 5 != 0).collect();
+            let nulls = Some(NullBuffer::from(valid));
+            let arrays: Vec<(ArrayRef, Vec<ArrayRef>)> = vec![
+                (
+                    Arc::new(Int64Array::new(raw.clone().into(), nulls.clone())),
+                    [-5i64, 0, 2]
+                        .iter()
+                        .map(|&x| Arc::new(Int64Array::from(vec![x])) as ArrayRef)
+                        .collect(),
+                ),
+                (
+                    Arc::new(Date32Array::new(
+                        raw.iter().map(|&x| x as i32).collect(),
+                        nulls.clone(),
+                    )),
+                    [0i32, 4]
+                        .iter()
+                        .map(|&x| Arc::new(Date32Array::from(vec![x])) as ArrayRef)
+                        .collect(),
+                ),
+                (
+                    Arc::new(
+                        Decimal128Array::new(raw.iter().map(|&x| i128::from(x)).collect(), nulls)
+                            .with_precision_and_scale(15, 2)
+                            .unwrap(),
+                    ),
+                    [-1i128, 3]
+                        .iter()
+                        .map(|&x| {
+                            Arc::new(
+                                Decimal128Array::from(vec![x])
+                                    .with_precision_and_scale(15, 2)
+                                    .unwrap(),
+                            ) as ArrayRef
+                        })
+                        .collect(),
+                ),
+            ];
+            for (array, literals) in arrays {
+                for a in [array.clone(), array.slice(3, n)] {
+                    for literal in &literals {
+                        for op in ops {
+                            let got = compare_native(a.as_ref(), op, literal)
+                                .expect("a native compare for these types");
+                            let v = Scalar::new(literal.clone());
+                            let want = match op {
+                                CmpOp::Eq => arrow_ord::cmp::eq(&a, &v),
+                                CmpOp::NotEq => arrow_ord::cmp::neq(&a, &v),
+                                CmpOp::Lt => arrow_ord::cmp::lt(&a, &v),
+                                CmpOp::LtEq => arrow_ord::cmp::lt_eq(&a, &v),
+                                CmpOp::Gt => arrow_ord::cmp::gt(&a, &v),
+                                CmpOp::GtEq => arrow_ord::cmp::gt_eq(&a, &v),
+                            }
+                            .unwrap();
+                            assert_eq!(got, want, "{} of {} rows, {op:?}", a.data_type(), a.len());
+                        }
+                    }
+                }
+            }
         }
     }
 }
