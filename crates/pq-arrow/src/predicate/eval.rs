@@ -1,5 +1,7 @@
 //! Evaluating a bound predicate on a batch with Arrow's compute kernels,
 //! as SQL's `WHERE` does: rows where it is null (unknown) are not kept.
+//! Compares of integer, date and decimal columns with a literal are our
+//! own, 64 rows at a time, checked against Arrow's in the tests.
 
 use std::sync::Arc;
 
