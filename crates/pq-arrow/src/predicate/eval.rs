@@ -196,21 +196,21 @@ where
 {
     let values = a.as_primitive_opt::<T>()?.values();
     let x = *value.as_primitive_opt::<T>()?.values().first()?;
-    let words: Vec<u64> = match op {
-        CmpOp::Eq => bit_words(values, |v| v == x),
-        CmpOp::NotEq => bit_words(values, |v| v != x),
-        CmpOp::Lt => bit_words(values, |v| v < x),
-        CmpOp::LtEq => bit_words(values, |v| v <= x),
-        CmpOp::Gt => bit_words(values, |v| v > x),
-        CmpOp::GtEq => bit_words(values, |v| v >= x),
+    let bits = match op {
+        CmpOp::Eq => answers(values, |v| v == x),
+        CmpOp::NotEq => answers(values, |v| v != x),
+        CmpOp::Lt => answers(values, |v| v < x),
+        CmpOp::LtEq => answers(values, |v| v <= x),
+        CmpOp::Gt => answers(values, |v| v > x),
+        CmpOp::GtEq => answers(values, |v| v >= x),
     };
-    let bits = BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, values.len());
     Some(BooleanArray::new(bits, a.nulls().cloned()))
 }
 
-/// `test` of each of `values`, packed 64 to a word.
-fn bit_words<T: Copy>(values: &[T], test: impl Fn(T) -> bool + Copy) -> Vec<u64> {
-    values.chunks(64).map(|c| bits_where(c, test)).collect()
+/// `test` of each of `items`, packed 64 to a word by [`bits_where`].
+fn answers<T: Copy>(items: &[T], test: impl Fn(T) -> bool + Copy) -> BooleanBuffer {
+    let words: Vec<u64> = items.chunks(64).map(|c| bits_where(c, test)).collect();
+    BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, items.len())
 }
 
 /// The bytes of the one value of a string or binary literal.
@@ -273,23 +273,17 @@ fn per_value(
 /// `collect_bool` was 13 % of a filtered read whose two predicate columns
 /// are read as keys.
 fn key_answers(on_values: &BooleanBuffer, keys: &[i32]) -> BooleanBuffer {
-    let chunks = keys.chunks(64);
-    let words: Vec<u64> = if on_values.len() <= 64 {
+    if on_values.len() <= 64 {
         // Entry 64 answers for every key past the entries.
         let mut table = [0u8; 65];
         for (t, a) in table.iter_mut().zip(on_values.iter()) {
             *t = u8::from(a);
         }
-        chunks
-            .map(|c| bits_where(c, |k| table[(k as u32 as usize).min(64)] != 0))
-            .collect()
+        answers(keys, |k| table[(k as u32 as usize).min(64)] != 0)
     } else {
         let table: Vec<u8> = on_values.iter().map(u8::from).collect();
-        chunks
-            .map(|c| bits_where(c, |k| table.get(k as u32 as usize) == Some(&1)))
-            .collect()
-    };
-    BooleanBuffer::new(arrow_buffer::Buffer::from_vec(words), 0, keys.len())
+        answers(keys, |k| table.get(k as u32 as usize) == Some(&1))
+    }
 }
 
 /// `batch` with just the fields of `schema`: columns read only for the
