@@ -127,7 +127,20 @@ impl Bitmap {
     }
 
     /// Appends `n` copies of `bit`.
+    #[inline]
     pub fn push_run(&mut self, bit: bool, n: usize) {
+        // A short run (most runs of levels with scattered nulls) is one
+        // word's worth.
+        if n <= 64 {
+            self.push_word(if bit { low_bits(n) } else { 0 }, n);
+            return;
+        }
+        self.push_long_run(bit, n);
+    }
+
+    /// [`Bitmap::push_run`] of any length: the current word filled, then
+    /// whole words, then the tail.
+    fn push_long_run(&mut self, bit: bool, n: usize) {
         let word = if bit { u64::MAX } else { 0 };
         let mut left = n;
         // Fill the current word, then whole words, then the tail.
@@ -149,7 +162,30 @@ impl Bitmap {
     /// Appends the first `n` bits of `bytes` (LSB first in each byte, the
     /// bit order of bit-packed levels of width 1); `bytes` holding fewer
     /// bits appends what it holds, padded with zeros to `n`.
+    #[inline]
     pub fn push_bytes(&mut self, bytes: &[u8], n: usize) {
+        // Up to 64 bits (most bit-packed runs of levels with scattered
+        // nulls) are one word: eight bytes loaded at once where there are
+        // eight.
+        if n <= 64 {
+            let word = match bytes.first_chunk::<8>() {
+                Some(le) => u64::from_le_bytes(*le),
+                None => {
+                    let mut le = [0u8; 8];
+                    if let Some(dst) = le.get_mut(..bytes.len()) {
+                        dst.copy_from_slice(bytes);
+                    }
+                    u64::from_le_bytes(le)
+                }
+            };
+            self.push_word(word & low_bits(n), n);
+            return;
+        }
+        self.push_long_bytes(bytes, n);
+    }
+
+    /// [`Bitmap::push_bytes`] of any length, a word at a time.
+    fn push_long_bytes(&mut self, bytes: &[u8], n: usize) {
         let mut left = n;
         let mut chunks = bytes.chunks_exact(8);
         for c in &mut chunks {
@@ -313,7 +349,10 @@ mod tests {
                     }
                 }
                 1 => {
-                    let bytes: Vec<u8> = (0..n.div_ceil(8)).map(|_| next() as u8).collect();
+                    // Up to two bytes more than the bits need: bits past
+                    // `n` are not appended.
+                    let extra = (next() % 3) as usize;
+                    let bytes: Vec<u8> = (0..n.div_ceil(8) + extra).map(|_| next() as u8).collect();
                     b.push_bytes(&bytes, n);
                     want.extend((0..n).map(|i| bytes[i / 8] >> (i % 8) & 1 == 1));
                 }
