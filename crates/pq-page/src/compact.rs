@@ -187,11 +187,16 @@ impl CompactLevels {
     }
 
     /// Writes out the pending max levels: every level from here on is
-    /// written.
+    /// written. Inlined to its check, as it is done once a page.
+    #[inline(always)]
     fn start_writing(&mut self) {
-        if self.written {
-            return;
+        if !self.written {
+            self.write_pending();
         }
+    }
+
+    /// [`CompactLevels::start_writing`]'s work, the once it is needed.
+    fn write_pending(&mut self) {
         self.written = true;
         self.reserve_expected();
         let n = std::mem::take(&mut self.pending);
@@ -215,7 +220,7 @@ impl CompactLevels {
     }
 
     /// Appends `n` copies of `level` (at most the max level).
-    #[inline]
+    #[inline(always)]
     pub fn push_repeat(&mut self, level: i16, n: usize) {
         if !self.written && level == self.max {
             self.pending += n;
@@ -255,8 +260,8 @@ impl CompactLevels {
 
     /// Appends `n` levels of 0 or 1 bit-packed in `bytes`, LSB first (the
     /// max level is 1: set bits are max levels): in the bits form, the
-    /// bytes are the bits.
-    #[inline]
+    /// bytes are the bits. (`bytes` may go on past the `n` bits.)
+    #[inline(always)]
     fn push_packed_bits(&mut self, bytes: &[u8], n: usize) {
         if !self.written && all_ones(bytes, n) {
             self.pending += n;
@@ -364,12 +369,14 @@ fn bit_run(data: &[u8], pos: &mut usize, left: usize, out: &mut CompactLevels) -
     } else {
         // `count` groups of 8 levels, a byte each at width 1.
         let values = count * 8;
-        let run = data.get(at + 1..at + 1 + count)?;
-        if values > left {
+        if values > left || data.len() < at + 1 + count {
             return None;
         }
         *pos = at + 1 + count;
-        out.push_packed_bits(run, values);
+        // The run's bytes with those after it: its bits are read a word at
+        // a time, eight bytes at once where the page has them (past the
+        // run's bits they are not appended).
+        out.push_packed_bits(data.get(at + 1..).unwrap_or_default(), values);
         Some(values)
     }
 }
