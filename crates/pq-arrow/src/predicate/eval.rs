@@ -538,7 +538,7 @@ mod tests {
     fn sample_arrays(n: usize, next: &mut impl FnMut() -> u64) -> Vec<(ArrayRef, Vec<ArrayRef>)> {
         use arrow_array::{Date32Array, Decimal128Array, Int64Array};
         let raw: Vec<i64> = (0..n + 3).map(|_| (next() % 9) as i64 - 4).collect();
-        let valid: Vec<bool> = (0..n + 3).map(|_| next() % 5 != 0).collect();
+        let valid: Vec<bool> = (0..n + 3).map(|_| !next().is_multiple_of(5)).collect();
         let nulls = Some(NullBuffer::from(valid));
         let decimal = |v: Vec<i128>, nulls| {
             Arc::new(
