@@ -54,6 +54,25 @@ pub(crate) enum Bound {
     Or(Box<Bound>, Box<Bound>),
 }
 
+impl Bound {
+    /// The conjuncts of this predicate, in order: itself, or those of each
+    /// side of an `And`, nested `And`s taken apart.
+    pub(crate) fn conjuncts(&self) -> Vec<&Bound> {
+        fn walk<'a>(b: &'a Bound, out: &mut Vec<&'a Bound>) {
+            match b {
+                Bound::And(x, y) => {
+                    walk(x, out);
+                    walk(y, out);
+                }
+                other => out.push(other),
+            }
+        }
+        let mut out = Vec::new();
+        walk(self, &mut out);
+        out
+    }
+}
+
 /// A predicate bound to one file's schema.
 #[derive(Debug, Clone)]
 pub(crate) struct BoundPredicate {

@@ -196,8 +196,7 @@ impl ByteTest {
         if let Some((column, test)) = ByteTest::of(predicate) {
             return Some((column, test, None));
         }
-        let mut conjuncts = Vec::new();
-        conjuncts_of(predicate, &mut conjuncts);
+        let conjuncts = predicate.conjuncts();
         for (k, c) in conjuncts.iter().enumerate() {
             let Some((column, test)) = ByteTest::of(c) else {
                 continue;
@@ -259,17 +258,6 @@ impl ByteTest {
             }
         };
         hit != self.negated
-    }
-}
-
-/// The conjuncts of `b`: its `AND`s taken apart, in order.
-fn conjuncts_of<'a>(b: &'a Bound, out: &mut Vec<&'a Bound>) {
-    match b {
-        Bound::And(x, y) => {
-            conjuncts_of(x, out);
-            conjuncts_of(y, out);
-        }
-        other => out.push(other),
     }
 }
 

@@ -164,8 +164,7 @@ fn compare(a: &dyn Array, op: CmpOp, value: &ArrayRef) -> Result<BooleanArray> {
 /// answer is, and elsewhere Kleene's AND is the plain one. TPC-H Q6 has two
 /// such ranges among its five compares.
 fn eval_and(node: &Bound, columns: &[ArrayRef]) -> Result<BooleanArray> {
-    let mut conjuncts = Vec::new();
-    flatten_and(node, &mut conjuncts);
+    let conjuncts = node.conjuncts();
     let mut done = vec![false; conjuncts.len()];
     let mut all: Option<BooleanArray> = None;
     for (i, &conjunct) in conjuncts.iter().enumerate() {
@@ -199,17 +198,6 @@ fn eval_and(node: &Bound, columns: &[ArrayRef]) -> Result<BooleanArray> {
     all.ok_or_else(|| Error::Request {
         message: "an empty conjunction".into(),
     })
-}
-
-/// The conjuncts of `node`: itself, or those of each side of an `And`.
-fn flatten_and<'a>(node: &'a Bound, out: &mut Vec<&'a Bound>) {
-    match node {
-        Bound::And(a, b) => {
-            flatten_and(a, out);
-            flatten_and(b, out);
-        }
-        other => out.push(other),
-    }
 }
 
 /// A bound of a range: `(op, literal)` with `op` one of `>`, `>=` (lower)
