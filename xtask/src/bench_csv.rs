@@ -18,7 +18,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::bench_read::{flag_value, positive_flag};
+use crate::bench_read::{build, flag_value, positive_flag};
 use crate::{child, setup};
 
 /// Rows when `--rows` is not given: about 1.6 GB of CSV.
@@ -40,7 +40,7 @@ pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
     let size = std::fs::metadata(&csv)
         .map_err(|e| format!("{}: {e}", csv.display()))?
         .len();
-    let pq = build(root)?;
+    let pq = build(root, &[])?.join("pq");
     let python = match std::env::var_os("PQ_BENCH_VENV") {
         Some(v) => PathBuf::from(v).join("bin").join("python3"),
         None => setup::bench_venv(root)?.join("python3"),
@@ -134,22 +134,6 @@ fn median(mut v: Vec<f64>) -> Option<f64> {
         (Some(a), Some(b)) => Some((a + b) / 2.0),
         _ => None,
     }
-}
-
-/// The value after `flag`.
-/// Builds `pq` in release and returns its path.
-fn build(root: &Path) -> crate::Result<PathBuf> {
-    setup::run(
-        crate::cargo()
-            .current_dir(root)
-            .args(["build", "--release", "-p", "pq-cli"]),
-        "cargo build --release -p pq-cli",
-    )?;
-    let target = match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(d) => PathBuf::from(d),
-        None => root.join("target"),
-    };
-    Ok(target.join("release").join("pq"))
 }
 
 /// SplitMix64: the same rows on every machine, without a dependency.

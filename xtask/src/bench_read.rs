@@ -27,7 +27,8 @@ pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
     let rounds = positive_flag(args, "--rounds", "rounds", 5)?;
     let only = flag_value(args, "--only").unwrap_or_default();
     let files = matrix_files(root, &only)?;
-    let (pq, arrow_rs) = build(root, "arrow_rs_scan")?;
+    let release = build(root, &["arrow_rs_scan"])?;
+    let (pq, arrow_rs) = (release.join("pq"), release.join("examples/arrow_rs_scan"));
     let python = python_times(root, rounds, &files)?;
     println!(
         "\nwhole-process reads, median of {rounds} alternating rounds; Python readers in process, one thread\n"
@@ -139,32 +140,32 @@ pub(crate) fn matrix_files(root: &Path, only: &str) -> crate::Result<Vec<PathBuf
     Ok(files)
 }
 
-/// Builds `pq` and pq-arrow's arrow-rs `example` in release; returns
-/// their paths.
-pub(crate) fn build(root: &Path, example: &str) -> crate::Result<(PathBuf, PathBuf)> {
+/// Builds `pq` and pq-arrow's arrow-rs `examples` in release; returns the
+/// directory that holds `pq` (the examples are in its `examples/`).
+///
+/// One cargo invocation for all of them, with the packages the SQL bench's
+/// binaries are built with: cargo resolves features over the packages
+/// selected, so building `pq-cli` alone and then pq-arrow's example gave
+/// two feature sets and rebuilt the shared dependencies (DataFusion among
+/// them, a quarter of an hour on two cores) for each.
+pub(crate) fn build(root: &Path, examples: &[&str]) -> crate::Result<PathBuf> {
+    let mut args = vec!["build", "--release"];
+    for package in ["pq-cli", "pq-arrow", "pq-datafusion"] {
+        args.extend(["-p", package]);
+    }
+    args.extend(["--bin", "pq"]);
+    for example in examples {
+        args.extend(["--example", example]);
+    }
     setup::run(
-        crate::cargo()
-            .current_dir(root)
-            .args(["build", "--release", "-p", "pq-cli"]),
-        "cargo build --release -p pq-cli",
-    )?;
-    setup::run(
-        crate::cargo().current_dir(root).args([
-            "build",
-            "--release",
-            "-p",
-            "pq-arrow",
-            "--example",
-            example,
-        ]),
-        &format!("cargo build --release -p pq-arrow --example {example}"),
+        crate::cargo().current_dir(root).args(&args),
+        &format!("cargo {}", args.join(" ")),
     )?;
     let target = match std::env::var_os("CARGO_TARGET_DIR") {
         Some(d) => PathBuf::from(d),
         None => root.join("target"),
     };
-    let release = target.join("release");
-    Ok((release.join("pq"), release.join("examples").join(example)))
+    Ok(target.join("release"))
 }
 
 /// Medians of one file's whole-process reads.

@@ -1,4 +1,4 @@
-//! `cargo xtask bench-write [--rounds N] [--only TEXT]`: every file of the
+//! `cargo xtask bench-write [--rounds N] [--only TEXT] [--setting NAME]`: every file of the
 //! benchmark matrix rewritten by whole processes, as a user converts a file.
 //!
 //! `pq convert --threads 1 FILE OUT.parquet` against the `arrow_rs_convert`
@@ -16,7 +16,9 @@
 //! the median wall time of each, the median of the rounds' ratios, the
 //! median peak resident memory of each (from `wait4`), the sizes written,
 //! and `pq convert` with its default of one encoding thread per core.
-//! Both outputs must hold the input's rows (`pq count`).
+//! Both outputs must hold the input's rows (`pq count`). `--setting NAME`
+//! keeps one of the four (`defaults`, `snappy_dict`, `zstd_v2`,
+//! `as_written`): at 4 M rows each takes about half an hour.
 //!
 //! The in-process comparison of the writers alone, on batches already in
 //! memory, is the criterion bench `cargo bench -p pq-arrow --bench write`.
@@ -38,8 +40,23 @@ const SETTINGS: [(&str, &[&str]); 3] = [
 pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
     let rounds = positive_flag(args, "--rounds", "rounds", 5)?;
     let only = flag_value(args, "--only").unwrap_or_default();
+    let kept = flag_value(args, "--setting");
+    let names = SETTINGS.iter().map(|(s, _)| *s).chain(["as_written"]);
+    if let Some(k) = &kept
+        && !names.clone().any(|n| n == k)
+    {
+        let names: Vec<&str> = names.collect();
+        return Err(format!(
+            "no setting `{k}`: the settings are {}",
+            names.join(", ")
+        ));
+    }
     let files = matrix_files(root, &only)?;
-    let (pq, arrow_rs) = build(root, "arrow_rs_convert")?;
+    let release = build(root, &["arrow_rs_convert"])?;
+    let (pq, arrow_rs) = (
+        release.join("pq"),
+        release.join("examples/arrow_rs_convert"),
+    );
     let out_dir = root.join("target").join("bench-write");
     std::fs::create_dir_all(&out_dir)
         .map_err(|e| format!("creating {}: {e}", out_dir.display()))?;
@@ -56,7 +73,8 @@ pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
         let settings = SETTINGS
             .iter()
             .map(|(s, f)| (*s, Ok(f.iter().map(|f| f.to_string()).collect())))
-            .chain([("as_written", as_written)]);
+            .chain([("as_written", as_written)])
+            .filter(|(s, _)| kept.as_ref().is_none_or(|k| k == s));
         for (setting, flags) in settings {
             let times = flags.and_then(|flags: Vec<String>| {
                 rewrite_times(&pq, &arrow_rs, file, setting, &flags, &out_dir, rounds)

@@ -11,7 +11,7 @@
 //! - `bench-read [--rounds N] [--only TEXT]`: whole-process reads of every
 //!   file of the matrix, `pq scan` against an arrow-rs scan (time and peak
 //!   memory), and pyarrow, Polars and DuckDB reading in process.
-//! - `bench-write [--rounds N] [--only TEXT]`: whole-process rewrites of
+//! - `bench-write [--rounds N] [--only TEXT] [--setting NAME]`: whole-process rewrites of
 //!   every file of the matrix, `pq convert` against an arrow-rs rewrite, in
 //!   the write bench's four settings, with peak memory and sizes.
 //! - `bench-csv [--rows N] [--threads N] [--rounds N]`: CSV to Parquet by `pq convert`,
@@ -84,7 +84,8 @@ fn options(command: &str) -> Option<&'static [(&'static str, bool)]> {
         "ci" => &[],
         "fuzz" => &[("--minutes", true), ("--target", true)],
         "bench-data" => &[("--force", false), ("--rows", true)],
-        "bench-read" | "bench-write" => &[("--rounds", true), ("--only", true)],
+        "bench-read" => &[("--rounds", true), ("--only", true)],
+        "bench-write" => &[("--rounds", true), ("--only", true), ("--setting", true)],
         "bench-csv" => &[("--rows", true), ("--threads", true), ("--rounds", true)],
         _ => return None,
     })
@@ -115,7 +116,7 @@ fn check_options(args: &[String]) -> Result<()> {
 }
 
 fn usage() -> String {
-    "usage: cargo xtask <gen [--check] | ci | bench-data [--force] [--rows N] | bench-read [--rounds N] [--only TEXT] | bench-write [--rounds N] [--only TEXT] | bench-csv [--rows N] [--threads N] [--rounds N] | fuzz [--minutes N] [--target NAME]>".to_string()
+    "usage: cargo xtask <gen [--check] | ci | bench-data [--force] [--rows N] | bench-read [--rounds N] [--only TEXT] | bench-write [--rounds N] [--only TEXT] [--setting NAME] | bench-csv [--rows N] [--threads N] [--rounds N] | fuzz [--minutes N] [--target NAME]>".to_string()
 }
 
 fn workspace_root() -> PathBuf {
@@ -204,7 +205,7 @@ mod tests {
             "fuzz --minutes 2 --target footer",
             "bench-data --force --rows 4000000",
             "bench-read --rounds 7 --only lineitem",
-            "bench-write --only nested",
+            "bench-write --only nested --setting as_written",
             "bench-csv --rows 10 --threads 2 --rounds 3",
         ] {
             assert_eq!(check(ok), Ok(()), "{ok}");
@@ -215,6 +216,10 @@ mod tests {
             ("ci --check", "takes no argument `--check`"),
             ("bench-read --round 7", "takes no argument `--round`"),
             ("bench-read --rounds", "needs a value"),
+            (
+                "bench-read --setting zstd_v2",
+                "takes no argument `--setting`",
+            ),
             ("gen stale", "takes no argument `stale`"),
         ] {
             let err = check(bad).err().unwrap_or_default();
