@@ -19,8 +19,9 @@ use std::time::{Duration, Instant};
 
 use arrow_array::RecordBatch;
 use bytes::Bytes;
-use futures::StreamExt;
 use futures::future::BoxFuture;
+use futures::stream::BoxStream;
+use futures::{StreamExt, TryStreamExt};
 use object_store::ObjectStoreExt;
 use object_store::memory::InMemory;
 use object_store::path::Path as ObjectPath;
@@ -185,7 +186,8 @@ fn on_local_store(path: &Path) -> ObjectStoreReader {
 
 /// A file whose answers come in pieces of 1, 7, 300, 4096 and 100 000
 /// bytes in turn, as a network body's chunks do, splitting pages and
-/// their headers anywhere.
+/// their headers anywhere; each piece after a yield to the runtime, so
+/// that the reader decodes while the rest of an answer is still coming.
 #[derive(Debug)]
 struct InPieces(TokioFile);
 
@@ -196,18 +198,22 @@ impl AsyncRangeReader for InPieces {
     fn get_range(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Bytes>> {
         self.0.get_range(range)
     }
-    fn get_range_pieces(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Vec<Bytes>>> {
-        Box::pin(async move {
-            let mut data = self.0.get_range(range).await?;
-            let mut pieces = Vec::new();
-            for len in [1, 7, 300, 4096, 100_000].iter().cycle() {
+    fn get_range_stream(&self, range: Range<u64>) -> BoxStream<'_, io::Result<Bytes>> {
+        let answer = async move {
+            let data = self.0.get_range(range).await?;
+            let lens = [1, 7, 300, 4096, 100_000].into_iter().cycle();
+            let pieces = futures::stream::unfold((data, lens), |(mut data, mut lens)| async move {
                 if data.is_empty() {
-                    break;
+                    return None;
                 }
-                pieces.push(data.split_to(data.len().min(*len)));
-            }
-            Ok(pieces)
-        })
+                tokio::task::yield_now().await;
+                let len = lens.next().unwrap_or(1);
+                let piece = data.split_to(data.len().min(len));
+                Some((Ok(piece), (data, lens)))
+            });
+            Ok::<_, io::Error>(pieces)
+        };
+        futures::stream::once(answer).try_flatten().boxed()
     }
     fn name(&self) -> String {
         self.0.name()
@@ -576,6 +582,90 @@ fn failing_sources_are_retried_or_named() {
             "{err}"
         );
     });
+}
+
+/// A file whose first answer to every range breaks off halfway (reset,
+/// or silent until the timeout), and which logs the ranges asked.
+#[derive(Debug)]
+struct CutHalfway {
+    file: TokioFile,
+    stall: bool,
+    asked: Mutex<Vec<Range<u64>>>,
+}
+
+impl AsyncRangeReader for CutHalfway {
+    fn size(&self) -> BoxFuture<'_, io::Result<u64>> {
+        self.file.size()
+    }
+    fn get_range(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Bytes>> {
+        self.file.get_range(range)
+    }
+    fn get_range_stream(&self, range: Range<u64>) -> BoxStream<'_, io::Result<Bytes>> {
+        let first = {
+            let mut asked = self.asked.lock().unwrap();
+            let first = !asked.iter().any(|a| a.end == range.end);
+            asked.push(range.clone());
+            first
+        };
+        if !first || range.end - range.start < 2 {
+            return self.file.get_range_stream(range);
+        }
+        let half = range.start + (range.end - range.start) / 2;
+        let head = self.file.get_range_stream(range.start..half);
+        let rest: BoxStream<'_, io::Result<Bytes>> = if self.stall {
+            futures::stream::pending().boxed()
+        } else {
+            futures::stream::once(async {
+                Err(io::Error::new(
+                    io::ErrorKind::ConnectionReset,
+                    "reset by peer",
+                ))
+            })
+            .boxed()
+        };
+        head.chain(rest).boxed()
+    }
+    fn name(&self) -> String {
+        "cut://file".into()
+    }
+}
+
+/// An answer broken off partway is asked again from its first byte not
+/// yet taken, not from its start: the bytes that came are used, once.
+#[test]
+fn a_broken_answer_is_resumed_where_it_broke() {
+    let rt = runtime();
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/many_pages.parquet");
+    let plain = |r| r;
+    let expected = sync(&path, &plain);
+    let fetch = FetchOptions::default()
+        .with_request_timeout(Duration::from_millis(300))
+        .with_backoff(Duration::from_millis(1), Duration::from_millis(1));
+    for stall in [false, true] {
+        rt.block_on(async {
+            let reader = Arc::new(CutHalfway {
+                file: TokioFile::open(&path).await.unwrap(),
+                stall,
+                asked: Mutex::new(Vec::new()),
+            });
+            let got = read_async(reader.clone(), fetch.clone(), &plain).await;
+            assert_eq!(got, expected, "stall: {stall}");
+            let asked = reader.asked.lock().unwrap().clone();
+            let firsts: Vec<&Range<u64>> = asked
+                .iter()
+                .filter(|r| !asked.iter().any(|a| a.end == r.end && a.start < r.start))
+                .collect();
+            assert!(!firsts.is_empty(), "stall: {stall}: {asked:?}");
+            for first in firsts {
+                let half = first.start + (first.end - first.start) / 2;
+                let again: Vec<&Range<u64>> = asked
+                    .iter()
+                    .filter(|a| a.end == first.end && a.start != first.start)
+                    .collect();
+                assert_eq!(again, vec![&(half..first.end)], "stall: {stall}: {asked:?}");
+            }
+        });
+    }
 }
 
 /// Polled outside a tokio runtime, the stream says so instead of

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
+use futures::StreamExt;
 use futures::future::BoxFuture;
 
 use super::range_reader::AsyncRangeReader;
@@ -264,18 +265,72 @@ pub(super) async fn fetch(
     .await
 }
 
-/// [`fetch`], in the pieces the reader delivers (see
-/// [`AsyncRangeReader::get_range_pieces`]).
-pub(super) async fn fetch_pieces(
+/// [`fetch`], each piece handed to `deliver` as it comes (see
+/// [`AsyncRangeReader::get_range_stream`]), so that the decoder can take
+/// the pages already in while the rest is on its way. A failed attempt is
+/// retried from the first byte not yet handed on, so no byte is handed on
+/// twice; the pieces end with every byte of `range` or with the error.
+/// Nothing waiting for them any more (`deliver` returns false) ends the
+/// fetch.
+pub(super) async fn fetch_arriving(
     reader: &dyn AsyncRangeReader,
     range: Range<u64>,
     options: &FetchOptions,
     stats: &FetchStats,
     at: Location,
-) -> Result<Vec<Bytes>> {
-    let call = || reader.get_range_pieces(range.clone());
-    let len = |pieces: &Vec<Bytes>| pieces.iter().map(Bytes::len).sum();
-    fetch_with(reader, range.clone(), options, stats, at, call, len).await
+    deliver: &(dyn Fn(Result<Bytes>) -> bool + Sync),
+) {
+    let want = range.end.saturating_sub(range.start);
+    // Bytes handed on so far, across attempts (an atomic only so that the
+    // attempts' futures are `Send`).
+    let sent = AtomicU64::new(0);
+    let call = || -> BoxFuture<'_, io::Result<()>> {
+        Box::pin(async {
+            let from = range.start.saturating_add(sent.load(Ordering::Relaxed));
+            let asked = range.end.saturating_sub(from);
+            let mut got: u64 = 0;
+            let mut pieces = reader.get_range_stream(from..range.end);
+            while let Some(piece) = pieces.next().await {
+                let piece = piece?;
+                got = got.saturating_add(piece.len() as u64);
+                // More than asked for: the source is not answering this
+                // range, and another attempt would not mend it.
+                if got > asked {
+                    return Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!("the answer held more than the {asked} bytes asked for"),
+                    ));
+                }
+                sent.fetch_add(piece.len() as u64, Ordering::Relaxed);
+                if !deliver(Ok(piece)) {
+                    return Ok(());
+                }
+            }
+            if got < asked {
+                return Err(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    format!("the answer held {got} bytes, not {asked}"),
+                ));
+            }
+            Ok(())
+        })
+    };
+    match attempts(options, stats, call, |_| None).await {
+        Ok(()) => {
+            stats.inner.bytes.fetch_add(want, Ordering::Relaxed);
+        }
+        Err((source, attempts)) => {
+            // Nobody may be waiting any more; then there is no one to tell.
+            deliver(Err(Error::Fetch {
+                object: reader.name(),
+                what: format!("bytes {}..{}", range.start, range.end),
+                range: Some(range),
+                attempts,
+                at: Box::new(at),
+                source,
+            }));
+        }
+    }
 }
 
 /// One fetch of `range` by `call`, attempted as [`fetch`] says, its answer

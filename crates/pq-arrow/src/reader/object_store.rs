@@ -16,7 +16,8 @@ use std::sync::Arc;
 
 use bytes::Bytes;
 use futures::future::BoxFuture;
-use futures::{Stream, TryStreamExt};
+use futures::stream::BoxStream;
+use futures::{Stream, StreamExt, TryStreamExt};
 use object_store::path::Path;
 use object_store::{
     GetOptions, GetRange, GetResultPayload, ObjectMeta, ObjectStore, ObjectStoreExt,
@@ -96,51 +97,90 @@ const KEEP_CHUNK: usize = 128 << 10;
 /// Smaller chunks are joined into pieces of about this length.
 const JOINED_PIECE: usize = 1 << 20;
 
-/// The chunks of an answer of `len` bytes, chunks of [`KEEP_CHUNK`] bytes
-/// or more as they came and runs of smaller ones joined into pieces of
-/// [`JOINED_PIECE`] bytes. An HTTP client hands on a body in chunks of a
-/// few hundred kilobytes, which the reader uses without a copy; some
-/// stores stream far smaller ones, and thousands of pieces a row group
-/// would cost more to look through than one copy of them.
-async fn join_small_chunks(
-    mut chunks: impl Stream<Item = io::Result<Bytes>> + Unpin,
+/// The chunks of an answer of `len` bytes as they come: chunks of
+/// [`KEEP_CHUNK`] bytes or more as they are, runs of smaller ones joined
+/// into pieces of [`JOINED_PIECE`] bytes. An HTTP client hands on a body in
+/// chunks of a few hundred kilobytes, which the reader uses without a
+/// copy; some stores stream far smaller ones, and thousands of pieces a
+/// row group would cost more to look through than one copy of them.
+fn join_small_chunks<'a>(
+    chunks: impl Stream<Item = io::Result<Bytes>> + Send + Unpin + 'a,
     len: u64,
-) -> io::Result<Vec<Bytes>> {
-    let mut pieces = Vec::new();
-    let mut joining: Vec<u8> = Vec::new();
-    let mut seen: u64 = 0;
-    while let Some(chunk) = chunks.try_next().await? {
-        seen = seen.saturating_add(chunk.len() as u64);
-        // A body longer than asked for is not held to its end (it may
-        // never end); the caller's length check would fail it anyway.
-        if seen > len {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                format!("the answer held more than the {len} bytes asked for"),
-            ));
+) -> BoxStream<'a, io::Result<Bytes>> {
+    struct Joining<S> {
+        chunks: S,
+        joining: Vec<u8>,
+        seen: u64,
+        /// A large chunk that came behind a run of small ones: handed on
+        /// after them.
+        next: Option<Bytes>,
+        done: bool,
+    }
+    let start = Joining {
+        chunks,
+        joining: Vec::new(),
+        seen: 0,
+        next: None,
+        done: false,
+    };
+    futures::stream::unfold(start, move |mut j| async move {
+        if let Some(chunk) = j.next.take() {
+            return Some((Ok(chunk), j));
         }
-        if chunk.len() >= KEEP_CHUNK {
-            if !joining.is_empty() {
-                pieces.push(Bytes::from(std::mem::take(&mut joining)));
+        if j.done {
+            return None;
+        }
+        loop {
+            let chunk = match j.chunks.try_next().await {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => {
+                    j.done = true;
+                    if j.joining.is_empty() {
+                        return None;
+                    }
+                    return Some((Ok(Bytes::from(std::mem::take(&mut j.joining))), j));
+                }
+                Err(e) => {
+                    j.done = true;
+                    return Some((Err(e), j));
+                }
+            };
+            j.seen = j.seen.saturating_add(chunk.len() as u64);
+            // A body longer than asked for is not held to its end (it may
+            // never end); the reader's length check fails it.
+            if j.seen > len {
+                j.done = true;
+                return Some((
+                    Err(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!("the answer held more than the {len} bytes asked for"),
+                    )),
+                    j,
+                ));
             }
-            pieces.push(chunk);
-            continue;
+            if chunk.len() >= KEEP_CHUNK {
+                if j.joining.is_empty() {
+                    return Some((Ok(chunk), j));
+                }
+                j.next = Some(chunk);
+                return Some((Ok(Bytes::from(std::mem::take(&mut j.joining))), j));
+            }
+            if j.joining.is_empty() {
+                // No more than the answer still to come: the length is the
+                // one asked for, not one the source declared.
+                let rest = usize::try_from(len.saturating_sub(j.seen)).unwrap_or(usize::MAX);
+                j.joining
+                    .reserve_exact(chunk.len().saturating_add(rest).min(JOINED_PIECE));
+            }
+            j.joining.extend_from_slice(&chunk);
+            // The answer's last bytes go on at once, not when the body's
+            // end is signalled.
+            if j.joining.len() >= JOINED_PIECE || j.seen == len {
+                return Some((Ok(Bytes::from(std::mem::take(&mut j.joining))), j));
+            }
         }
-        if joining.is_empty() {
-            // No more than the answer still to come: the length is the
-            // one asked for, not one the source declared.
-            let rest = usize::try_from(len.saturating_sub(seen)).unwrap_or(usize::MAX);
-            joining.reserve_exact(chunk.len().saturating_add(rest).min(JOINED_PIECE));
-        }
-        joining.extend_from_slice(&chunk);
-        if joining.len() >= JOINED_PIECE {
-            pieces.push(Bytes::from(std::mem::take(&mut joining)));
-        }
-    }
-    if !joining.is_empty() {
-        pieces.push(Bytes::from(joining));
-    }
-    Ok(pieces)
+    })
+    .boxed()
 }
 
 /// `len` bytes of `file` from `start`, in pieces of [`JOINED_PIECE`]
@@ -210,8 +250,8 @@ impl AsyncRangeReader for ObjectStoreReader {
         })
     }
 
-    fn get_range_pieces(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Vec<Bytes>>> {
-        Box::pin(async move {
+    fn get_range_stream(&self, range: Range<u64>) -> BoxStream<'_, io::Result<Bytes>> {
+        let answer = async move {
             let options = GetOptions {
                 range: Some(GetRange::Bounded(range.clone())),
                 ..GetOptions::default()
@@ -236,13 +276,15 @@ impl AsyncRangeReader for ObjectStoreReader {
             #[cfg(not(target_arch = "wasm32"))]
             if let GetResultPayload::File(file, _) = got.payload {
                 let read = move || read_pieces(file, range.start, len);
-                return match tokio::runtime::Handle::try_current() {
+                let pieces = match tokio::runtime::Handle::try_current() {
                     Ok(rt) => rt.spawn_blocking(read).await.map_err(io::Error::other)?,
                     Err(_) => read(),
-                };
+                }?;
+                return Ok(futures::stream::iter(pieces.into_iter().map(Ok)).boxed());
             }
-            join_small_chunks(got.into_stream().map_err(io_error), len).await
-        })
+            Ok(join_small_chunks(got.into_stream().map_err(io_error), len))
+        };
+        futures::stream::once(answer).try_flatten().boxed()
     }
 
     fn get_ranges(&self, ranges: Vec<Range<u64>>) -> BoxFuture<'_, io::Result<Vec<Bytes>>> {
@@ -303,7 +345,14 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::{JOINED_PIECE, KEEP_CHUNK, join_small_chunks};
     use bytes::Bytes;
-    use futures::StreamExt;
+    use futures::{StreamExt, TryStreamExt};
+
+    /// Every piece of a joined answer, or its error.
+    fn collect(
+        stream: futures::stream::BoxStream<'_, std::io::Result<Bytes>>,
+    ) -> std::io::Result<Vec<Bytes>> {
+        futures::executor::block_on(stream.try_collect())
+    }
 
     fn chunks(sizes: &[usize]) -> (Vec<std::io::Result<Bytes>>, Vec<u8>) {
         let total: usize = sizes.iter().sum();
@@ -321,7 +370,7 @@ mod tests {
 
     fn run(sizes: &[usize]) -> (Vec<usize>, Vec<u8>, Vec<u8>) {
         let (chunks, file) = chunks(sizes);
-        let got = futures::executor::block_on(join_small_chunks(
+        let got = collect(join_small_chunks(
             futures::stream::iter(chunks),
             file.len() as u64,
         ))
@@ -362,7 +411,7 @@ mod tests {
             Ok(Bytes::from_static(&[7; 1000]))
         })
         .take(100_000);
-        let err = futures::executor::block_on(join_small_chunks(long, 10_500)).unwrap_err();
+        let err = collect(join_small_chunks(long, 10_500)).unwrap_err();
         assert_eq!(taken, 11);
         assert!(
             err.to_string().contains("more than the 10500 bytes"),
@@ -370,9 +419,37 @@ mod tests {
         );
         let (chunks, _) = chunks(&[KEEP_CHUNK, 10]);
         let short = futures::stream::iter(chunks);
+        assert!(collect(join_small_chunks(short, KEEP_CHUNK as u64 + 9)).is_err());
+    }
+
+    #[test]
+    fn pieces_are_handed_on_before_the_answer_ends() {
+        // Two large chunks, then a body that has not come yet: both are
+        // handed on at once (the reader decodes them meanwhile); small
+        // chunks wait to be joined.
+        let (chunks, file) = chunks(&[KEEP_CHUNK, KEEP_CHUNK + 1, 10]);
+        let mut chunks = chunks.into_iter();
+        let first: Vec<_> = chunks.by_ref().take(2).collect();
+        let stalled = futures::stream::iter(first).chain(futures::stream::pending());
+        let mut joined = join_small_chunks(stalled, file.len() as u64);
+        let mut next = || futures::executor::block_on(joined.next()).unwrap().unwrap();
+        assert_eq!(next(), &file[..KEEP_CHUNK]);
+        assert_eq!(next(), &file[KEEP_CHUNK..2 * KEEP_CHUNK + 1]);
+        let last = chunks.next().unwrap().unwrap();
+        let waiting =
+            || futures::stream::iter([Ok(last.clone())]).chain(futures::stream::pending());
+        let mut small = join_small_chunks(waiting(), 11);
+        let polled = futures::executor::block_on(futures::future::poll_fn(|cx| {
+            std::task::Poll::Ready(small.poll_next_unpin(cx).is_pending())
+        }));
         assert!(
-            futures::executor::block_on(join_small_chunks(short, KEEP_CHUNK as u64 + 9)).is_err()
+            polled,
+            "a small chunk was handed on before it could be joined"
         );
+        // The answer's last byte in: handed on without waiting for the end.
+        let mut all_in = join_small_chunks(waiting(), 10);
+        let got = futures::executor::block_on(all_in.next()).unwrap().unwrap();
+        assert_eq!(got, last);
     }
 
     #[test]

@@ -8,7 +8,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use bytes::Bytes;
+use futures::StreamExt;
 use futures::future::BoxFuture;
+use futures::stream::BoxStream;
 
 /// Byte ranges of one file, fetched asynchronously: what
 /// [`ParquetRecordBatchStreamBuilder`](super::ParquetRecordBatchStreamBuilder)
@@ -42,15 +44,30 @@ pub trait AsyncRangeReader: Send + Sync + fmt::Debug {
     /// The bytes of `range` (exactly `range.end - range.start` of them).
     fn get_range(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Bytes>>;
 
-    /// The bytes of `range` in the pieces the source delivers them in, in
-    /// order (together exactly `range.end - range.start` bytes). A network
-    /// body arrives as many chunks: handing them on as they are spares a
-    /// copy of the whole answer into one fresh buffer (for a 35 MB row
-    /// group through object_store's HTTP client, a third of its transfer
-    /// time), and the reader copies only the pages that straddle two
-    /// chunks. The default is [`get_range`](Self::get_range)'s one piece.
-    fn get_range_pieces(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Vec<Bytes>>> {
-        Box::pin(async move { Ok(vec![self.get_range(range).await?]) })
+    /// The bytes of `range` as they arrive, in the pieces the source
+    /// delivers them in, in order (together exactly `range.end -
+    /// range.start` bytes; the reader checks). A network body arrives as
+    /// many chunks: handing each on as it comes lets the reader decode the
+    /// pages already in while the rest of a row group is on its way, and
+    /// spares a copy of the whole answer into one fresh buffer (for a 35 MB
+    /// row group through object_store's HTTP client, a third of its
+    /// transfer time); the reader copies only the pages that straddle two
+    /// pieces. The default is [`get_range`](Self::get_range)'s one piece.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> std::io::Result<()> {
+    /// use futures::TryStreamExt;
+    /// use pq_arrow::{AsyncRangeReader, TokioFile};
+    /// let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../data/sample.parquet");
+    /// let file = TokioFile::open(path).await?;
+    /// let pieces: Vec<_> = file.get_range_stream(0..4).try_collect().await?;
+    /// assert_eq!(pieces.concat(), b"PAR1");
+    /// # Ok(())
+    /// # }
+    /// ```
+    fn get_range_stream(&self, range: Range<u64>) -> BoxStream<'_, io::Result<Bytes>> {
+        futures::stream::once(self.get_range(range)).boxed()
     }
 
     /// Several ranges, in the order asked. The default asks for each in
@@ -88,8 +105,8 @@ impl<T: AsyncRangeReader + ?Sized> AsyncRangeReader for Arc<T> {
     fn get_range(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Bytes>> {
         (**self).get_range(range)
     }
-    fn get_range_pieces(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Vec<Bytes>>> {
-        (**self).get_range_pieces(range)
+    fn get_range_stream(&self, range: Range<u64>) -> BoxStream<'_, io::Result<Bytes>> {
+        (**self).get_range_stream(range)
     }
     fn get_ranges(&self, ranges: Vec<Range<u64>>) -> BoxFuture<'_, io::Result<Vec<Bytes>>> {
         (**self).get_ranges(ranges)

@@ -8,6 +8,9 @@
 //! request, not one per page), nearby ranges are merged, requests run on
 //! tokio tasks a bounded number at a time, and the next row group's
 //! chunks are fetched while the current one decodes, within a byte budget.
+//! An answer is handed to the decoder as it arrives: the pages asked for
+//! go to it as soon as their bytes are in, so a row group's first pages
+//! decode while the rest of its answer is still on its way.
 
 use std::ops::Range;
 use std::pin::Pin;
@@ -20,11 +23,12 @@ use bytes::Bytes;
 use futures::Stream;
 use pq_format::{FooterDecoder, FooterStep, Limits, ParquetMetaData, SchemaDescriptor};
 use tokio::sync::Semaphore;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use tokio::task::JoinHandle;
 
 use super::builder::open_metadata;
 use super::core::{BatchDecoder, Decoded};
-use super::fetch::{FetchOptions, FetchStats, fetch, fetch_pieces, fetch_size, fetch_suffix};
+use super::fetch::{FetchOptions, FetchStats, fetch, fetch_arriving, fetch_size, fetch_suffix};
 use super::options::ReadOptions;
 use super::pieces::coalesce;
 use super::range_reader::AsyncRangeReader;
@@ -249,6 +253,7 @@ impl ParquetRecordBatchStreamBuilder {
         let schema = decoder.schema();
         let metrics = Arc::new(Mutex::new(decoder.pruning_metrics().cloned()));
         let page_index = decoder.page_index_region(MAX_PAGE_INDEX);
+        let (arrived, arrivals) = tokio::sync::mpsc::unbounded_channel();
         let driver = Driver {
             reader: self.reader,
             decoder,
@@ -257,6 +262,9 @@ impl ParquetRecordBatchStreamBuilder {
             fetch: self.fetch,
             stats: self.stats.clone(),
             held: Vec::new(),
+            next_id: 0,
+            arrived,
+            arrivals,
             metrics: metrics.clone(),
             failed: false,
         };
@@ -329,17 +337,82 @@ impl Stream for ParquetRecordBatchStream {
 
 /// A range fetched, or being fetched, for the decoder.
 struct Held {
+    /// Names its fetch's pieces on the channel they arrive by.
+    id: u64,
     range: Range<u64>,
-    data: HeldData,
+    /// The pieces arrived so far, in order (see
+    /// [`AsyncRangeReader::get_range_stream`]), each with its offset in
+    /// the file.
+    pieces: Vec<(u64, Bytes)>,
+    /// Where the bytes arrived so far end (`range.start` before any).
+    arrived: u64,
+    /// The fetch, until its last byte has arrived or it failed.
+    task: Option<JoinHandle<()>>,
+    /// How the fetch failed, until the error is reported.
+    failure: Option<Error>,
     /// Pushed to the decoder (whose readers then hold it).
     pushed: bool,
 }
 
-enum HeldData {
-    Pending(JoinHandle<Result<Vec<Bytes>>>),
-    /// The answer in the pieces it came in (see
-    /// [`AsyncRangeReader::get_range_pieces`]), in order.
-    Ready(Vec<Bytes>),
+impl Held {
+    /// Whether the bytes of `r` (within this range) have all arrived.
+    fn has(&self, r: &Range<u64>) -> bool {
+        self.arrived >= r.end.min(self.range.end)
+    }
+
+    /// The pieces that hold bytes of `r`: found by their offsets, since
+    /// an answer may come in thousands.
+    fn pieces_of(&self, r: &Range<u64>) -> impl Iterator<Item = &(u64, Bytes)> {
+        let first = self
+            .pieces
+            .partition_point(|(at, p)| at.saturating_add(p.len() as u64) <= r.start);
+        let end = r.end;
+        self.pieces
+            .get(first..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(move |(at, _)| *at < end)
+    }
+}
+
+/// A piece of a fetch's answer as it arrived, or how the fetch failed,
+/// with the id of the [`Held`] range it is for.
+type Arrival = (u64, Result<Bytes>);
+
+/// Sends an error for its fetch if dropped before the fetch ended (the
+/// task panicked): the driver, waiting for the fetch's bytes, then stops
+/// waiting.
+struct Unfinished {
+    id: u64,
+    arrived: UnboundedSender<Arrival>,
+    range: Range<u64>,
+    object: String,
+    done: bool,
+}
+
+impl Unfinished {
+    /// The fetch ended: its pieces, or its error, were sent.
+    fn finish(&mut self) {
+        self.done = true;
+    }
+}
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if !self.done {
+            let _ = self.arrived.send((
+                self.id,
+                Err(Error::Fetch {
+                    object: std::mem::take(&mut self.object),
+                    what: format!("bytes {}..{}", self.range.start, self.range.end),
+                    range: Some(self.range.clone()),
+                    attempts: 1,
+                    at: Box::default(),
+                    source: std::io::Error::other("the fetch ended before its answer"),
+                }),
+            ));
+        }
+    }
 }
 
 /// The loop of the stream: decode, and fetch what the decoder asks for.
@@ -356,6 +429,12 @@ struct Driver {
     /// Ranges fetched or being fetched, kept while the row group being
     /// read or the next one overlaps them.
     held: Vec<Held>,
+    next_id: u64,
+    /// Every fetch hands on its pieces here, as they arrive...
+    arrived: UnboundedSender<Arrival>,
+    /// ...and the driver takes them here: one channel for all, so that
+    /// the driver can wait for whichever asked-for range comes first.
+    arrivals: UnboundedReceiver<Arrival>,
     metrics: Arc<Mutex<Option<PruningMetrics>>>,
     failed: bool,
 }
@@ -364,7 +443,7 @@ impl Drop for Driver {
     fn drop(&mut self) {
         // A dropped stream's requests are not wanted any more.
         for h in &self.held {
-            if let HeldData::Pending(task) = &h.data {
+            if let Some(task) = &h.task {
                 task.abort();
             }
         }
@@ -411,7 +490,11 @@ impl Driver {
         }
     }
 
-    /// Fetches (or waits for) and pushes the bytes of `ranges`.
+    /// Fetches the bytes of `ranges` (those not held yet), waits until
+    /// those of at least one have arrived, and pushes every asked-for range
+    /// that has arrived. The decoder takes what it can of them and asks
+    /// again for the rest: a row group's first pages are decoded while the
+    /// rest of its answer is on its way.
     async fn serve(&mut self, ranges: &[Range<u64>]) -> Result<()> {
         self.evict();
         let missing: Vec<Range<u64>> = ranges
@@ -425,66 +508,131 @@ impl Driver {
         // after them another, the first ones' bytes fetched again in it.
         let whole = self.unheld_row_group(&missing);
         let fetches = if whole.is_empty() { missing } else { whole };
-        let mut asked = 0;
         for r in coalesce(fetches, self.fetch.coalesce_gap) {
-            asked += r.end - r.start;
             self.start(r);
         }
-        // Each asked range from the held ranges that cover it, those just
+        // A small fetch is bound by the round trip: the next row group's
+        // requests go out with it (a large one holds them back, see
+        // `prefetch`).
+        self.prefetch();
+        // Each asked range with the held ranges that cover it, those just
         // started included. (One that is not covered is asked for again by
         // the decoder, which `next_batch` turns into an error.)
-        let mut wanted: Vec<usize> = ranges
+        let asked: Vec<(Range<u64>, Vec<usize>)> = ranges
             .iter()
-            .filter_map(|r| self.cover(r))
-            .flatten()
+            .filter_map(|r| self.cover(r).map(|c| (r.clone(), c)))
             .collect();
-        // A small fetch is bound by the round trip: the next row group's
-        // requests go out with it. A large one is bound by bandwidth: they
-        // wait until it is in (below), so as not to delay this row group.
-        let early = asked < PREFETCH_WITH_BYTES;
-        if early {
-            self.prefetch();
-        }
-        wanted.sort_unstable();
-        wanted.dedup();
-        for i in wanted {
-            let Some(h) = self.held.get_mut(i) else {
-                continue;
-            };
-            if let HeldData::Pending(task) = &mut h.data {
-                let data = match task.await {
-                    Ok(r) => r?,
-                    Err(e) => {
-                        return Err(Error::Fetch {
-                            object: self.reader.name(),
-                            what: format!("bytes {}..{}", h.range.start, h.range.end),
-                            range: Some(h.range.clone()),
-                            attempts: 1,
-                            at: Box::default(),
-                            source: std::io::Error::other(e),
-                        });
-                    }
-                };
-                h.data = HeldData::Ready(data);
+        let ready = |held: &[Held], (r, cover): &(Range<u64>, Vec<usize>)| {
+            cover.iter().all(|&i| held.get(i).is_some_and(|h| h.has(r)))
+        };
+        loop {
+            self.take_arrived();
+            if asked.is_empty() || asked.iter().any(|a| ready(&self.held, a)) {
+                break;
             }
-            if let HeldData::Ready(pieces) = &h.data {
-                // Only the pieces that hold asked-for bytes: an answer of
-                // many chunks is handed on a request at a time.
-                let mut at = h.range.start;
-                for piece in pieces {
-                    let end = at.saturating_add(piece.len() as u64);
-                    if ranges.iter().any(|r| r.start < end && at < r.end) {
-                        self.decoder.push_range(at, piece.clone());
+            // A failed fetch of an asked range ends the reading with its
+            // error (the stream ends after it).
+            for (r, cover) in &asked {
+                for &i in cover {
+                    if let Some(h) = self.held.get_mut(i)
+                        && !h.has(r)
+                        && let Some(e) = h.failure.take()
+                    {
+                        return Err(e);
                     }
-                    at = end;
+                }
+            }
+            match self.arrivals.recv().await {
+                Some(arrival) => self.receive(arrival),
+                // Not while the driver holds a sender.
+                None => break,
+            }
+        }
+        for a in &asked {
+            if !ready(&self.held, a) {
+                continue;
+            }
+            let r = &a.0;
+            for &i in &a.1 {
+                let Some(h) = self.held.get_mut(i) else {
+                    continue;
+                };
+                // Only the pieces that hold asked-for bytes: an answer of
+                // many pieces is handed on a page's worth at a time.
+                for (at, piece) in h.pieces_of(r) {
+                    self.decoder.push_range(*at, piece.clone());
                 }
                 h.pushed = true;
             }
         }
-        if !early {
-            self.prefetch();
-        }
+        self.prefetch();
         Ok(())
+    }
+
+    /// Starts fetching `r` on a task, its pieces arriving by `arrivals`.
+    fn start(&mut self, r: Range<u64>) {
+        let reader = self.reader.clone();
+        let options = self.fetch.clone();
+        let stats = self.stats.clone();
+        let limit = self.limit.clone();
+        let at = self.decoder.location_of(r.start);
+        let id = self.next_id;
+        self.next_id += 1;
+        let mut unfinished = Unfinished {
+            id,
+            arrived: self.arrived.clone(),
+            range: r.clone(),
+            object: self.reader.name(),
+            done: false,
+        };
+        let range = r.clone();
+        let task = tokio::spawn(async move {
+            // A closed semaphore cannot happen (it is never closed); were
+            // it to, the request goes ahead unlimited.
+            let _permit = limit.acquire_owned().await.ok();
+            let arrived = &unfinished.arrived;
+            let deliver = |piece: Result<Bytes>| arrived.send((id, piece)).is_ok();
+            fetch_arriving(&*reader, range, &options, &stats, at, &deliver).await;
+            unfinished.finish();
+        });
+        self.held.push(Held {
+            id,
+            range: r.clone(),
+            pieces: Vec::new(),
+            arrived: r.start,
+            task: Some(task),
+            failure: None,
+            pushed: false,
+        });
+    }
+
+    /// Takes the pieces that have arrived, without waiting.
+    fn take_arrived(&mut self) {
+        while let Ok(arrival) = self.arrivals.try_recv() {
+            self.receive(arrival);
+        }
+    }
+
+    /// Files an arrived piece (or a fetch's failure) with its range; those
+    /// of ranges no longer held are dropped.
+    fn receive(&mut self, (id, piece): Arrival) {
+        let Some(h) = self.held.iter_mut().find(|h| h.id == id) else {
+            return;
+        };
+        match piece {
+            Ok(piece) => {
+                let at = h.arrived;
+                h.arrived = h.arrived.saturating_add(piece.len() as u64);
+                h.pieces.push((at, piece));
+                if h.arrived >= h.range.end {
+                    h.task = None;
+                }
+            }
+            Err(e) => {
+                h.failure = Some(e);
+                h.task = None;
+            }
+        }
     }
 
     /// The error for ranges served and asked for again: a fault of the
@@ -595,31 +743,22 @@ impl Driver {
         }
     }
 
-    /// Starts fetching `r` on a task.
-    fn start(&mut self, r: Range<u64>) {
-        let reader = self.reader.clone();
-        let options = self.fetch.clone();
-        let stats = self.stats.clone();
-        let limit = self.limit.clone();
-        let at = self.decoder.location_of(r.start);
-        let range = r.clone();
-        let task = tokio::spawn(async move {
-            // A closed semaphore cannot happen (it is never closed); were
-            // it to, the request goes ahead unlimited.
-            let _permit = limit.acquire_owned().await.ok();
-            fetch_pieces(&*reader, range, &options, &stats, at).await
-        });
-        self.held.push(Held {
-            range: r,
-            data: HeldData::Pending(task),
-            pushed: false,
-        });
-    }
-
     /// Fetches the next row group's chunks when they fit in the budget with
     /// what is held.
     fn prefetch(&mut self) {
         if self.fetch.prefetch_bytes == 0 {
+            return;
+        }
+        // A large fetch still arriving is bound by bandwidth: the next row
+        // group's requests wait until it is in, so as not to slow it.
+        self.take_arrived();
+        let arriving: u64 = self
+            .held
+            .iter()
+            .filter(|h| h.task.is_some())
+            .map(|h| h.range.end.saturating_sub(h.arrived))
+            .sum();
+        if arriving >= PREFETCH_WITH_BYTES {
             return;
         }
         let next: Vec<Range<u64>> = self
@@ -646,7 +785,7 @@ impl Driver {
             self.decoder.chunks.iter().map(|(r, _)| r.clone()).collect();
         keep.extend(self.decoder.next_row_group_ranges());
         self.held.retain(|h| {
-            matches!(h.data, HeldData::Pending(_))
+            h.task.is_some()
                 || keep
                     .iter()
                     .any(|k| k.start < h.range.end && k.end > h.range.start)
