@@ -22,7 +22,8 @@
 //!
 //! A markdown table of the medians of alternating rounds is printed, with
 //! the requests and bytes each reader made through the proxy
-//! (`PQ_BENCH_ROUNDS=N` fixes the rounds).
+//! (`PQ_BENCH_ROUNDS=N` fixes the rounds; `PQ_BENCH_ONLY=TEXT` keeps the
+//! reads whose name contains TEXT, `PQ_BENCH_LATENCY=MS` one latency).
 
 mod common;
 
@@ -364,7 +365,15 @@ fn main() {
             .unwrap_or_else(|| panic!("{} has no directory", path.display()))
             .unwrap_or_else(|e| panic!("{e}")),
     );
-    for latency_ms in [20u64, 0] {
+    let only = std::env::var("PQ_BENCH_ONLY").unwrap_or_default();
+    let latencies: Vec<u64> = match std::env::var("PQ_BENCH_LATENCY") {
+        Ok(ms) => vec![
+            ms.parse()
+                .unwrap_or_else(|e| panic!("PQ_BENCH_LATENCY={ms}: {e}")),
+        ],
+        Err(_) => vec![20, 0],
+    };
+    for latency_ms in latencies {
         proxy
             .faults()
             .set_latency(Duration::from_millis(latency_ms));
@@ -388,7 +397,7 @@ fn main() {
             proxy.reset_stats();
             server.reset_stats();
         };
-        for read in &reads {
+        for read in reads.iter().filter(|r| r.name.contains(&only)) {
             // The same rows, and each reader's requests, before timing.
             reset();
             let a = rt.block_on(pq_remote(ours.clone(), read));
@@ -447,6 +456,9 @@ fn main() {
             );
         }
         // What moving the bytes alone costs: the whole object in one GET.
+        if !"the whole object".contains(&only) {
+            continue;
+        }
         let mut whole = || {
             rt.block_on(async {
                 use object_store::ObjectStoreExt;
