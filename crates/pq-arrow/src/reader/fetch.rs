@@ -196,7 +196,9 @@ impl FetchStats {
         self.inner.retries.load(Ordering::Relaxed)
     }
 
-    /// Bytes received in answers of the right length.
+    /// Bytes received and used: those of answers of the right length, and
+    /// the part of a column chunk's answer handed on before it broke off
+    /// (the rest is asked for again, not the whole).
     pub fn bytes(&self) -> u64 {
         self.inner.bytes.load(Ordering::Relaxed)
     }
@@ -280,7 +282,6 @@ pub(super) async fn fetch_arriving(
     at: Location,
     deliver: &(dyn Fn(Result<Bytes>) -> bool + Sync),
 ) {
-    let want = range.end.saturating_sub(range.start);
     // Bytes handed on so far, across attempts (an atomic only so that the
     // attempts' futures are `Send`).
     let sent = AtomicU64::new(0);
@@ -302,6 +303,13 @@ pub(super) async fn fetch_arriving(
                     ));
                 }
                 sent.fetch_add(piece.len() as u64, Ordering::Relaxed);
+                // Counted as handed on: the reader may be done with the
+                // range (and report its counts) before the body's end is
+                // seen.
+                stats
+                    .inner
+                    .bytes
+                    .fetch_add(piece.len() as u64, Ordering::Relaxed);
                 if !deliver(Ok(piece)) {
                     return Ok(());
                 }
@@ -315,21 +323,16 @@ pub(super) async fn fetch_arriving(
             Ok(())
         })
     };
-    match attempts(options, stats, call, |_| None).await {
-        Ok(()) => {
-            stats.inner.bytes.fetch_add(want, Ordering::Relaxed);
-        }
-        Err((source, attempts)) => {
-            // Nobody may be waiting any more; then there is no one to tell.
-            deliver(Err(Error::Fetch {
-                object: reader.name(),
-                what: format!("bytes {}..{}", range.start, range.end),
-                range: Some(range),
-                attempts,
-                at: Box::new(at),
-                source,
-            }));
-        }
+    if let Err((source, attempts)) = attempts(options, stats, call, |_| None).await {
+        // Nobody may be waiting any more; then there is no one to tell.
+        deliver(Err(Error::Fetch {
+            object: reader.name(),
+            what: format!("bytes {}..{}", range.start, range.end),
+            range: Some(range),
+            attempts,
+            at: Box::new(at),
+            source,
+        }));
     }
 }
 
