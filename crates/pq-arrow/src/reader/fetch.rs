@@ -254,17 +254,44 @@ pub(super) async fn fetch(
     stats: &FetchStats,
     at: Location,
 ) -> Result<Bytes> {
+    let want = range.end.saturating_sub(range.start);
     let call = || reader.get_range(range.clone());
-    fetch_with(
-        reader,
-        range.clone(),
-        options,
-        stats,
-        at,
-        call,
-        |d: &Bytes| d.len(),
-    )
-    .await
+    let got = attempts(options, stats, call, |data: &Bytes| {
+        let n = data.len();
+        (n as u64 != want).then(|| {
+            io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                format!("the answer held {n} bytes, not {want}"),
+            )
+        })
+    })
+    .await;
+    match got {
+        Ok(data) => {
+            stats.inner.bytes.fetch_add(want, Ordering::Relaxed);
+            Ok(data)
+        }
+        Err((source, attempts)) => Err(range_failed(reader.name(), range, attempts, at, source)),
+    }
+}
+
+/// The error of a fetch of `range` of `object` that failed after
+/// `attempts` requests; `at` says what the range was for.
+pub(super) fn range_failed(
+    object: String,
+    range: Range<u64>,
+    attempts: u32,
+    at: Location,
+    source: io::Error,
+) -> Error {
+    Error::Fetch {
+        object,
+        what: format!("bytes {}..{}", range.start, range.end),
+        range: Some(range),
+        attempts,
+        at: Box::new(at),
+        source,
+    }
 }
 
 /// [`fetch`], each piece handed to `deliver` as it comes (see
@@ -325,52 +352,13 @@ pub(super) async fn fetch_arriving(
     };
     if let Err((source, attempts)) = attempts(options, stats, call, |_| None).await {
         // Nobody may be waiting any more; then there is no one to tell.
-        deliver(Err(Error::Fetch {
-            object: reader.name(),
-            what: format!("bytes {}..{}", range.start, range.end),
-            range: Some(range),
+        deliver(Err(range_failed(
+            reader.name(),
+            range,
             attempts,
-            at: Box::new(at),
+            at,
             source,
-        }));
-    }
-}
-
-/// One fetch of `range` by `call`, attempted as [`fetch`] says, its answer
-/// `len` bytes long.
-async fn fetch_with<'a, T>(
-    reader: &dyn AsyncRangeReader,
-    range: Range<u64>,
-    options: &FetchOptions,
-    stats: &FetchStats,
-    at: Location,
-    call: impl FnMut() -> BoxFuture<'a, io::Result<T>>,
-    len: impl Fn(&T) -> usize,
-) -> Result<T> {
-    let want = range.end.saturating_sub(range.start);
-    let got = attempts(options, stats, call, |data: &T| {
-        let n = len(data);
-        (n as u64 != want).then(|| {
-            io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                format!("the answer held {n} bytes, not {want}"),
-            )
-        })
-    })
-    .await;
-    match got {
-        Ok(data) => {
-            stats.inner.bytes.fetch_add(want, Ordering::Relaxed);
-            Ok(data)
-        }
-        Err((source, attempts)) => Err(Error::Fetch {
-            object: reader.name(),
-            what: format!("bytes {}..{}", range.start, range.end),
-            range: Some(range),
-            attempts,
-            at: Box::new(at),
-            source,
-        }),
+        )));
     }
 }
 

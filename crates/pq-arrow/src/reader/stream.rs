@@ -28,7 +28,9 @@ use tokio::task::JoinHandle;
 
 use super::builder::open_metadata;
 use super::core::{BatchDecoder, Decoded};
-use super::fetch::{FetchOptions, FetchStats, fetch, fetch_arriving, fetch_size, fetch_suffix};
+use super::fetch::{
+    FetchOptions, FetchStats, fetch, fetch_arriving, fetch_size, fetch_suffix, range_failed,
+};
 use super::options::ReadOptions;
 use super::pieces::coalesce;
 use super::range_reader::AsyncRangeReader;
@@ -402,14 +404,13 @@ impl Drop for Unfinished {
         if !self.done {
             let _ = self.arrived.send((
                 self.id,
-                Err(Error::Fetch {
-                    object: std::mem::take(&mut self.object),
-                    what: format!("bytes {}..{}", self.range.start, self.range.end),
-                    range: Some(self.range.clone()),
-                    attempts: 1,
-                    at: Box::default(),
-                    source: std::io::Error::other("the fetch ended before its answer"),
-                }),
+                Err(range_failed(
+                    std::mem::take(&mut self.object),
+                    self.range.clone(),
+                    1,
+                    Location::default(),
+                    std::io::Error::other("the fetch ended before its answer"),
+                )),
             ));
         }
     }
@@ -640,17 +641,17 @@ impl Driver {
     /// asked for), reported rather than looped on.
     fn stalled(&self, ranges: &[Range<u64>]) -> Error {
         let first = ranges.first().cloned().unwrap_or_default();
-        Error::Fetch {
-            object: self.reader.name(),
-            what: format!("bytes {}..{}", first.start, first.end),
-            range: Some(first.clone()),
-            attempts: 1,
-            at: Box::new(self.decoder.location_of(first.start)),
-            source: std::io::Error::new(
+        let at = self.decoder.location_of(first.start);
+        range_failed(
+            self.reader.name(),
+            first,
+            1,
+            at,
+            std::io::Error::new(
                 std::io::ErrorKind::InvalidData,
                 "the bytes fetched for it did not cover it",
             ),
-        }
+        )
     }
 
     /// The parts of the current row group's chunks not held yet, when
