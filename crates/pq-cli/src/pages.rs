@@ -89,7 +89,9 @@ pub fn run(path: &Path, column: Option<&str>, out: &mut impl Write) -> Result<()
             };
             let mut nulls = Vec::new();
             let mut levels = Vec::new();
-            for page in PageReader::new(chunk_bytes.clone(), ctx, &PageOptions::default()) {
+            // The reader's limits: a page the reader decodes is listed too.
+            let options = PageOptions::any_declared_size();
+            for page in PageReader::new(chunk_bytes.clone(), ctx, &options) {
                 if let Page::Data(p) = page.map_err(page_at)? {
                     levels.clear();
                     p.def_levels.decode_into(&mut levels).map_err(|e| at(&e))?;

@@ -227,6 +227,40 @@ fn corpus_cat_jsonl() {
     }
 }
 
+/// `pages` lists every corpus file, each column chunk holding values with
+/// at least one page row: it decodes the pages (for their null counts) within the
+/// limits the reader reads with, so a file the reader reads is listed
+/// (`large_string_map.brotli.parquet`, whose dictionary page declares
+/// 1 GiB and 4 bytes, was refused by the page layer's default limit).
+#[test]
+fn corpus_pages_lists_every_file() {
+    for path in corpus() {
+        let p = path.to_str().unwrap();
+        let Ok(reader) = pq_arrow::ParquetReader::open(&path) else {
+            continue;
+        };
+        let out = pq().args(["pages", p]).output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{p}: {stderr}");
+        for (rg, group) in reader.metadata().row_groups.iter().enumerate() {
+            // A chunk of no values is listed without pages.
+            let chunks = group
+                .columns
+                .iter()
+                .enumerate()
+                .filter(|(_, c)| c.meta_data.as_ref().is_some_and(|m| m.num_values > 0));
+            for (col, _) in chunks {
+                let row = format!("{rg:<3} {col:<6} ");
+                assert!(
+                    stdout.lines().any(|l| l.starts_with(&row)),
+                    "{p}: no page of row group {rg}, column {col}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn scan_reports_rows() {
     for name in FIXTURES {

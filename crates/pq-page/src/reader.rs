@@ -96,6 +96,28 @@ impl PageOptions {
         }
     }
 
+    /// The defaults with the page-size limits raised to the largest size a
+    /// page header can declare (`i32::MAX` bytes, decompressed and as a
+    /// dictionary): what a reader that must read every valid file takes
+    /// (the default 1 GiB dictionary limit refuses a valid file whose
+    /// dictionary page declares 1 GiB and 4 bytes). Memory is then bounded
+    /// by what the file's headers declare, and the chunk's declared total
+    /// still bounds its pages together where it is given.
+    ///
+    /// ```
+    /// let options = pq_page::PageOptions::any_declared_size();
+    /// assert_eq!(options.max_dictionary_size(), i32::MAX as usize);
+    /// assert_eq!(options.compress_limits().max_uncompressed_size(), i32::MAX as usize);
+    /// assert_eq!(options.max_page_values(), pq_page::PageOptions::DEFAULT_MAX_PAGE_VALUES);
+    /// ```
+    pub const fn any_declared_size() -> Self {
+        Self::new()
+            .with_compress_limits(
+                pq_compress::Limits::new().with_max_uncompressed_size(i32::MAX as usize),
+            )
+            .with_max_dictionary_size(i32::MAX as usize)
+    }
+
     /// Whether page CRC32 checksums are verified where the header has one.
     /// Off by default, as in other readers: it costs a pass over every page.
     pub const fn verify_checksums(&self) -> bool {

@@ -191,11 +191,7 @@ fn pages_above_the_size_limit() {
     );
 
     // The page is the chunk's dictionary: both limits are raised.
-    let raised = PageOptions::default()
-        .with_compress_limits(
-            pq_compress::Limits::default().with_max_uncompressed_size(i32::MAX as usize),
-        )
-        .with_max_dictionary_size(i32::MAX as usize);
+    let raised = PageOptions::any_declared_size();
     let walk = walk_pages(&bytes, &raised).unwrap();
     assert_eq!(walk.chunks, 2);
 }

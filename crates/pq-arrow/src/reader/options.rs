@@ -607,11 +607,7 @@ fn split_selection(
 }
 
 fn default_page_options() -> PageOptions {
-    PageOptions::default()
-        .with_compress_limits(
-            pq_compress::Limits::default().with_max_uncompressed_size(i32::MAX as usize),
-        )
-        .with_max_dictionary_size(i32::MAX as usize)
+    PageOptions::any_declared_size()
 }
 
 /// The Arrow type of every leaf, with the definition level from which its
