@@ -48,6 +48,8 @@ pub fn run(path: &Path, column: Option<&str>, out: &mut impl Write) -> Result<()
         "levels (rep/def)",
         "crc"
     )?;
+    // The reader's limits: a page the reader decodes is listed too.
+    let options = PageOptions::any_declared_size();
     for (rg_index, rg) in meta.file.row_groups.iter().enumerate() {
         for (col_index, chunk) in rg.columns.iter().enumerate() {
             let Some(desc) = meta.schema.column(col_index) else {
@@ -89,8 +91,6 @@ pub fn run(path: &Path, column: Option<&str>, out: &mut impl Write) -> Result<()
             };
             let mut nulls = Vec::new();
             let mut levels = Vec::new();
-            // The reader's limits: a page the reader decodes is listed too.
-            let options = PageOptions::any_declared_size();
             for page in PageReader::new(chunk_bytes.clone(), ctx, &options) {
                 if let Page::Data(p) = page.map_err(page_at)? {
                     levels.clear();

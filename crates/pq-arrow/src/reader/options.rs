@@ -374,7 +374,7 @@ impl ReadOptions {
             pool_bytes: DEFAULT_POOL_BYTES,
             skip_arrow_metadata: false,
             bytes: ByteArrayOutput::default(),
-            page_options: default_page_options().with_format_limits(limits.clone()),
+            page_options: PageOptions::any_declared_size().with_format_limits(limits.clone()),
             coalesce_gap: DEFAULT_COALESCE_GAP,
             predicate: None,
             row_filtering: Default::default(),
@@ -604,10 +604,6 @@ fn split_selection(
         });
     }
     Ok(out)
-}
-
-fn default_page_options() -> PageOptions {
-    PageOptions::any_declared_size()
 }
 
 /// The Arrow type of every leaf, with the definition level from which its
