@@ -277,6 +277,8 @@ pub(crate) struct ChunkBuffers {
     decompressor: Option<pq_compress::Decompressor>,
     /// Where pages' levels, indices and values are decoded.
     spare: Spare,
+    /// The next chunk's guess of its first data page's bytes.
+    first_page_len: Option<usize>,
 }
 
 /// Buffers kept from one page to the next.
@@ -630,6 +632,9 @@ impl LeafReader {
         if let Some(d) = buffers.decompressor {
             self.pages = self.pages.with_decompressor(d);
         }
+        if let Some(len) = buffers.first_page_len {
+            self.pages = self.pages.with_data_page_len(len);
+        }
         self.spare = buffers.spare;
         self
     }
@@ -649,6 +654,7 @@ impl LeafReader {
             page: self.pages.take_buffer(),
             decompressor: Some(self.pages.take_decompressor()),
             spare,
+            first_page_len: self.pages.data_page_hint(),
         }
     }
 

@@ -623,6 +623,15 @@ impl BatchDecoder {
                 && ctx.codec != pq_compress::Codec::Uncompressed;
             let mut pages = PageReader::streaming(range.end - range.start, ctx, &self.page_options)
                 .releasing_read_bytes(alone);
+            // The first read takes the dictionary page whole, with the
+            // first data page (as long as the column's last chunk's, once
+            // there was one: see `LeafReader::with_buffers`).
+            if let Some((start, end)) = crate::predicate::dictionary::dictionary_range(cmd)
+                && start == range.start
+                && end <= range.end
+            {
+                pages = pages.with_dictionary_page_len(usize::try_from(end - start).unwrap_or(0));
+            }
             // A late column whose offset index was read passes over the
             // pages of rows not kept without their headers, and asks for a
             // page as exactly its bytes.
