@@ -159,6 +159,18 @@ struct Dict {
     passes: Option<Vec<bool>>,
 }
 
+impl Dict {
+    /// The dictionary page's buffer, for the column's next chunk, if
+    /// nothing else holds it (a batch's views may).
+    fn into_page_buffer(self) -> Option<Vec<u8>> {
+        let page = match self.plain? {
+            PlainDict::Fixed { page, .. } | PlainDict::Bytes { page, .. } => page,
+        };
+        drop((self.dense, self.array, self.views));
+        page.try_into_mut().ok().map(Vec::from)
+    }
+}
+
 /// A dictionary page read where it lies (see [`Dict::plain`]).
 #[derive(Debug)]
 enum PlainDict {
@@ -279,6 +291,8 @@ pub(crate) struct ChunkBuffers {
     spare: Spare,
     /// The next chunk's guess of its first data page's bytes.
     first_page_len: Option<usize>,
+    /// Where the dictionary page was decompressed, once nothing holds it.
+    dictionary: Option<Vec<u8>>,
 }
 
 /// Buffers kept from one page to the next.
@@ -635,6 +649,9 @@ impl LeafReader {
         if let Some(len) = buffers.first_page_len {
             self.pages = self.pages.with_data_page_len(len);
         }
+        if let Some(b) = buffers.dictionary {
+            self.pages = self.pages.with_dictionary_buffer(b);
+        }
         self.spare = buffers.spare;
         self
     }
@@ -655,6 +672,7 @@ impl LeafReader {
             decompressor: Some(self.pages.take_decompressor()),
             spare,
             first_page_len: self.pages.data_page_hint(),
+            dictionary: self.dict.take().and_then(Dict::into_page_buffer),
         }
     }
 
