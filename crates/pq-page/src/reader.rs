@@ -229,6 +229,12 @@ const NEXT_HEADER: usize = 1 << 10;
 /// rather than held through the chunk.
 const MAX_RESERVE: usize = 8 << 20;
 
+/// Whether a buffer of `capacity` bytes may take a page of `size`: not far
+/// larger, so that a short page does not hold a long one's memory.
+fn fits_page(capacity: usize, size: usize) -> bool {
+    capacity <= size.saturating_mul(4).max(64 << 10)
+}
+
 /// The buffer of the larger capacity, `a` if they are equal.
 fn larger(a: Option<Vec<u8>>, b: Option<Vec<u8>>) -> Option<Vec<u8>> {
     match (a, b) {
@@ -743,7 +749,7 @@ impl PageReader {
             .max(self.last_page_len.saturating_add(margin));
         // At the chunk's start, the dictionary page and the first data
         // page in one read.
-        if self.pos == 0 && !self.seen_data_page {
+        if self.pos == 0 {
             page.saturating_add(self.dictionary_len)
         } else {
             page
@@ -830,7 +836,7 @@ impl PageReader {
     /// # }
     /// ```
     pub fn with_data_page_len(mut self, len: usize) -> Self {
-        if !self.seen_data_page && self.pos == 0 {
+        if self.pos == 0 {
             self.last_page_len = len;
         }
         self
@@ -1477,8 +1483,6 @@ impl PageReader {
         Ok(())
     }
 
-    /// Decompresses `body` to exactly `size` bytes; uncompressed chunks are
-    /// sliced without copying.
     /// A dictionary page's body, decompressed into a buffer of its
     /// own (see [`with_dictionary_buffer`](Self::with_dictionary_buffer)):
     /// the dictionary is held through the chunk, so the buffer it would
@@ -1491,19 +1495,12 @@ impl PageReader {
         if self.ctx.codec == Codec::Uncompressed {
             return self.decompress(pos, body, size);
         }
-        let fits = |capacity: usize| capacity <= size.saturating_mul(4).max(64 << 10);
-        let mut buf = self
+        let buf = self
             .dictionary_buffer
             .take()
-            .filter(|b| fits(b.capacity()))
+            .filter(|b| fits_page(b.capacity(), size))
             .unwrap_or_default();
-        if let Err(e) = self
-            .decompressor
-            .decompress(self.ctx.codec, body, size, &mut buf)
-        {
-            return Err(self.err(pos, ErrorKind::Decompress(e)));
-        }
-        Ok(Bytes::from(buf))
+        self.decompress_into(pos, body, size, buf)
     }
 
     /// Decompresses the chunk's dictionary page into `buffer` (its
@@ -1548,6 +1545,8 @@ impl PageReader {
         self
     }
 
+    /// Decompresses `body` to exactly `size` bytes; uncompressed chunks are
+    /// sliced without copying.
     fn decompress(&mut self, pos: usize, body: &Bytes, size: usize) -> Result<Bytes> {
         if self.ctx.codec == Codec::Uncompressed {
             if body.len() != size {
@@ -1562,16 +1561,13 @@ impl PageReader {
             return Ok(body.clone());
         }
         // Reuse the previous page's buffer if nobody holds it any more and
-        // it is not far larger than this page: a dictionary page's buffer
-        // (pyarrow's reach 1 MiB before data pages of some 40 KiB) would
-        // otherwise hold a dictionary's size per column all through the
-        // chunk, and a short page would hold a long one's. An unshared
+        // it is not far larger than this page: a short page would otherwise
+        // hold a long one's. An unshared
         // buffer that is too large is kept aside (one, the largest, and
         // none past `MAX_RESERVE`) for the next page it fits and for the
         // next chunk (see `take_buffer`).
-        let fits = |capacity: usize| capacity <= size.saturating_mul(4).max(64 << 10);
         let mut buf = match self.spare.take().map(Bytes::try_into_mut) {
-            Some(Ok(m)) if fits(m.capacity()) => Vec::from(m),
+            Some(Ok(m)) if fits_page(m.capacity(), size) => Vec::from(m),
             Some(Ok(m)) => {
                 self.keep_reserve(Vec::from(m));
                 Vec::new()
@@ -1581,19 +1577,31 @@ impl PageReader {
         if buf.capacity() < size
             && let Some(r) = self
                 .reserve
-                .take_if(|r| r.capacity() >= size && fits(r.capacity()))
+                .take_if(|r| r.capacity() >= size && fits_page(r.capacity(), size))
         {
             buf = r;
         }
+        let bytes = self.decompress_into(pos, body, size, buf)?;
+        self.spare = Some(bytes.clone());
+        Ok(bytes)
+    }
+
+    /// `body` decompressed into `buf` (its capacity; its bytes are
+    /// overwritten) to exactly `size` bytes.
+    fn decompress_into(
+        &mut self,
+        pos: usize,
+        body: &Bytes,
+        size: usize,
+        mut buf: Vec<u8>,
+    ) -> Result<Bytes> {
         if let Err(e) = self
             .decompressor
             .decompress(self.ctx.codec, body, size, &mut buf)
         {
             return Err(self.err(pos, ErrorKind::Decompress(e)));
         }
-        let bytes = Bytes::from(buf);
-        self.spare = Some(bytes.clone());
-        Ok(bytes)
+        Ok(Bytes::from(buf))
     }
 
     /// Keeps `buf` aside if it is larger than the buffer kept so far and

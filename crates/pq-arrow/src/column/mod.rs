@@ -161,12 +161,11 @@ struct Dict {
 
 impl Dict {
     /// The dictionary page's buffer, for the column's next chunk, if
-    /// nothing else holds it (a batch's views may).
+    /// values are still gathered from it and nothing else holds it.
     fn into_page_buffer(self) -> Option<Vec<u8>> {
         let page = match self.plain? {
             PlainDict::Fixed { page, .. } | PlainDict::Bytes { page, .. } => page,
         };
-        drop((self.dense, self.array, self.views));
         page.try_into_mut().ok().map(Vec::from)
     }
 }
