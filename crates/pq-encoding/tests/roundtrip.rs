@@ -400,6 +400,7 @@ proptest! {
         prefix in prop::collection::vec(any::<u8>(), 0..20),
         big in any::<bool>(),
         short in any::<bool>(),
+        uniform in any::<bool>(),
     ) {
         let mut entries = entries;
         // Entries of at most 32 bytes: up to 64 of them take the
@@ -407,6 +408,14 @@ proptest! {
         if short {
             for e in &mut entries {
                 e.truncate(e.len() % 33);
+            }
+        }
+        // Entries all as long as the first (0 to 89 bytes; up to 32 is
+        // the fixed-slot path's arithmetic offsets and narrow copies).
+        if uniform {
+            let width = entries[0].len();
+            for e in &mut entries {
+                e.resize(width, 0xAB);
             }
         }
         // Lengthen the dictionary past the stack copy's size when `big`.
