@@ -316,9 +316,12 @@ impl SmallDict {
         values: &mut Vec<u8>,
     ) -> Result<()> {
         let slot = Self::slot;
-        let total = idx.len().saturating_mul(width);
+        let total = idx.len().checked_mul(width).ok_or(Error::OffsetOverflow {
+            offset_bits: O::BITS,
+            found: usize::MAX,
+        })?;
         let base = begin_append(offsets, values, total)?;
-        // Fits: `begin_append` checked `base + total`.
+        // Fits, and no sum overflows: `begin_append` checked `base + total`.
         offsets
             .extend((1..=idx.len()).map(|k| O::from_usize(base + k * width).unwrap_or_default()));
         match width {

@@ -95,7 +95,12 @@ pub(crate) fn begin_append<O: OffsetSize>(
     let had_offsets = !offsets.is_empty();
     start_offsets(offsets, values)?;
     let base = values.len();
-    if let Err(err) = offset_of::<O>(base + total) {
+    // An end past `usize` fits no buffer, whatever the offset type.
+    let end = base.checked_add(total).ok_or(Error::OffsetOverflow {
+        offset_bits: O::BITS,
+        found: usize::MAX,
+    });
+    if let Err(err) = end.and_then(offset_of::<O>) {
         if !had_offsets {
             offsets.clear();
         }
