@@ -202,8 +202,8 @@ fn gather_ranges<O: OffsetSize, const GAP: usize>(
 struct SmallDict {
     slots: [[u8; SmallDict::WIDTH]; SmallDict::ENTRIES],
     lens: [u32; SmallDict::ENTRIES],
-    /// The length every entry has, if they all have one.
-    uniform: Option<usize>,
+    /// Whether every entry is [`widest`](Self::widest) bytes long.
+    uniform: bool,
     /// The longest entry's length.
     widest: usize,
 }
@@ -222,7 +222,7 @@ impl SmallDict {
         let mut dict = Self {
             slots: [[0; Self::WIDTH]; Self::ENTRIES],
             lens: [0; Self::ENTRIES],
-            uniform: None,
+            uniform: false,
             widest: 0,
         };
         for ((w, slot), len) in dict_offsets
@@ -236,10 +236,7 @@ impl SmallDict {
             *len = value.len() as u32;
         }
         let lens = dict.lens.get(..entries).unwrap_or_default();
-        dict.uniform = lens
-            .first()
-            .filter(|&&l| lens.iter().all(|&m| m == l))
-            .map(|&l| l as usize);
+        dict.uniform = lens.windows(2).all(|w| w.first() == w.last());
         dict.widest = lens.iter().copied().max().unwrap_or(0) as usize;
         Some(dict)
     }
@@ -259,26 +256,27 @@ impl SmallDict {
         offsets: &mut Vec<O>,
         values: &mut Vec<u8>,
     ) -> Result<()> {
-        if let Some(width) = self.uniform {
-            return self.gather_uniform(width, idx, offsets, values);
-        }
+        // Copies no wider than the longest entry (8-byte copies took 0.8-0.9
+        // of the time of 32-byte ones for entries of 3 to 7 bytes).
         match self.widest {
-            0..=8 => self.gather_mixed::<O, 8>(idx, offsets, values),
-            9..=16 => self.gather_mixed::<O, 16>(idx, offsets, values),
-            _ => self.gather_mixed::<O, { Self::WIDTH }>(idx, offsets, values),
+            0..=8 => self.gather_copying::<O, 8>(idx, offsets, values),
+            9..=16 => self.gather_copying::<O, 16>(idx, offsets, values),
+            _ => self.gather_copying::<O, { Self::WIDTH }>(idx, offsets, values),
         }
     }
 
-    /// [`gather`](Self::gather) of entries of several lengths, none longer
-    /// than `C`: each value is one copy of `C` bytes (no wider than need be:
-    /// 8-byte copies took 0.8-0.9 of the time of 32-byte ones for entries of 3
-    /// to 7 bytes) and one length lookup.
-    fn gather_mixed<O: OffsetSize, const C: usize>(
+    /// [`gather`](Self::gather) with each value one copy of `C` bytes (at
+    /// least the longest entry) that overlaps the next value's place, and
+    /// one length lookup, unless the entries are [`uniform`](Self::uniform).
+    fn gather_copying<O: OffsetSize, const C: usize>(
         &self,
         idx: &[u32],
         offsets: &mut Vec<O>,
         values: &mut Vec<u8>,
     ) -> Result<()> {
+        if self.uniform {
+            return self.gather_uniform::<O, C>(idx, offsets, values);
+        }
         let slot = Self::slot;
         let total: usize = idx.iter().map(|&i| self.lens[slot(i)] as usize).sum();
         let base = begin_append(offsets, values, total)?;
@@ -301,21 +299,20 @@ impl SmallDict {
         Ok(())
     }
 
-    /// [`gather`](Self::gather) when every entry is `width` bytes long:
-    /// value `k` ends `width * (k + 1)` bytes on, so the offsets need no
-    /// lookup and no running position, and each value is one copy of the
-    /// narrowest fixed width that holds it (a byte for one-letter flags),
-    /// not of a whole slot (`benches/dictionary.rs`: 0.6 of the slot gather's
-    /// time for one-letter flags, 0.7 for three-letter codes, 0.8 for twelve
-    /// bytes).
-    fn gather_uniform<O: OffsetSize>(
+    /// [`gather_copying`](Self::gather_copying) when every entry is
+    /// `widest` bytes long: value `k` ends `widest * (k + 1)` bytes on, so
+    /// the offsets need no lookup and no running position, and one-letter
+    /// entries are one byte each (`benches/dictionary.rs`: 0.6 of the slot
+    /// gather's time for one-letter flags, 0.7 for three-letter codes, 0.8
+    /// for twelve bytes).
+    fn gather_uniform<O: OffsetSize, const C: usize>(
         &self,
-        width: usize,
         idx: &[u32],
         offsets: &mut Vec<O>,
         values: &mut Vec<u8>,
     ) -> Result<()> {
         let slot = Self::slot;
+        let width = self.widest;
         let total = idx.len().checked_mul(width).ok_or(Error::OffsetOverflow {
             offset_bits: O::BITS,
             found: usize::MAX,
@@ -327,29 +324,20 @@ impl SmallDict {
         match width {
             0 => {}
             1 => values.extend(idx.iter().map(|&i| self.slots[slot(i)][0])),
-            2..=8 => self.copy_fixed::<8>(width, idx, values),
-            9..=16 => self.copy_fixed::<16>(width, idx, values),
-            _ => self.copy_fixed::<{ Self::WIDTH }>(width, idx, values),
-        }
-        Ok(())
-    }
-
-    /// Appends the entries at `idx`, each `width` (at most `C`) bytes, by
-    /// copies of `C` bytes that overlap the next value's place.
-    fn copy_fixed<const C: usize>(&self, width: usize, idx: &[u32], values: &mut Vec<u8>) {
-        let slot = Self::slot;
-        let base = values.len();
-        let total = idx.len() * width;
-        values.resize(base + total + C, 0);
-        let out = values.get_mut(base..).unwrap_or_default();
-        for (k, &i) in idx.iter().enumerate() {
-            let at = k * width;
-            if let (Some(dst), Some(src)) = (out.get_mut(at..at + C), self.slots[slot(i)].get(..C))
-            {
-                dst.copy_from_slice(src);
+            _ => {
+                values.resize(base + total + C, 0);
+                let out = values.get_mut(base..).unwrap_or_default();
+                for (k, &i) in idx.iter().enumerate() {
+                    let at = k * width;
+                    let src = self.slots[slot(i)].get(..C);
+                    if let (Some(dst), Some(src)) = (out.get_mut(at..at + C), src) {
+                        dst.copy_from_slice(src);
+                    }
+                }
+                values.truncate(base + total);
             }
         }
-        values.truncate(base + total);
+        Ok(())
     }
 }
 
