@@ -1,6 +1,8 @@
 """Times whole commands against each other: two or more builds of `pq`,
 or `pq sql` against `datafusion_parquet_sql`, run one after another in
-each round so that a change of machine load hits all of them alike.
+each round so that a change of machine load hits all of them alike; each
+round starts one command later than the round before, so that every
+command runs after every other equally often.
 
 For each command: the median wall time, user + system CPU time and peak
 resident memory (from `wait4`), and the median of the rounds' own ratios
@@ -60,8 +62,9 @@ def main():
     cpu = {n: [] for n, _ in commands}
     peak = {n: [] for n, _ in commands}
     outputs = {}
-    for _ in range(rounds):
-        for name, argv in commands:
+    for r in range(rounds):
+        k = r % len(commands)
+        for name, argv in commands[k:] + commands[:k]:
             w, c, m, out = run(argv)
             wall[name].append(w)
             cpu[name].append(c)

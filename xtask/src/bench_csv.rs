@@ -73,11 +73,11 @@ pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
     let mut runs: [Vec<child::Run>; 3] = Default::default();
     for round in 1..=rounds {
         eprintln!("round {round} of {rounds}");
-        for (cmd, into) in [&mut pq_cmd, &mut duck_cmd, &mut polars_cmd]
-            .into_iter()
-            .zip(runs.iter_mut())
-        {
-            into.push(child::run(cmd)?);
+        // Each round starts one writer later (see
+        // pq_testkit::timing::rounds).
+        let cmds = [&mut pq_cmd, &mut duck_cmd, &mut polars_cmd];
+        for k in (0..3).map(|i| (i + round) % 3) {
+            runs[k].push(child::run(&mut *cmds[k])?);
         }
     }
 

@@ -186,9 +186,16 @@ fn process_times(pq: &Path, arrow_rs: &Path, file: &Path, rounds: usize) -> crat
     let rows = |out: &str| out.lines().next().unwrap_or_default().to_string();
     let (mut t_pq, mut t_rs, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
     let (mut m_pq, mut m_rs) = (Vec::new(), Vec::new());
-    for _ in 0..rounds {
-        let a = child::run(&mut rs_scan)?;
-        let b = child::run(&mut pq_scan)?;
+    for round in 0..rounds {
+        // Each goes first in every other round: neither always runs after
+        // the other (see pq_testkit::timing::rounds).
+        let (a, b) = if round % 2 == 0 {
+            let a = child::run(&mut rs_scan)?;
+            (a, child::run(&mut pq_scan)?)
+        } else {
+            let b = child::run(&mut pq_scan)?;
+            (child::run(&mut rs_scan)?, b)
+        };
         if rows(&a.stdout) != rows(&b.stdout) {
             return Err(format!(
                 "{}: arrow-rs read {:?}, pq {:?}",

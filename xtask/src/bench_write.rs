@@ -152,13 +152,22 @@ fn rewrite_times(
         }
         _ => Ok(()),
     };
-    for _ in 0..rounds {
-        fresh(&out_rs)?;
-        let a = child::run(&mut rs)?;
-        fresh(&out_pq)?;
-        let b = child::run(&mut pq_one)?;
-        fresh(&out_pq)?;
-        let c = child::run(&mut pq_all)?;
+    for round in 0..rounds {
+        // arrow-rs, pq on one thread, pq on all, each round starting one
+        // later (see pq_testkit::timing::rounds).
+        let mut runs = [None, None, None];
+        for k in (0..3).map(|i| (i + round) % 3) {
+            let (cmd, out) = match k {
+                0 => (&mut rs, &out_rs),
+                1 => (&mut pq_one, &out_pq),
+                _ => (&mut pq_all, &out_pq),
+            };
+            fresh(out)?;
+            runs[k] = Some(child::run(cmd)?);
+        }
+        let [Some(a), Some(b), Some(c)] = runs else {
+            return Err("a round left a command out".into());
+        };
         t_rs.push(a.wall.as_secs_f64());
         t_pq.push(b.wall.as_secs_f64());
         t_all.push(c.wall.as_secs_f64());
