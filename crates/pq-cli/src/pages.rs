@@ -1,11 +1,17 @@
 //! `pq pages`: every page of every column chunk.
+//!
+//! A chunk is read a window at a time ([`ChunkWindow`]), not whole: the
+//! memory a listing takes is bounded by the window and the largest page,
+//! however large the chunks, and a remote file is still read in few
+//! requests.
 
 use std::io::{Read, Seek, SeekFrom, Write};
+use std::ops::Range;
 use std::path::Path;
 
 use bytes::Bytes;
 use pq_format::{Limits, PageHeader, PageType, ThriftDecode};
-use pq_page::{ChunkContext, Page, PageOptions, PageReader, column_chunk_range};
+use pq_page::{ChunkContext, Page, PageOptions, PageReader, PageStep, column_chunk_range};
 
 use crate::error::CliError;
 use crate::input;
@@ -74,13 +80,15 @@ pub fn run(path: &Path, column: Option<&str>, out: &mut impl Write) -> Result<()
             let page_at = |e: pq_page::Error| CliError::file(path, e.within(&chunk_at));
             let range = column_chunk_range(cmd, file_len, meta.file.created_by.as_deref())
                 .map_err(page_at)?;
-            let mut buf = vec![0u8; (range.end - range.start) as usize];
-            file.seek(SeekFrom::Start(range.start))
-                .map_err(|e| at(&e))?;
-            file.read_exact(&mut buf).map_err(|e| at(&e))?;
-            let chunk_bytes = Bytes::from(buf);
+            let mut window = ChunkWindow::new(&mut file, range.clone());
+            let fail = |f: Failed| match f {
+                Failed::Page(e) => page_at(e),
+                Failed::Io(e) => at(&e),
+            };
 
-            // Null counts come from decoding the levels of each data page.
+            // Null counts come from decoding the levels of each data page,
+            // which the page layer reads (and checks) in step with the
+            // headers listed here, from the same windows.
             let ctx = ChunkContext {
                 codec: pq_compress::Codec::from_thrift(cmd.codec.0).map_err(|e| at(&e))?,
                 num_values: u64::try_from(cmd.num_values).unwrap_or(0),
@@ -89,30 +97,51 @@ pub fn run(path: &Path, column: Option<&str>, out: &mut impl Write) -> Result<()
                 file_offset: range.start,
                 column: path_string.clone(),
             };
-            let mut nulls = Vec::new();
+            let mut pages = PageReader::streaming(range.end - range.start, ctx, &options)
+                .releasing_read_bytes(true);
             let mut levels = Vec::new();
-            for page in PageReader::new(chunk_bytes.clone(), ctx, &options) {
-                if let Page::Data(p) = page.map_err(page_at)? {
-                    levels.clear();
-                    p.def_levels.decode_into(&mut levels).map_err(|e| at(&e))?;
-                    nulls.push(levels.iter().filter(|&&l| l < desc.max_def_level).count());
-                }
-            }
-            let mut nulls = nulls.into_iter();
 
-            let mut pos = 0usize;
+            let mut pos = range.start;
             let mut page_index = 0usize;
             let mut values = 0i64;
-            while pos < chunk_bytes.len() && values < cmd.num_values {
-                let (h, len) = PageHeader::decode_prefix(&chunk_bytes[pos..], &Limits::default())
+            while pos < range.end && values < cmd.num_values {
+                let (h, len) = match window.header(pos) {
+                    Ok(found) => found,
+                    // The page layer reads the same header: its error names
+                    // the page and its offset.
+                    Err(e) => {
+                        while next_page(&mut pages, &mut window).map_err(fail)?.is_some() {}
+                        return Err(at(&format!("page {page_index}, file offset {pos}: {e}")));
+                    }
+                };
+                let body = u64::try_from(h.compressed_page_size).unwrap_or(0);
+                // The page whole (cut at the chunk's end: the page layer
+                // names a page that runs past it).
+                window
+                    .bytes_from(pos, (len as u64).saturating_add(body))
                     .map_err(|e| at(&e))?;
                 let (encoding, count, levels_desc) = describe(&h);
-                if matches!(h.type_, PageType::DATA_PAGE | PageType::DATA_PAGE_V2) {
-                    values += i64::from(count);
-                }
                 let null_text = match h.type_ {
                     PageType::DATA_PAGE | PageType::DATA_PAGE_V2 => {
-                        nulls.next().map(|n| n.to_string()).unwrap_or_default()
+                        values += i64::from(count);
+                        // The page layer's next data page is this one (it
+                        // passes over the same pages).
+                        let data = loop {
+                            match next_page(&mut pages, &mut window).map_err(fail)? {
+                                Some(Page::Data(p)) => break Some(p),
+                                Some(Page::Dictionary(_)) => {}
+                                None => break None,
+                            }
+                        };
+                        match data {
+                            Some(p) => {
+                                levels.clear();
+                                p.def_levels.decode_into(&mut levels).map_err(|e| at(&e))?;
+                                let max = desc.max_def_level;
+                                levels.iter().filter(|&&l| l < max).count().to_string()
+                            }
+                            None => String::new(),
+                        }
                     }
                     _ => "-".into(),
                 };
@@ -131,9 +160,12 @@ pub fn run(path: &Path, column: Option<&str>, out: &mut impl Write) -> Result<()
                     levels_desc,
                     if h.crc.is_some() { "yes" } else { "no" }
                 )?;
-                pos += len + usize::try_from(h.compressed_page_size).unwrap_or(0);
+                pos = pos.saturating_add(len as u64).saturating_add(body);
                 page_index += 1;
             }
+            // To the chunk's end in the page layer too, which checks that
+            // its pages hold the values the chunk declares.
+            while next_page(&mut pages, &mut window).map_err(fail)?.is_some() {}
         }
     }
     Ok(())
@@ -157,5 +189,118 @@ fn describe(h: &PageHeader) -> (String, i32, String) {
         (name(d.encoding), d.num_values, "-".into())
     } else {
         ("-".into(), 0, "-".into())
+    }
+}
+
+/// What stopped [`next_page`].
+enum Failed {
+    /// The page layer's error.
+    Page(pq_page::Error),
+    /// Reading the file.
+    Io(std::io::Error),
+}
+
+/// The page layer's next page (`None` after the chunk's last), its bytes
+/// given from `window`.
+fn next_page(pages: &mut PageReader, window: &mut ChunkWindow<'_>) -> Result<Option<Page>, Failed> {
+    // What was last given: asked again for no more than that, the page
+    // layer would wait for ever.
+    let mut given: Option<(u64, usize)> = None;
+    loop {
+        match pages.poll_page().map_err(Failed::Page)? {
+            PageStep::Page(page) => return Ok(Some(page)),
+            PageStep::End => return Ok(None),
+            PageStep::Needs(r) => {
+                let held = window
+                    .bytes_from(r.start, r.end.saturating_sub(r.start))
+                    .map_err(Failed::Io)?;
+                if given.is_some_and(|(at, len)| at == r.start && held.len() <= len) {
+                    return Err(Failed::Io(std::io::Error::other(format!(
+                        "bytes {}..{} asked for again past the column chunk's end",
+                        r.start, r.end
+                    ))));
+                }
+                given = Some((r.start, held.len()));
+                pages.push(r.start, held);
+            }
+        }
+    }
+}
+
+/// Bytes read from a file at least this many at a time (fewer at a chunk's
+/// end): few reads (and few requests, for a remote file) without holding a
+/// large chunk whole.
+const WINDOW: u64 = 8 << 20;
+
+/// A page header's bytes are first looked for in this many; a longer one
+/// (large statistics) is read again with twice as many, and so on.
+const HEADER_PROBE: u64 = 64 << 10;
+
+/// The bytes of one column chunk, held one window at a time: a window
+/// starts at a page's first byte, holds at least [`WINDOW`] bytes (or the
+/// rest of the chunk) and is replaced when a page reaches past it. A file
+/// held in memory is sliced, never copied.
+struct ChunkWindow<'a> {
+    input: &'a mut crate::input::Input,
+    /// The chunk's bytes in the file: nothing outside is read.
+    chunk: Range<u64>,
+    /// The file offset of `held`'s first byte.
+    start: u64,
+    held: Bytes,
+}
+
+impl<'a> ChunkWindow<'a> {
+    fn new(input: &'a mut crate::input::Input, chunk: Range<u64>) -> Self {
+        ChunkWindow {
+            input,
+            start: chunk.start,
+            chunk,
+            held: Bytes::new(),
+        }
+    }
+
+    /// The bytes held from file offset `from` on, at least `len` of them
+    /// (fewer only where the chunk ends): read anew when they are not all
+    /// held.
+    fn bytes_from(&mut self, from: u64, len: u64) -> std::io::Result<Bytes> {
+        let end = from.saturating_add(len).min(self.chunk.end);
+        let held_end = self.start.saturating_add(self.held.len() as u64);
+        if from < self.start || end > held_end || from > self.chunk.end {
+            let read_end = from.saturating_add(len.max(WINDOW)).min(self.chunk.end);
+            let n = usize::try_from(read_end.saturating_sub(from))
+                .map_err(|_| std::io::Error::other("a window larger than memory"))?;
+            self.held = match self.input.memory() {
+                Some(file) => usize::try_from(from)
+                    .ok()
+                    .and_then(|at| file.get(at..at.checked_add(n)?))
+                    .map(|b| file.slice_ref(b))
+                    .ok_or_else(|| std::io::Error::other("past the end of the input"))?,
+                None => {
+                    let mut buf = vec![0u8; n];
+                    self.input.seek(SeekFrom::Start(from))?;
+                    self.input.read_exact(&mut buf)?;
+                    Bytes::from(buf)
+                }
+            };
+            self.start = from;
+        }
+        let at = usize::try_from(from - self.start).unwrap_or(usize::MAX);
+        Ok(self.held.slice(at.min(self.held.len())..))
+    }
+
+    /// The page header at file offset `at` and its length in bytes.
+    fn header(&mut self, at: u64) -> Result<(PageHeader, usize), String> {
+        let mut want = HEADER_PROBE;
+        loop {
+            let held = self.bytes_from(at, want).map_err(|e| e.to_string())?;
+            match PageHeader::decode_prefix(&held, &Limits::default()) {
+                Ok(found) => return Ok(found),
+                // Cut off, perhaps: more bytes, up to the chunk's end.
+                Err(_) if at.saturating_add(held.len() as u64) < self.chunk.end => {
+                    want = want.saturating_mul(2);
+                }
+                Err(e) => return Err(e.to_string()),
+            }
+        }
     }
 }

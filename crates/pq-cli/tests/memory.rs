@@ -10,6 +10,14 @@ use std::process::{Command, Stdio};
 mod common;
 use common::{dir, s};
 
+/// Held by each test: a child's peak memory starts at this process's, so
+/// one test's memory must not count in another's children.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 fn pq() -> Command {
     Command::new(assert_cmd::cargo::cargo_bin("pq"))
 }
@@ -77,6 +85,7 @@ fn peak_rss(args: &[&str], out: &Path) -> u64 {
 
 #[test]
 fn meta_memory_is_bounded_by_the_footer() {
+    let _alone = one_at_a_time();
     let d = dir("memory");
     const ENTRIES: usize = 200_000;
     let big = d.join("kv.parquet");
@@ -131,6 +140,7 @@ fn wide_csv(path: &Path, columns: usize, rows: usize) {
 
 #[test]
 fn wide_csv_conversion_memory_grows_with_the_data() {
+    let _alone = one_at_a_time();
     // Every column costs the CSV reader and the writer something before the
     // first row; it must be the size of the data, not of a full batch. At
     // 10,000 columns a fixed 8192-row batch cost 1.3 GB.
@@ -153,4 +163,72 @@ fn wide_csv_conversion_memory_grows_with_the_data() {
     let back = pq_arrow::read_parquet(&out).unwrap();
     assert_eq!(back.iter().map(|b| b.num_rows()).sum::<usize>(), 3);
     assert_eq!(back[0].num_columns(), COLUMNS);
+}
+
+/// A file of one INT64 column of `rows` values in one row group: PLAIN,
+/// uncompressed, pages of about 1 MiB, so the chunk is 8 bytes a row.
+/// Written a batch at a time, so that this process stays small.
+fn int64_chunk_file(path: &Path, rows: usize) {
+    use arrow_array::{ArrayRef, Int64Array, RecordBatch};
+    use pq_arrow::write::{Codec, ParquetWriter, WriterOptions};
+    let batch = |from: usize, to: usize| {
+        let values: ArrayRef = std::sync::Arc::new(Int64Array::from_iter_values(
+            (from as i64..to as i64).map(|i| i.wrapping_mul(0x9E37_79B9)),
+        ));
+        RecordBatch::try_from_iter([("v", values)]).unwrap()
+    };
+    let options = WriterOptions::builder()
+        .set_compression(Codec::Uncompressed)
+        .set_dictionary_enabled(false)
+        .set_max_row_group_size(rows)
+        .build();
+    let file = File::create(path).unwrap();
+    let mut w = ParquetWriter::try_new(file, batch(0, 0).schema(), options).unwrap();
+    for from in (0..rows).step_by(1 << 16) {
+        w.write(&batch(from, rows.min(from + (1 << 16)))).unwrap();
+    }
+    w.close().unwrap();
+}
+
+#[test]
+fn pages_memory_is_bounded_by_the_window_not_the_chunk() {
+    let _alone = one_at_a_time();
+    // `pq pages` reads a chunk a window (8 MiB) at a time; holding a
+    // 96 MB chunk whole, as it did, costs its size.
+    let d = dir("pages-memory");
+    const ROWS: usize = 12 << 20;
+    let (small, big) = (d.join("small.parquet"), d.join("big.parquet"));
+    int64_chunk_file(&small, 1000);
+    int64_chunk_file(&big, ROWS);
+    let chunk = std::fs::metadata(&big).unwrap().len();
+    let out = d.join("out");
+    // A child's peak starts at its parent's: this process, which held the
+    // writer's pages, gives their memory back and resets its peak (Linux
+    // 4.0 and later).
+    // SAFETY: malloc_trim only returns free memory to the system.
+    #[cfg(target_env = "gnu")]
+    unsafe {
+        libc::malloc_trim(0);
+    }
+    std::fs::write("/proc/self/clear_refs", "5").unwrap();
+    let base = peak_rss(&["pages", s(&small)], &out);
+    let peak = peak_rss(&["pages", s(&big)], &out);
+    let listing = std::fs::read_to_string(&out).unwrap();
+    let rows: u64 = listing
+        .lines()
+        .filter(|l| l.contains("DATA_PAGE"))
+        .map(|l| l.split_whitespace().nth(7).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(rows, ROWS as u64, "{listing}");
+    // Otherwise the peaks are this process's, not the children's.
+    assert!(
+        base < chunk / 2,
+        "a small file's listing peaked at {base} bytes"
+    );
+    let extra = peak.saturating_sub(base);
+    println!("pages of a {chunk}-byte chunk: {extra} bytes over the {base} of a small file");
+    assert!(
+        extra < 32 << 20,
+        "{extra} bytes over the {base} of a small file, for a {chunk}-byte chunk"
+    );
 }
