@@ -115,11 +115,6 @@ pub fn run(path: &Path, column: Option<&str>, out: &mut impl Write) -> Result<()
                     }
                 };
                 let body = u64::try_from(h.compressed_page_size).unwrap_or(0);
-                // The page whole (cut at the chunk's end: the page layer
-                // names a page that runs past it).
-                window
-                    .bytes_from(pos, (len as u64).saturating_add(body))
-                    .map_err(|e| at(&e))?;
                 let (encoding, count, levels_desc) = describe(&h);
                 let null_text = match h.type_ {
                     PageType::DATA_PAGE | PageType::DATA_PAGE_V2 => {
