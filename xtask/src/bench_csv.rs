@@ -73,12 +73,8 @@ pub fn run(root: &Path, args: &[String]) -> crate::Result<()> {
     let mut runs: [Vec<child::Run>; 3] = Default::default();
     for round in 1..=rounds {
         eprintln!("round {round} of {rounds}");
-        // Each round starts one writer later (see
-        // pq_testkit::timing::rounds).
-        let cmds = [&mut pq_cmd, &mut duck_cmd, &mut polars_cmd];
-        for k in (0..3).map(|i| (i + round) % 3) {
-            runs[k].push(child::run(&mut *cmds[k])?);
-        }
+        let commands = &mut [&mut pq_cmd, &mut duck_cmd, &mut polars_cmd];
+        child::run_round(commands, round, &mut runs, |_| Ok(()))?;
     }
 
     println!(

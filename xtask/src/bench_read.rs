@@ -184,18 +184,13 @@ fn process_times(pq: &Path, arrow_rs: &Path, file: &Path, rounds: usize) -> crat
     rs_scan.arg(file);
     // Both must have read every row: their first lines are `rows: N`.
     let rows = |out: &str| out.lines().next().unwrap_or_default().to_string();
-    let (mut t_pq, mut t_rs, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut m_pq, mut m_rs) = (Vec::new(), Vec::new());
+    let mut runs: [Vec<child::Run>; 2] = Default::default();
     for round in 0..rounds {
-        // Each goes first in every other round: neither always runs after
-        // the other (see pq_testkit::timing::rounds).
-        let (a, b) = if round % 2 == 0 {
-            let a = child::run(&mut rs_scan)?;
-            (a, child::run(&mut pq_scan)?)
-        } else {
-            let b = child::run(&mut pq_scan)?;
-            (child::run(&mut rs_scan)?, b)
-        };
+        let commands = &mut [&mut rs_scan, &mut pq_scan];
+        child::run_round(commands, round, &mut runs, |_| Ok(()))?;
+    }
+    let [rs_runs, pq_runs] = &runs;
+    for (a, b) in rs_runs.iter().zip(pq_runs) {
         if rows(&a.stdout) != rows(&b.stdout) {
             return Err(format!(
                 "{}: arrow-rs read {:?}, pq {:?}",
@@ -204,12 +199,10 @@ fn process_times(pq: &Path, arrow_rs: &Path, file: &Path, rounds: usize) -> crat
                 rows(&b.stdout)
             ));
         }
-        t_rs.push(a.wall.as_secs_f64());
-        t_pq.push(b.wall.as_secs_f64());
-        ratios.push(b.wall.as_secs_f64() / a.wall.as_secs_f64());
-        m_rs.extend(a.peak_rss.map(|b| b as f64));
-        m_pq.extend(b.peak_rss.map(|b| b as f64));
     }
+    let (mut t_rs, mut t_pq) = (child::walls(rs_runs), child::walls(pq_runs));
+    let mut ratios: Vec<f64> = t_pq.iter().zip(&t_rs).map(|(b, a)| b / a).collect();
+    let (mut m_rs, mut m_pq) = (child::peaks(rs_runs), child::peaks(pq_runs));
     Ok(Process {
         pq: median(&mut t_pq).unwrap_or(f64::NAN),
         arrow_rs: median(&mut t_rs).unwrap_or(f64::NAN),

@@ -143,8 +143,6 @@ fn rewrite_times(
     pq_all.arg("convert").args(flags).arg(file).arg(&out_pq);
     let mut rs = Command::new(arrow_rs);
     rs.arg(setting).arg(file).arg(&out_rs);
-    let (mut t_pq, mut t_rs, mut t_all, mut ratios) = (vec![], vec![], vec![], vec![]);
-    let (mut m_pq, mut m_rs) = (Vec::new(), Vec::new());
     // Each process writes a new file (see the module's comment).
     let fresh = |p: &Path| match std::fs::remove_file(p) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
@@ -152,29 +150,22 @@ fn rewrite_times(
         }
         _ => Ok(()),
     };
+    // arrow-rs, pq on one thread, pq on all.
+    let mut runs: [Vec<child::Run>; 3] = Default::default();
     for round in 0..rounds {
-        // arrow-rs, pq on one thread, pq on all, each round starting one
-        // later (see pq_testkit::timing::rounds).
-        let mut runs = [None, None, None];
-        for k in (0..3).map(|i| (i + round) % 3) {
-            let (cmd, out) = match k {
-                0 => (&mut rs, &out_rs),
-                1 => (&mut pq_one, &out_pq),
-                _ => (&mut pq_all, &out_pq),
-            };
-            fresh(out)?;
-            runs[k] = Some(child::run(cmd)?);
-        }
-        let [Some(a), Some(b), Some(c)] = runs else {
-            return Err("a round left a command out".into());
-        };
-        t_rs.push(a.wall.as_secs_f64());
-        t_pq.push(b.wall.as_secs_f64());
-        t_all.push(c.wall.as_secs_f64());
-        ratios.push(b.wall.as_secs_f64() / a.wall.as_secs_f64());
-        m_rs.extend(a.peak_rss.map(|b| b as f64));
-        m_pq.extend(b.peak_rss.map(|b| b as f64));
+        let commands = &mut [&mut rs, &mut pq_one, &mut pq_all];
+        child::run_round(commands, round, &mut runs, |k| {
+            fresh(if k == 0 { &out_rs } else { &out_pq })
+        })?;
     }
+    let [rs_runs, pq_runs, all_runs] = &runs;
+    let (mut t_rs, mut t_pq, mut t_all) = (
+        child::walls(rs_runs),
+        child::walls(pq_runs),
+        child::walls(all_runs),
+    );
+    let mut ratios: Vec<f64> = t_pq.iter().zip(&t_rs).map(|(b, a)| b / a).collect();
+    let (mut m_rs, mut m_pq) = (child::peaks(rs_runs), child::peaks(pq_runs));
     // Both wrote every row of the input.
     let rows = |path: &Path| -> crate::Result<String> {
         let out = child::run(Command::new(pq).arg("count").arg(path))?;

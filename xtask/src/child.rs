@@ -45,6 +45,41 @@ pub fn run(command: &mut Command) -> crate::Result<Run> {
 }
 
 /// Reads `pipe` to its end on a thread of its own.
+/// One round of `commands`, each run once and its run pushed to
+/// `runs[k]`, `before(k)` called ahead of command `k`. Each round starts
+/// one command later than the round before, so that every command runs
+/// after every other equally often (as `pq_testkit::timing::rounds` does
+/// in process): what one run leaves behind (the page cache, the CPU's
+/// clock) would otherwise always favour the same one.
+pub fn run_round(
+    commands: &mut [&mut Command],
+    round: usize,
+    runs: &mut [Vec<Run>],
+    mut before: impl FnMut(usize) -> crate::Result<()>,
+) -> crate::Result<()> {
+    let n = commands.len();
+    for k in (0..n).map(|i| (i + round) % n) {
+        before(k)?;
+        if let (Some(command), Some(into)) = (commands.get_mut(k), runs.get_mut(k)) {
+            into.push(run(command)?);
+        }
+    }
+    Ok(())
+}
+
+/// The wall times of `runs`, in seconds.
+pub fn walls(runs: &[Run]) -> Vec<f64> {
+    runs.iter().map(|r| r.wall.as_secs_f64()).collect()
+}
+
+/// The peak memory of `runs` that report one, in bytes.
+pub fn peaks(runs: &[Run]) -> Vec<f64> {
+    runs.iter()
+        .filter_map(|r| r.peak_rss)
+        .map(|b| b as f64)
+        .collect()
+}
+
 fn drain(pipe: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<String> {
     std::thread::spawn(move || {
         let mut text = String::new();
@@ -106,4 +141,33 @@ fn wait(child: &mut std::process::Child) -> std::io::Result<(bool, Option<u64>)>
 #[cfg(not(all(target_os = "linux", target_pointer_width = "64")))]
 fn wait(child: &mut std::process::Child) -> std::io::Result<(bool, Option<u64>)> {
     Ok((child.wait()?.success(), None))
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use std::process::Command;
+
+    #[test]
+    fn a_round_starts_one_command_later_and_files_each_run_under_its_command() {
+        let echo = |k: &str| {
+            let mut c = Command::new("echo");
+            c.arg(k);
+            c
+        };
+        let (mut a, mut b, mut c) = (echo("0"), echo("1"), echo("2"));
+        let mut runs: [Vec<super::Run>; 3] = Default::default();
+        let mut order = Vec::new();
+        for round in 0..3 {
+            super::run_round(&mut [&mut a, &mut b, &mut c], round, &mut runs, |k| {
+                order.push(k);
+                Ok(())
+            })
+            .unwrap();
+        }
+        assert_eq!(order, [0, 1, 2, 1, 2, 0, 2, 0, 1]);
+        for (k, runs) in runs.iter().enumerate() {
+            assert_eq!(runs.len(), 3);
+            assert!(runs.iter().all(|r| r.stdout.trim() == k.to_string()));
+        }
+    }
 }
