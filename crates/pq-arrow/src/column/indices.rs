@@ -21,37 +21,41 @@ pub(crate) struct PageIndices {
     runs: Bytes,
     /// Where decoding stopped; `None` once every index is decoded.
     cursor: Option<RleCursor>,
-    /// Decoded, from `pos` on not yet handed out.
+    /// Decoded indices at `pos..end`, not yet handed out. Past `end` the
+    /// buffer holds stale indices: it keeps its length between decodes, so
+    /// that a decode writes over memory already set rather than zeroing
+    /// each batch's worth first.
     buf: Vec<u32>,
     pos: usize,
+    end: usize,
     /// Indices not yet decoded.
     left: usize,
 }
 
 impl PageIndices {
     /// The `count` indices encoded in a page's values section `values` (a
-    /// bit width, then runs), to decode into `buf` (emptied; a previous
-    /// page's, see [`into_buffer`](Self::into_buffer)).
+    /// bit width, then runs), to decode into `buf` (its contents unused; a
+    /// previous page's, see [`into_buffer`](Self::into_buffer)).
     pub(crate) fn new(
         values: Bytes,
         count: usize,
-        mut buf: Vec<u32>,
+        buf: Vec<u32>,
     ) -> Result<Self, pq_encoding::Error> {
         let decoder = pq_encoding::dictionary::indices_decoder(&values)?.with_count(count);
         let cursor = decoder.into_cursor();
-        buf.clear();
         Ok(PageIndices {
             runs: values.slice(1..),
             cursor: Some(cursor),
             buf,
             pos: 0,
+            end: 0,
             left: count,
         })
     }
 
     /// The next `n` indices, or an error when the runs hold fewer.
     pub(crate) fn take(&mut self, n: usize) -> Result<&[u32], pq_encoding::Error> {
-        let held = self.buf.len() - self.pos;
+        let held = self.end - self.pos;
         if held < n {
             self.decode(n - held)?;
         }
@@ -64,7 +68,7 @@ impl PageIndices {
     /// Passes over the next `n` indices without decoding them where runs
     /// allow (a repeated run is passed by arithmetic).
     pub(crate) fn skip(&mut self, n: usize) -> Result<(), pq_encoding::Error> {
-        let held = self.buf.len() - self.pos;
+        let held = self.end - self.pos;
         let from_buf = held.min(n);
         self.pos += from_buf;
         let rest = n - from_buf;
@@ -106,8 +110,8 @@ impl PageIndices {
         }
         // Those among the indices decoded ahead, then the rest from the
         // runs.
-        let held = self.buf.len() - self.pos;
-        let ahead = self.buf.get(self.pos..).unwrap_or_default();
+        let held = self.end - self.pos;
+        let ahead = self.buf.get(self.pos..self.end).unwrap_or_default();
         let mut i = 0;
         let mut at = 0;
         while let Some(v) = positions.get_mut(i) {
@@ -130,8 +134,8 @@ impl PageIndices {
             self.pos += n;
             return Ok(());
         }
-        self.buf.clear();
         self.pos = 0;
+        self.end = 0;
         let rest = n - held;
         if rest > self.left {
             return Err(Self::fewer(n, held + self.left));
@@ -160,17 +164,32 @@ impl PageIndices {
     /// Decodes at least `need` more indices (up to [`STEP`]) after those
     /// held, first moving the held ones to the buffer's start.
     fn decode(&mut self, need: usize) -> Result<(), pq_encoding::Error> {
+        let held = self.end - self.pos;
         if need > self.left {
-            let held = self.buf.len() - self.pos;
             return Err(Self::fewer(held + need, held + self.left));
         }
-        self.buf.drain(..self.pos);
+        self.buf.copy_within(self.pos..self.end, 0);
         self.pos = 0;
+        self.end = held;
         let n = need.max(STEP).min(self.left);
+        // Zeroed only where the buffer grows: by at most a batch's worth,
+        // or `STEP`, beyond what is held.
+        if self.buf.len() < held + n {
+            self.buf.resize(held + n, 0);
+        }
         let cursor = self.cursor()?;
         let mut decoder = RleDecoder::resume(&self.runs, cursor);
-        decoder.decode_into(&mut self.buf, n)?;
+        let got = decoder.decode(self.buf.get_mut(held..held + n).unwrap_or_default())?;
         self.cursor = Some(decoder.into_cursor());
+        if got < n {
+            // The runs end early; the page is not read further.
+            return Err(pq_encoding::Error::NotEnoughValues {
+                what: "RLE/bit-packed hybrid",
+                expected: n,
+                found: got,
+            });
+        }
+        self.end = held + n;
         self.left -= n;
         Ok(())
     }
@@ -261,6 +280,34 @@ mod tests {
         // Fewer indices than asked for is an error, not a short answer.
         let mut page = PageIndices::new(encoded(&idx[..100], 5), 100, Vec::new()).unwrap();
         assert!(page.gather(1_000, &mut [900]).is_err());
+    }
+
+    #[test]
+    fn a_previous_pages_buffer_lends_memory_not_indices() {
+        // The first page leaves its buffer full of 9s; the second page's
+        // takes, skips and gathers see only its own indices, and running
+        // out of them is an error rather than a read of the stale ones.
+        let first = vec![9u32; 20_000];
+        let mut page = PageIndices::new(encoded(&first, 4), first.len(), Vec::new()).unwrap();
+        assert_eq!(page.take(20_000).unwrap(), &first[..]);
+        let buf = page.into_buffer();
+        assert!(buf.len() >= 20_000);
+        let idx: Vec<u32> = (0..5_000u32).map(|i| i % 5).collect();
+        let mut page = PageIndices::new(encoded(&idx, 3), idx.len(), buf).unwrap();
+        assert_eq!(page.take(3).unwrap(), &idx[..3]);
+        page.skip(4_000).unwrap();
+        let mut positions = [0, 500];
+        page.gather(600, &mut positions).unwrap();
+        assert_eq!(positions, [idx[4_003], idx[4_503]]);
+        assert_eq!(page.take(397).unwrap(), &idx[4_603..]);
+        assert!(page.take(1).is_err());
+        // A page declaring more indices than its runs hold, over a buffer
+        // of stale 9s.
+        let mut page = PageIndices::new(encoded(&first, 4), first.len(), Vec::new()).unwrap();
+        page.take(20_000).unwrap();
+        let mut page = PageIndices::new(encoded(&idx, 3), 6_000, page.into_buffer()).unwrap();
+        assert!(page.take(5_001).is_err());
+        assert!(page.take(1).is_err());
     }
 
     #[test]
