@@ -410,6 +410,15 @@ impl ByteArrayDecode for ByteArrayDecoder<'_> {
         let mut done = 0usize;
         while done < n {
             let want = (n - done).min(Self::CHUNK);
+            if let Some(len) = self.uniform(want) {
+                if let Err(e) = self.fill_uniform(offsets, values, want, len) {
+                    offsets.truncate(o0);
+                    values.truncate(v0);
+                    return Err(e);
+                }
+                done += want;
+                continue;
+            }
             let (mut k, mut total) = (0usize, 0usize);
             self.walk(want, |start, len| {
                 // `k` is below `CHUNK`.
@@ -455,6 +464,75 @@ impl ByteArrayDecode for ByteArrayDecoder<'_> {
 impl ByteArrayDecoder<'_> {
     /// Values walked before their copies in [`ByteArrayDecode::fill`].
     const CHUNK: usize = 64;
+
+    /// Values at most this long are tried by [`uniform`](Self::uniform).
+    const UNIFORM_MAX: usize = 32;
+
+    /// The length of each of the next `n` values if the input holds `n`
+    /// whole values that all have it, a short one: flags, codes, fixed-width
+    /// identifiers. Their prefixes then lie `LENGTH_PREFIX + len` bytes
+    /// apart, so each is checked where it must be, the loads independent
+    /// of each other, rather than found by the walk's chain of loads (each
+    /// length saying where the next one is). A column of varied lengths
+    /// fails at the first or second value, a load or two per `n` values.
+    #[inline(always)]
+    fn uniform(&self, n: usize) -> Option<usize> {
+        let data = self.data;
+        let first: [u8; 4] = data.get(self.pos..self.pos + 4)?.try_into().ok()?;
+        let len = u32::from_le_bytes(first) as usize;
+        if len > Self::UNIFORM_MAX {
+            return None;
+        }
+        let stride = LENGTH_PREFIX + len;
+        let end = self.pos.checked_add(n.checked_mul(stride)?)?;
+        let run = data.get(self.pos..end)?;
+        run.chunks_exact(stride)
+            .all(|v| v.get(..4) == Some(&first[..]))
+            .then_some(len)
+    }
+
+    /// Appends the next `n` values, each `len` bytes long as
+    /// [`uniform`](Self::uniform) found: the offsets by arithmetic, each
+    /// value one fixed-size move (one byte for one-byte values).
+    #[inline(always)]
+    fn fill_uniform<O: OffsetSize>(
+        &mut self,
+        offsets: &mut Vec<O>,
+        values: &mut Vec<u8>,
+        n: usize,
+        len: usize,
+    ) -> Result<()> {
+        let stride = LENGTH_PREFIX + len;
+        // `uniform` checked that the input holds `n` strides from `pos`.
+        let run = self
+            .data
+            .get(self.pos..self.pos + n * stride)
+            .unwrap_or_default();
+        let total = n * len;
+        let base = begin_append(offsets, values, total)?;
+        // Fit, and no sum overflows: `begin_append` checked `base + total`.
+        offsets.extend((1..=n).map(|k| O::from_usize(base + k * len).unwrap_or_default()));
+        match len {
+            0 => {}
+            1 => values.extend(
+                run.chunks_exact(stride)
+                    .map(|v| v.last().copied().unwrap_or(0)),
+            ),
+            _ => {
+                values.resize(base + total + COPY_SLACK, 0);
+                let out = values.get_mut(base..).unwrap_or_default();
+                // From the whole input, not just the run: the last values'
+                // fixed-size moves may read past the run.
+                let first = self.pos + LENGTH_PREFIX;
+                for k in 0..n {
+                    copy_value(out, k * len, self.data, first + k * stride, len);
+                }
+                values.truncate(base + total);
+            }
+        }
+        self.pos += n * stride;
+        Ok(())
+    }
 }
 
 /// Appends byte arrays PLAIN-encoded.

@@ -139,6 +139,71 @@ proptest! {
         prop_assert_eq!(rt(&i96), i96);
     }
 
+    /// Runs of values of one length (the uniform path: flags, codes)
+    /// between values of other lengths, decoded in steps of any size and
+    /// cut anywhere, against a naive reading of the prefixes one by one:
+    /// the same values and offsets, and an error exactly where a value is
+    /// not whole.
+    #[test]
+    fn plain_byte_arrays_in_runs_of_one_length(
+        runs in prop::collection::vec((0usize..40, 1usize..150), 1..8),
+        cut in prop_oneof![Just(0usize), 0usize..12],
+        step in prop_oneof![Just(64usize), 1usize..200],
+        big in any::<bool>(),
+    ) {
+        let mut arrays: Vec<Vec<u8>> = Vec::new();
+        for (r, &(len, count)) in runs.iter().enumerate() {
+            for i in 0..count {
+                arrays.push((0..len).map(|j| (r * 31 + i * 7 + j) as u8).collect());
+            }
+        }
+        let mut buf = Vec::new();
+        plain::encode_byte_array(arrays.iter().map(|v| v.as_slice()), &mut buf);
+        if big {
+            // A length no value can have, in the middle of a run.
+            let mid = arrays.len() / 2;
+            let pos: usize = arrays[..mid].iter().map(|v| 4 + v.len()).sum();
+            buf[pos..pos + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+        }
+        buf.truncate(buf.len() - cut.min(buf.len()));
+        // The naive reading.
+        let (mut want, mut pos, mut bad) = (Vec::new(), 0usize, false);
+        while pos < buf.len() {
+            let Some(l) = buf.get(pos..pos + 4) else { bad = true; break };
+            let l = u32::from_le_bytes(l.try_into().unwrap()) as usize;
+            let Some(v) = buf.get(pos + 4..).and_then(|r| r.get(..l)) else { bad = true; break };
+            want.push(v.to_vec());
+            pos += 4 + l;
+        }
+        let mut dec = plain::ByteArrayDecoder::new(&buf);
+        let (mut o, mut v) = (Vec::<i32>::new(), Vec::new());
+        let (mut got, mut failed, mut kept) = (0usize, false, (0usize, 0usize));
+        loop {
+            match dec.decode(&mut o, &mut v, step) {
+                Ok(k) => {
+                    got += k;
+                    kept = (o.len(), v.len());
+                    if k < step { break; }
+                }
+                Err(_) => { failed = true; break; }
+            }
+        }
+        prop_assert_eq!(failed, bad);
+        if !bad {
+            prop_assert_eq!(got, want.len());
+        }
+        prop_assert!(got <= want.len());
+        let (o, v) = (&o[..kept.0], &v[..kept.1]);
+        prop_assert_eq!(v, &want[..got].concat()[..]);
+        let mut ends = vec![0i32];
+        for w in &want[..got] {
+            ends.push(ends.last().unwrap() + w.len() as i32);
+        }
+        if got > 0 {
+            prop_assert_eq!(o, &ends[..]);
+        }
+    }
+
     #[test]
     fn plain_bool_and_bytes(bools in prop::collection::vec(any::<bool>(), 0..300), arrays in byte_arrays()) {
         let mut buf = Vec::new();
