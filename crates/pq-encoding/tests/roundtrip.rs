@@ -202,6 +202,22 @@ proptest! {
         if got > 0 {
             prop_assert_eq!(o, &ends[..]);
         }
+        // Skipping `step` values, then decoding the rest: the same values
+        // after the skipped ones, or the same error.
+        let mut dec = plain::ByteArrayDecoder::new(&buf);
+        let skipped = dec.skip(step);
+        let k = step.min(want.len());
+        if bad && step > want.len() {
+            prop_assert!(skipped.is_err());
+        } else {
+            prop_assert_eq!(skipped.ok(), Some(k));
+            let (mut o, mut v) = (Vec::<i32>::new(), Vec::new());
+            let rest = dec.decode(&mut o, &mut v, usize::MAX);
+            prop_assert_eq!(rest.is_err(), bad);
+            if !bad {
+                prop_assert_eq!(v, want[k..].concat());
+            }
+        }
     }
 
     #[test]
