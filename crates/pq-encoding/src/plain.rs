@@ -475,8 +475,10 @@ impl ByteArrayDecoder<'_> {
     /// Values walked before their copies in [`ByteArrayDecode::fill`].
     const CHUNK: usize = 64;
 
-    /// Values at most this long are tried by [`uniform`](Self::uniform).
-    const UNIFORM_MAX: usize = 32;
+    /// Values at most this long are tried by [`uniform`](Self::uniform):
+    /// as long as one fixed-size move copies them (ISO timestamps, hashes
+    /// in hex, UUIDs as text).
+    const UNIFORM_MAX: usize = COPY_SLACK;
 
     /// The length of each of the next `n` values if the input holds `n`
     /// whole values that all have it, a short one: flags, codes, fixed-width
