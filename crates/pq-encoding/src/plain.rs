@@ -314,16 +314,21 @@ impl<'a> ByteArrayDecoder<'a> {
     /// fit what is left is reported as decoding it would report it.
     pub fn skip(&mut self, n: usize) -> Result<usize> {
         let mut done = 0;
-        // Runs of one short length passed by arithmetic (see `uniform`).
+        // Runs of one short length passed by arithmetic (see `uniform`),
+        // other values walked a chunk at a time.
         while done < n {
             let want = (n - done).min(Self::CHUNK);
-            let Some(len) = self.uniform(want) else {
+            if let Some((len, k)) = self.uniform(want) {
+                self.pos += k * (LENGTH_PREFIX + len);
+                done += k;
+                continue;
+            }
+            let walked = self.walk(want, |_, _| {});
+            done += walked;
+            if walked < want {
                 break;
-            };
-            self.pos += want * (LENGTH_PREFIX + len);
-            done += want;
+            }
         }
-        done += self.walk(n - done, |_, _| {});
         self.stopped(done, n)?;
         Ok(done)
     }
@@ -420,13 +425,13 @@ impl ByteArrayDecode for ByteArrayDecoder<'_> {
         let mut done = 0usize;
         while done < n {
             let want = (n - done).min(Self::CHUNK);
-            if let Some(len) = self.uniform(want) {
-                if let Err(e) = self.fill_uniform(offsets, values, want, len) {
+            if let Some((len, k)) = self.uniform(want) {
+                if let Err(e) = self.fill_uniform(offsets, values, k, len) {
                     offsets.truncate(o0);
                     values.truncate(v0);
                     return Err(e);
                 }
-                done += want;
+                done += k;
                 continue;
             }
             let (mut k, mut total) = (0usize, 0usize);
@@ -480,15 +485,23 @@ impl ByteArrayDecoder<'_> {
     /// in hex, UUIDs as text).
     const UNIFORM_MAX: usize = COPY_SLACK;
 
-    /// The length of each of the next `n` values if the input holds `n`
-    /// whole values that all have it, a short one: flags, codes, fixed-width
-    /// identifiers. Their prefixes then lie `LENGTH_PREFIX + len` bytes
-    /// apart, so each is checked where it must be, the loads independent
-    /// of each other, rather than found by the walk's chain of loads (each
-    /// length saying where the next one is). A column of varied lengths
-    /// fails at the first or second value, a load or two per `n` values.
+    /// Fewer values of one length than this are walked, not taken as a
+    /// run.
+    const MIN_RUN: usize = 8;
+
+    /// `(len, k)` when the next `k` values (at least [`MIN_RUN`], at most
+    /// `n`) are whole in the input and all `len` bytes long, a short length:
+    /// flags, codes, fixed-width identifiers. Their prefixes then lie
+    /// `LENGTH_PREFIX + len` bytes apart, so each is checked where it must
+    /// be, the loads independent of each other, rather than found by the
+    /// walk's chain of loads (each length saying where the next one is). A
+    /// column of varied lengths fails at the first or second value, a load
+    /// or two per `n` values; a run broken by a value of another length
+    /// is taken up to it.
+    ///
+    /// [`MIN_RUN`]: Self::MIN_RUN
     #[inline(always)]
-    fn uniform(&self, n: usize) -> Option<usize> {
+    fn uniform(&self, n: usize) -> Option<(usize, usize)> {
         let data = self.data;
         let first: [u8; 4] = data.get(self.pos..self.pos + 4)?.try_into().ok()?;
         let len = u32::from_le_bytes(first) as usize;
@@ -496,15 +509,18 @@ impl ByteArrayDecoder<'_> {
             return None;
         }
         let stride = LENGTH_PREFIX + len;
-        let end = self.pos.checked_add(n.checked_mul(stride)?)?;
-        let run = data.get(self.pos..end)?;
-        run.chunks_exact(stride)
-            .all(|v| v.get(..4) == Some(&first[..]))
-            .then_some(len)
+        // Whole strides only: a value counted lies inside the input.
+        let k = data
+            .get(self.pos..)?
+            .chunks_exact(stride)
+            .take(n)
+            .take_while(|v| v.get(..4) == Some(&first[..]))
+            .count();
+        (k >= Self::MIN_RUN).then_some((len, k))
     }
 
     /// Appends the next `n` values, each `len` bytes long as
-    /// [`uniform`](Self::uniform) found: the offsets by arithmetic, each
+    /// [`uniform`](Self::uniform) found them: the offsets by arithmetic, each
     /// value one fixed-size move (one byte for one-byte values).
     #[inline(always)]
     fn fill_uniform<O: OffsetSize>(
