@@ -413,7 +413,8 @@ impl ByteArrayDecode for ByteArrayDecoder<'_> {
     /// positions noted, short ones as one fixed-size move each. The walk is
     /// a chain of dependent loads (each length says where the next one is);
     /// the copies are not, so they overlap, where a second walk to copy
-    /// took as long as the first.
+    /// took as long as the first. A run of values of one short length
+    /// needs no walk (see `ByteArrayDecoder::uniform`).
     fn fill<O: OffsetSize>(&mut self, o: &mut Vec<O>, v: &mut Vec<u8>, n: usize) -> Result<usize> {
         let (offsets, values) = (o, v);
         let data = self.data;
