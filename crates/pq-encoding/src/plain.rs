@@ -426,23 +426,23 @@ impl ByteArrayDecode for ByteArrayDecoder<'_> {
         let mut done = 0usize;
         while done < n {
             let want = (n - done).min(Self::CHUNK);
-            if let Some((len, k)) = self.uniform(want) {
-                if let Err(e) = self.fill_uniform(offsets, values, k, len) {
-                    offsets.truncate(o0);
-                    values.truncate(v0);
-                    return Err(e);
+            // A run of one length, or values found by the walk (which
+            // moves the position past them).
+            let run = self.uniform(want);
+            let (k, total) = match run {
+                Some((len, k)) => (k, k * len),
+                None => {
+                    let (mut k, mut total) = (0usize, 0usize);
+                    self.walk(want, |start, len| {
+                        // `k` is below `CHUNK`.
+                        starts[k % Self::CHUNK] = start;
+                        lens[k % Self::CHUNK] = len;
+                        total += len;
+                        k += 1;
+                    });
+                    (k, total)
                 }
-                done += k;
-                continue;
-            }
-            let (mut k, mut total) = (0usize, 0usize);
-            self.walk(want, |start, len| {
-                // `k` is below `CHUNK`.
-                starts[k % Self::CHUNK] = start;
-                lens[k % Self::CHUNK] = len;
-                total += len;
-                k += 1;
-            });
+            };
             if k == 0 {
                 break;
             }
@@ -454,6 +454,11 @@ impl ByteArrayDecode for ByteArrayDecoder<'_> {
                     return Err(e);
                 }
             };
+            done += k;
+            if let Some((len, _)) = run {
+                self.append_run(offsets, values, base, k, len);
+                continue;
+            }
             values.resize(base + total + COPY_SLACK, 0);
             let out = values.get_mut(base..).unwrap_or_default();
             let mut at = 0;
@@ -465,7 +470,6 @@ impl ByteArrayDecode for ByteArrayDecoder<'_> {
                 O::from_usize(base + at).unwrap_or_default()
             }));
             values.truncate(base + at);
-            done += k;
             if k < want {
                 break;
             }
@@ -521,38 +525,40 @@ impl ByteArrayDecoder<'_> {
     }
 
     /// Appends the next `n` values, each `len` bytes long as
-    /// [`uniform`](Self::uniform) found them: the offsets by arithmetic, each
-    /// value one fixed-size move (one byte for one-byte values).
+    /// [`uniform`](Self::uniform) found them, after `base` bytes of values
+    /// that [`begin_append`] allowed `n * len` more of, and moves the
+    /// position past them: the offsets by arithmetic, each value one
+    /// fixed-size move (one byte for one-byte values).
     #[inline(always)]
-    fn fill_uniform<O: OffsetSize>(
+    fn append_run<O: OffsetSize>(
         &mut self,
         offsets: &mut Vec<O>,
         values: &mut Vec<u8>,
+        base: usize,
         n: usize,
         len: usize,
-    ) -> Result<()> {
+    ) {
         let stride = LENGTH_PREFIX + len;
-        // `uniform` checked that the input holds `n` strides from `pos`.
-        let run = self
-            .data
-            .get(self.pos..self.pos + n * stride)
-            .unwrap_or_default();
         let total = n * len;
-        let base = begin_append(offsets, values, total)?;
         // Fit, and no sum overflows: `begin_append` checked `base + total`.
         offsets.extend((1..=n).map(|k| O::from_usize(base + k * len).unwrap_or_default()));
+        // `uniform` checked that the input holds `n` strides from here.
+        let first = self.pos + LENGTH_PREFIX;
         match len {
             0 => {}
-            1 => values.extend(
-                run.chunks_exact(stride)
-                    .map(|v| v.last().copied().unwrap_or(0)),
-            ),
+            1 => {
+                let run = self.data.get(self.pos..self.pos + n * stride);
+                values.extend(
+                    run.unwrap_or_default()
+                        .chunks_exact(stride)
+                        .map(|v| v.last().copied().unwrap_or(0)),
+                );
+            }
             _ => {
                 values.resize(base + total + COPY_SLACK, 0);
                 let out = values.get_mut(base..).unwrap_or_default();
                 // From the whole input, not just the run: the last values'
                 // fixed-size moves may read past the run.
-                let first = self.pos + LENGTH_PREFIX;
                 for k in 0..n {
                     copy_value(out, k * len, self.data, first + k * stride, len);
                 }
@@ -560,7 +566,6 @@ impl ByteArrayDecoder<'_> {
             }
         }
         self.pos += n * stride;
-        Ok(())
     }
 }
 
