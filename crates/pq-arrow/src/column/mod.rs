@@ -11,6 +11,7 @@
 
 mod buffer;
 pub(crate) mod byte_arrays;
+mod converted;
 pub(crate) mod deltas;
 pub(crate) mod indices;
 mod kept;
@@ -149,8 +150,9 @@ struct Dict {
     /// selection's pages), and a decoded copy is memory to fault in and
     /// values to copy (and check, for strings) that are never used.
     plain: Option<PlainDict>,
-    /// The dictionary as an Arrow array, for dictionary output; made on
-    /// first use and shared by every batch.
+    /// The dictionary as an Arrow array, for dictionary output and for
+    /// values converted per value (see [`converted`]); made on first use
+    /// and shared by every batch.
     array: Option<ArrayRef>,
     /// The dictionary as views, for view output; made on first use.
     views: Option<views::DictViews>,
@@ -1018,6 +1020,12 @@ impl LeafReader {
                 (Bitmap::default(), self.pool.take(levels_room))
             }
         };
+        // Dictionary output keeps the keys; so does view output, whose
+        // values are views of the dictionary's entries gathered by key, and
+        // a read of values converted per value (see [`converted`]).
+        let keys_mode = self.key_type.is_some()
+            || views::is_view(&self.dt)
+            || (self.test.is_none() && converted::converts_per_value(&self.template, &self.dt));
         Partial {
             def: CompactLevels::with_buffers(self.def_form, max_def, bits, levels),
             rep: if self.max_rep > 0 {
@@ -1025,16 +1033,21 @@ impl LeafReader {
             } else {
                 Vec::new()
             },
-            dense: if fresh {
-                self.template.take_like(&Pool::none(), rows, 0)
+            // Values go to `dense` in keys mode only after a page of
+            // another encoding: it grows then.
+            dense: if fresh || keys_mode {
+                let room = if keys_mode { 0 } else { rows };
+                self.template.take_like(&Pool::none(), room, 0)
             } else {
                 self.template
                     .take_like(&self.pool, last_values.max(rows), last_bytes)
             },
-            keys: Vec::new(),
-            // Dictionary output keeps the keys; so does view output, whose
-            // values are views of the dictionary's entries gathered by key.
-            keys_mode: self.key_type.is_some() || views::is_view(&self.dt),
+            keys: match (keys_mode, fresh) {
+                (false, _) => Vec::new(),
+                (true, true) => Vec::with_capacity(rows),
+                (true, false) => self.pool.take(rows),
+            },
+            keys_mode,
             levels: 0,
             rows_left: rows,
             kept: None,
@@ -1525,6 +1538,12 @@ impl LeafReader {
                     pool,
                 )?
             }
+        } else if keys_mode
+            && !views::is_view(dt)
+            && let Some(d) = self.dict.as_mut()
+        {
+            check_decoded(valid, keys.len(), at)?;
+            gather_converted(d, keys, dense, nulls, levels, dt, at, pool)?
         } else if keys_mode && let Some(d) = self.dict.as_mut() {
             // View output of dictionary-encoded values.
             check_decoded(valid, keys.len(), at)?;
@@ -1590,6 +1609,44 @@ impl LeafReader {
             }
         }
     }
+}
+
+/// A batch of dictionary keys of values converted per value (see
+/// [`converted`]) as its array: the entries of the dictionary converted
+/// once, when it is decoded and no larger than the batch (or already
+/// converted); else, for a dictionary gathered from as it lies or one a
+/// few keys would not repay converting, the physical values gathered and
+/// converted.
+#[allow(clippy::too_many_arguments)]
+fn gather_converted(
+    d: &mut Dict,
+    keys: Vec<u32>,
+    mut dense: Dense,
+    nulls: Option<NullBuffer>,
+    levels: usize,
+    dt: &DataType,
+    at: &Location,
+    pool: &Pool,
+) -> Result<ArrayRef> {
+    let entries = d.dense.len();
+    let convert_once =
+        d.plain.is_none() && (d.array.is_some() || entries <= keys.len().max(native::SMALL_DICT));
+    let array = if convert_once {
+        let dict = match &d.array {
+            Some(a) => a.clone(),
+            None => {
+                let a = to_arrow(d.dense.clone(), None, entries, dt, at, pool)?;
+                d.array = Some(a.clone());
+                a
+            }
+        };
+        converted::gather(&dict, &keys, nulls, at, pool)?
+    } else {
+        gather_dict(&mut dense, d, &keys, at)?;
+        to_arrow(dense, nulls, levels, dt, at, pool)?
+    };
+    pool.put(keys);
+    Ok(array)
 }
 
 /// Checks that a page decoded as many values as its levels say are present.

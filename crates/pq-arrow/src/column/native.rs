@@ -282,7 +282,7 @@ pub(crate) const SMALL_DICT: usize = 256;
 /// a table of that size, so that a masked index needs no bounds check and
 /// the loop no branch (the indices are checked once, by their max, so the
 /// mask changes none); larger ones take [`gather`].
-fn gather_small<T: Copy + Default>(
+pub(super) fn gather_small<T: Copy + Default>(
     dict: &[T],
     idx: &[u32],
     out: &mut Vec<T>,
