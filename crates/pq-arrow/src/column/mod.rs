@@ -529,19 +529,25 @@ fn decode_dense(mut values: Dense, page: &[u8], n: usize, at: &Location) -> Resu
 }
 
 /// At a page of another encoding than the dictionary's: values from here
-/// on are plain, so what the batch's keys selected so far is gathered first.
+/// on are plain, so what the batch's keys selected so far is gathered first,
+/// into a values buffer `take` gives (a batch in keys mode starts without
+/// one: most never leave it); the keys' buffer goes back to `pool`.
 fn leave_keys_mode(
     dict: Option<&mut Dict>,
     keys_mode: &mut bool,
     keys: &mut Vec<u32>,
     dense: &mut Dense,
+    take: impl FnOnce() -> Dense,
+    pool: &Pool,
     at: &Location,
 ) -> Result<()> {
     if *keys_mode {
+        let mut values = take();
         if let Some(dict) = dict {
-            gather_dict(dense, dict, keys, at)?;
+            gather_dict(&mut values, dict, keys, at)?;
         }
-        keys.clear();
+        *dense = values;
+        pool.put(std::mem::take(keys));
         *keys_mode = false;
     }
     Ok(())
@@ -1305,7 +1311,17 @@ impl LeafReader {
                     }
                     other => {
                         let dict = self.dict.as_mut();
-                        leave_keys_mode(dict, &mut keys_mode, &mut keys, &mut dense, at)?;
+                        let take = || self.template.take_like(&self.pool, rows, self.last.2);
+                        let pool = &self.pool;
+                        leave_keys_mode(
+                            dict,
+                            &mut keys_mode,
+                            &mut keys,
+                            &mut dense,
+                            take,
+                            pool,
+                            at,
+                        )?;
                         match other {
                             PageValues::Plain { data, pos } => {
                                 take_plain_at(&mut dense, data, pos, vals, passed, at)?
@@ -1410,7 +1426,9 @@ impl LeafReader {
                 }
                 other => {
                     let dict = self.dict.as_mut();
-                    leave_keys_mode(dict, &mut keys_mode, &mut keys, &mut dense, at)?;
+                    let take = || self.template.take_like(&self.pool, rows, self.last.2);
+                    let pool = &self.pool;
+                    leave_keys_mode(dict, &mut keys_mode, &mut keys, &mut dense, take, pool, at)?;
                     match other {
                         PageValues::Plain { data, pos } => {
                             take_plain(&mut dense, data, pos, non_null, at)?
