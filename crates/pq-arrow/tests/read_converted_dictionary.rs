@@ -17,10 +17,13 @@ use arrow_buffer::i256;
 use arrow_select::concat::concat_batches;
 use bytes::Bytes;
 use parquet::arrow::ArrowWriter;
-use parquet::arrow::arrow_reader::{ParquetRecordBatchReaderBuilder, RowSelector};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::file::properties::WriterProperties;
 use pq_arrow::{ParquetReader, RowSelection};
 use pq_testkit::Rng;
+use read_common::{arrow_rs_selection, pq_read};
+
+mod read_common;
 
 const ROWS: usize = 5000;
 
@@ -120,23 +123,6 @@ fn shape(file: &Bytes) -> Vec<(bool, bool)> {
         .collect()
 }
 
-fn try_read(
-    file: &Bytes,
-    batch_size: usize,
-    selection: Option<&RowSelection>,
-) -> Result<RecordBatch, pq_arrow::Error> {
-    let mut reader = ParquetReader::from_bytes(file.clone())?;
-    if let Some(s) = selection {
-        reader = reader.with_row_selection(s.clone());
-    }
-    let schema = reader.arrow_schema();
-    let batches = reader
-        .with_batch_size(batch_size)
-        .build()?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(concat_batches(&schema, &batches).unwrap())
-}
-
 /// arrow-rs's reading of the same rows, or its error.
 fn arrow_rs_read(
     file: &Bytes,
@@ -147,17 +133,7 @@ fn arrow_rs_read(
         .map_err(|e| e.to_string())?
         .with_batch_size(batch_size);
     if let Some(s) = selection {
-        let s: Vec<RowSelector> = s
-            .iter()
-            .map(|x| {
-                if x.skip {
-                    RowSelector::skip(x.row_count)
-                } else {
-                    RowSelector::select(x.row_count)
-                }
-            })
-            .collect();
-        b = b.with_row_selection(s.into());
+        b = b.with_row_selection(arrow_rs_selection(s));
     }
     let schema = b.schema().clone();
     let batches = b
@@ -195,7 +171,7 @@ fn dictionary_decimals_read_as_arrow_rs_reads_them() {
                 s.1 |= dict && plain;
             }
             for batch_size in [1, 7, 299, 1000, 8192] {
-                let ours = try_read(&file, batch_size, None).unwrap();
+                let ours = pq_read(&file, batch_size, None).unwrap();
                 assert_eq!(ours, batch, "{name}, batch {batch_size}");
                 assert_eq!(
                     ours,
@@ -208,7 +184,7 @@ fn dictionary_decimals_read_as_arrow_rs_reads_them() {
                 let s = selection(&mut r);
                 let batch_size = 1 + r.below(3000) as usize;
                 assert_eq!(
-                    try_read(&file, batch_size, Some(&s)).unwrap(),
+                    pq_read(&file, batch_size, Some(&s)).unwrap(),
                     arrow_rs_read(&file, batch_size, Some(&s)).unwrap(),
                     "{name}, case {case}"
                 );
@@ -252,7 +228,7 @@ fn changed_pages_are_errors_or_read_as_arrow_rs_reads_them() {
         let bytes = Bytes::from(bytes);
         let s = r.chance(50).then(|| selection(&mut r));
         let batch_size = [1, 300, 8192][r.index(3)];
-        let ours = std::panic::catch_unwind(|| try_read(&bytes, batch_size, s.as_ref()))
+        let ours = std::panic::catch_unwind(|| pq_read(&bytes, batch_size, s.as_ref()))
             .unwrap_or_else(|_| panic!("case {case}: pq panicked"));
         let Ok(ours) = ours else {
             failed += 1;
@@ -264,7 +240,7 @@ fn changed_pages_are_errors_or_read_as_arrow_rs_reads_them() {
             // header's optional statistics, say) must leave the data as
             // written.
             Err(e) => assert_eq!(
-                try_read(&file, batch_size, s.as_ref()).unwrap(),
+                pq_read(&file, batch_size, s.as_ref()).unwrap(),
                 ours,
                 "case {case}: pq read other data where arrow-rs failed: {e}"
             ),

@@ -18,6 +18,9 @@ use arrow_select::concat::concat_batches;
 use bytes::Bytes;
 use pq_arrow::{ParquetReader, ParquetWriter, RowSelection, WriterOptions};
 use pq_testkit::Rng;
+use read_common::{arrow_rs_selection, pq_read};
+
+mod read_common;
 
 const ROWS: usize = 6000;
 
@@ -54,27 +57,8 @@ fn file() -> (Bytes, RecordBatch) {
     (Bytes::from(w.close_into_inner().unwrap().0), batch)
 }
 
-/// The rows pq reads from `file` (those of `selection`, if given), in
-/// batches of `batch_size`, as one batch; or its error.
-fn try_read(
-    file: &Bytes,
-    batch_size: usize,
-    selection: Option<RowSelection>,
-) -> Result<RecordBatch, pq_arrow::Error> {
-    let mut reader = ParquetReader::from_bytes(file.clone())?;
-    if let Some(s) = selection {
-        reader = reader.with_row_selection(s);
-    }
-    let schema = reader.arrow_schema();
-    let batches = reader
-        .with_batch_size(batch_size)
-        .build()?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(concat_batches(&schema, &batches).unwrap())
-}
-
 fn read(file: &Bytes, batch_size: usize, selection: Option<RowSelection>) -> RecordBatch {
-    try_read(file, batch_size, selection).unwrap()
+    pq_read(file, batch_size, selection.as_ref()).unwrap()
 }
 
 #[test]
@@ -167,7 +151,9 @@ fn an_invalid_string_fails_the_reads_that_use_it() {
         let ranges = ranges.iter().map(|&(start, end)| start..end);
         Some(RowSelection::from_consecutive_ranges(ranges, ROWS))
     };
-    let rows = |selection| try_read(&file, 256, selection).map(|b| b.num_rows());
+    let rows = |selection: Option<RowSelection>| {
+        pq_read(&file, 256, selection.as_ref()).map(|b| b.num_rows())
+    };
     // Every valid row: the dictionary is decoded on the way (what was
     // gathered outweighs its page), the invalid entry never used.
     assert_eq!(rows(only(&[(0, ROWS - 1)])).unwrap(), ROWS - 1);
@@ -226,7 +212,7 @@ fn changed_dictionary_pages_are_errors_or_read_as_arrow_rs_reads_them() {
         let selection = r
             .chance(50)
             .then(|| RowSelection::from_consecutive_ranges([100..130, 4000..4010], ROWS));
-        let ours = std::panic::catch_unwind(|| try_read(&bytes, 500, selection.clone()))
+        let ours = std::panic::catch_unwind(|| pq_read(&bytes, 500, selection.as_ref()))
             .unwrap_or_else(|_| panic!("case {case}: pq panicked"));
         let Ok(ours) = ours else {
             failed += 1;
@@ -237,19 +223,8 @@ fn changed_dictionary_pages_are_errors_or_read_as_arrow_rs_reads_them() {
             parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(bytes.clone())
                 .unwrap()
                 .with_batch_size(500);
-        if let Some(s) = selection {
-            use parquet::arrow::arrow_reader::RowSelector;
-            let s: Vec<RowSelector> = s
-                .iter()
-                .map(|x| {
-                    if x.skip {
-                        RowSelector::skip(x.row_count)
-                    } else {
-                        RowSelector::select(x.row_count)
-                    }
-                })
-                .collect();
-            theirs = theirs.with_row_selection(s.into());
+        if let Some(s) = &selection {
+            theirs = theirs.with_row_selection(arrow_rs_selection(s));
         }
         let schema = theirs.schema().clone();
         let theirs = match theirs.build().unwrap().collect::<Result<Vec<_>, _>>() {

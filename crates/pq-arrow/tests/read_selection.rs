@@ -17,6 +17,8 @@ use pq_arrow::predicate::Predicate;
 use pq_arrow::{ParquetReader, ParquetWriter, RowSelection, RowSelector, WriterOptions};
 use pq_testkit::Rng;
 
+mod read_common;
+
 const ROWS: usize = 3000;
 
 /// Three row groups of 1000 rows in pages of 100, with an `id` that is the
@@ -106,20 +108,10 @@ fn take(table: &RecordBatch, ranges: &[Range<usize>]) -> Option<RecordBatch> {
 }
 
 fn arrow_rs(file: &Bytes, selection: &RowSelection) -> Option<RecordBatch> {
-    use parquet::arrow::arrow_reader::{self, ParquetRecordBatchReaderBuilder};
-    let selectors: Vec<arrow_reader::RowSelector> = selection
-        .iter()
-        .map(|s| {
-            if s.skip {
-                arrow_reader::RowSelector::skip(s.row_count)
-            } else {
-                arrow_reader::RowSelector::select(s.row_count)
-            }
-        })
-        .collect();
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     let r = ParquetRecordBatchReaderBuilder::try_new(file.clone())
         .unwrap()
-        .with_row_selection(arrow_reader::RowSelection::from(selectors))
+        .with_row_selection(read_common::arrow_rs_selection(selection))
         .build()
         .unwrap();
     let batches: Vec<RecordBatch> = r.collect::<Result<_, _>>().unwrap();

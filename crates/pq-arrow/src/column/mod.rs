@@ -162,6 +162,18 @@ struct Dict {
 }
 
 impl Dict {
+    /// The decoded dictionary as an Arrow array of type `dt` (see
+    /// [`Dict::array`]), made on the first call.
+    fn arrow_array(&mut self, dt: &DataType, at: &Location, pool: &Pool) -> Result<ArrayRef> {
+        if let Some(a) = &self.array {
+            return Ok(a.clone());
+        }
+        let len = self.dense.len();
+        let a = to_arrow(self.dense.clone(), None, len, dt, at, pool)?;
+        self.array = Some(a.clone());
+        Ok(a)
+    }
+
     /// The dictionary page's buffer, for the column's next chunk, if
     /// values are still gathered from it and nothing else holds it.
     fn into_page_buffer(self) -> Option<Vec<u8>> {
@@ -1531,15 +1543,7 @@ impl LeafReader {
         let array = if let Some(key_type) = &self.key_type {
             if keys_mode && let Some(d) = self.dict.as_mut() {
                 check_decoded(valid, keys.len(), at)?;
-                let values = match &d.array {
-                    Some(a) => a.clone(),
-                    None => {
-                        let len = d.dense.len();
-                        let a = to_arrow(d.dense.clone(), None, len, dt, at, pool)?;
-                        d.array = Some(a.clone());
-                        a
-                    }
-                };
+                let values = d.arrow_array(dt, at, pool)?;
                 crate::convert::dictionary_array(key_type, keys, false, nulls, values, at, pool)?
             } else {
                 check_decoded(valid, dense.len(), at)?;
@@ -1650,15 +1654,7 @@ fn gather_converted(
     let convert_once =
         d.plain.is_none() && (d.array.is_some() || entries <= keys.len().max(native::SMALL_DICT));
     let array = if convert_once {
-        let dict = match &d.array {
-            Some(a) => a.clone(),
-            None => {
-                let a = to_arrow(d.dense.clone(), None, entries, dt, at, pool)?;
-                d.array = Some(a.clone());
-                a
-            }
-        };
-        converted::gather(&dict, &keys, nulls, at, pool)?
+        converted::gather(&d.arrow_array(dt, at, pool)?, &keys, nulls, at, pool)?
     } else {
         gather_dict(&mut dense, d, &keys, at)?;
         to_arrow(dense, nulls, levels, dt, at, pool)?
