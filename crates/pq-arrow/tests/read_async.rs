@@ -773,3 +773,149 @@ fn a_range_the_page_index_narrows_fetches_its_pages() {
         "fetched {fetched} bytes of a {file_len} byte file"
     );
 }
+
+/// A file in memory whose every answer starts `latency` after it is
+/// asked for and comes in pieces of 1 KiB, one scheduler turn apart (so
+/// that it is still arriving while other tasks run, with no wall-clock
+/// wait); each request is logged with when it was asked and when its last
+/// piece came.
+#[derive(Debug)]
+struct Paced {
+    bytes: Bytes,
+    latency: Duration,
+    log: Mutex<Vec<(Range<u64>, Instant, Instant)>>,
+}
+
+impl Paced {
+    fn slice(&self, range: &Range<u64>) -> io::Result<Bytes> {
+        usize::try_from(range.start)
+            .ok()
+            .zip(usize::try_from(range.end).ok())
+            .and_then(|(s, e)| self.bytes.get(s..e))
+            .map(|b| self.bytes.slice_ref(b))
+            .ok_or_else(|| io::Error::new(io::ErrorKind::UnexpectedEof, "past the end"))
+    }
+}
+
+impl AsyncRangeReader for Paced {
+    fn size(&self) -> BoxFuture<'_, io::Result<u64>> {
+        Box::pin(async { Ok(self.bytes.len() as u64) })
+    }
+    fn get_range(&self, range: Range<u64>) -> BoxFuture<'_, io::Result<Bytes>> {
+        Box::pin(async move {
+            let pieces: Vec<Bytes> = self.get_range_stream(range).try_collect().await?;
+            Ok(Bytes::from(pieces.concat()))
+        })
+    }
+    fn get_range_stream(&self, range: Range<u64>) -> BoxStream<'_, io::Result<Bytes>> {
+        let asked = Instant::now();
+        let start = (range.clone(), range.start, false);
+        futures::stream::unfold(start, move |(range, at, waited)| async move {
+            if !waited && !self.latency.is_zero() {
+                tokio::time::sleep(self.latency).await;
+            }
+            if at >= range.end {
+                self.log
+                    .lock()
+                    .unwrap()
+                    .push((range, asked, Instant::now()));
+                return None;
+            }
+            tokio::task::yield_now().await;
+            let end = range.end.min(at + 1024);
+            let piece = self.slice(&(at..end));
+            Some((piece, (range, end, true)))
+        })
+        .boxed()
+    }
+    fn name(&self) -> String {
+        "paced://file".into()
+    }
+}
+
+/// The next row group's chunks are fetched with the current one's when
+/// the round trip is long (the request would otherwise wait a round trip
+/// after the current row group is read), and only once the current one's
+/// bytes are all in when it is short (they would otherwise share the
+/// source with the bytes the decoder needs first).
+#[test]
+fn the_next_row_group_is_fetched_early_only_over_long_round_trips() {
+    use arrow_array::{ArrayRef, Int64Array, StringArray};
+    let rows = 40_000i64;
+    let ids: Vec<i64> = (0..rows).collect();
+    let batch = RecordBatch::try_from_iter([
+        ("id", Arc::new(Int64Array::from(ids.clone())) as ArrayRef),
+        (
+            "name",
+            Arc::new(StringArray::from_iter_values(
+                ids.iter().map(|i| format!("name-{}", i * 7919 % rows)),
+            )) as ArrayRef,
+        ),
+    ])
+    .unwrap();
+    let options = pq_arrow::WriterOptions::builder()
+        .set_max_row_group_size(10_000)
+        .build();
+    let path = std::env::temp_dir().join(format!("pq-async-paced-{}.parquet", std::process::id()));
+    pq_arrow::write_parquet(&path, &[batch], options).unwrap();
+    let bytes = Bytes::from(std::fs::read(&path).unwrap());
+    let row_groups: Vec<Vec<Range<u64>>> = (0..4)
+        .map(|rg| chunk_ranges(&path, &[rg], &[0, 1]))
+        .collect();
+    std::fs::remove_file(&path).ok();
+    let rt = runtime();
+    for (latency, early) in [(Duration::ZERO, false), (Duration::from_millis(40), true)] {
+        let reader = Arc::new(Paced {
+            bytes: bytes.clone(),
+            latency,
+            log: Mutex::new(Vec::new()),
+        });
+        let (read, footer) = rt.block_on(async {
+            let b = ParquetRecordBatchStreamBuilder::new(reader.clone())
+                .await
+                .unwrap();
+            let footer = reader.log.lock().unwrap().len();
+            let batches: Vec<_> = b.build().unwrap().collect().await;
+            let read: usize = batches.into_iter().map(|b| b.unwrap().num_rows()).sum();
+            (read, footer)
+        });
+        assert_eq!(read, rows as usize);
+        // The footer's speculative read may hold the last chunks' bytes:
+        // the row groups' requests are those after it.
+        let log = reader.log.lock().unwrap()[footer..].to_vec();
+        // Each row group's requests: when the first went out, and when the
+        // last answer came.
+        let spans: Vec<(Instant, Instant)> = row_groups
+            .iter()
+            .map(|chunks| {
+                let mine: Vec<_> = log
+                    .iter()
+                    .filter(|(r, _, _)| chunks.iter().any(|c| r.start < c.end && c.start < r.end))
+                    .collect();
+                assert!(
+                    !mine.is_empty(),
+                    "{latency:?}: {chunks:?} not fetched: {log:?}"
+                );
+                (
+                    mine.iter().map(|m| m.1).min().unwrap(),
+                    mine.iter().map(|m| m.2).max().unwrap(),
+                )
+            })
+            .collect();
+        // Over a long round trip the second row group goes out with the
+        // first (the later ones once the one before is being read, whose
+        // bytes came with it); over a short one, none goes out before the
+        // one before is in.
+        let pairs = if early { 1 } else { spans.len() - 1 };
+        for (k, pair) in spans.windows(2).take(pairs).enumerate() {
+            let (current, next) = (pair[0], pair[1]);
+            assert_eq!(
+                next.0 < current.1,
+                early,
+                "{latency:?}: row group {} asked for {:?} after row group {k}'s last answer ({log:?})",
+                k + 1,
+                next.0.checked_duration_since(current.1)
+            );
+        }
+    }
+}
