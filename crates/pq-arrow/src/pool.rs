@@ -144,6 +144,15 @@ impl Pool {
         Pool(None)
     }
 
+    /// The bytes of the vectors kept now.
+    #[cfg(test)]
+    pub(crate) fn kept_bytes(&self) -> usize {
+        self.0
+            .as_ref()
+            .and_then(|s| s.free.lock().ok().map(|f| f.bytes))
+            .unwrap_or(0)
+    }
+
     /// An empty vector with room for at least `cap` values: the smallest
     /// kept one that is large enough, else the largest kept one grown, else
     /// a new one.

@@ -473,16 +473,21 @@ impl BatchDecoder {
     fn deliver(&mut self) -> bool {
         let mut any = false;
         let pieces = &self.pieces;
+        // A page that straddles two pushed pieces is joined into a buffer
+        // of the pool, which comes back once the page is read: for a
+        // remote read nearly every page (pieces of 2 MiB, pages of about
+        // one), each otherwise fresh memory faulted in.
+        let pool = &self.pool;
         if let Some(state) = &self.current {
             state.tasks.deliver(&mut |need| {
-                let got = pieces.cover(need);
+                let got = pieces.cover_from(need, pool);
                 any |= got.is_some();
                 got
             });
         }
         for (_, r, need) in &mut self.finishing {
             if let Some(n) = need
-                && let Some((offset, data)) = pieces.cover(n)
+                && let Some((offset, data)) = pieces.cover_from(n, pool)
             {
                 r.push(offset, data);
                 *need = None;

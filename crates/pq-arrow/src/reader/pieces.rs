@@ -5,6 +5,8 @@ use std::ops::Range;
 
 use bytes::Bytes;
 
+use crate::pool::Pool;
+
 /// Default for the largest gap between two requested ranges that are
 /// merged into one read: 64 KiB, as object_store's `coalesce_ranges`; a
 /// read of the gap costs less than another request.
@@ -53,6 +55,12 @@ impl Pieces {
     /// holds past `need`), else a copy of exactly `need` joined from
     /// several pieces; `None` while they do not cover it.
     pub(crate) fn cover(&self, need: &Range<u64>) -> Option<(u64, Bytes)> {
+        self.cover_from(need, &Pool::none())
+    }
+
+    /// [`cover`](Self::cover), joining into a buffer of `pool` (which
+    /// returns to it when the readers let the bytes go).
+    pub(crate) fn cover_from(&self, need: &Range<u64>, pool: &Pool) -> Option<(u64, Bytes)> {
         let end_of = |(o, d): &(u64, Bytes)| o.saturating_add(d.len() as u64);
         if let Some((o, d)) = self
             .pieces
@@ -63,7 +71,7 @@ impl Pieces {
         }
         // Joined from pieces, each taken from where the last ended.
         let len = usize::try_from(need.end.checked_sub(need.start)?).ok()?;
-        let mut out = Vec::new();
+        let mut out: Vec<u8> = Vec::new();
         let mut at = need.start;
         while at < need.end {
             let (o, d) = self
@@ -73,13 +81,13 @@ impl Pieces {
                 .max_by_key(|p| end_of(p))?;
             let from = usize::try_from(at - o).ok()?;
             let to = usize::try_from(need.end.min(o.saturating_add(d.len() as u64)) - o).ok()?;
-            if out.is_empty() {
-                out.reserve_exact(len);
+            if out.capacity() == 0 {
+                out = pool.take(len);
             }
             out.extend_from_slice(d.get(from..to)?);
             at = o.saturating_add(to as u64);
         }
-        Some((need.start, Bytes::from(out)))
+        Some((need.start, pool.bytes(out)))
     }
 
     /// Whether the pieces cover `need` (what [`cover`](Self::cover)
@@ -122,7 +130,7 @@ impl Pieces {
 
 #[cfg(test)]
 mod tests {
-    use super::{Pieces, coalesce};
+    use super::{Pieces, Pool, coalesce};
     use bytes::Bytes;
 
     #[test]
@@ -151,5 +159,26 @@ mod tests {
         assert!(p.cover(&(30..41)).is_none());
         p.keep_for(&[21..22, 1000..1001]);
         assert_eq!(p.bytes(), 5 + 22);
+    }
+
+    #[test]
+    fn a_joined_range_is_a_buffer_of_the_pool_and_comes_back() {
+        let file: Vec<u8> = (0..=255).cycle().take(40_000).collect();
+        let mut p = Pieces::default();
+        p.push(0, Bytes::copy_from_slice(&file[..20_000]));
+        p.push(20_000, Bytes::copy_from_slice(&file[20_000..]));
+        let pool = Pool::new(1 << 20);
+        let (o, d) = p.cover_from(&(15_000..25_000), &pool).expect("joined");
+        assert_eq!((o, &d[..]), (15_000, &file[15_000..25_000]));
+        let at = d.as_ptr();
+        assert_eq!(pool.kept_bytes(), 0);
+        drop(d);
+        assert!(pool.kept_bytes() >= 10_000);
+        let (_, again) = p.cover_from(&(14_000..24_000), &pool).expect("joined");
+        assert_eq!(again.as_ptr(), at);
+        assert_eq!(&again[..], &file[14_000..24_000]);
+        // One piece covers it: shared, not copied.
+        let (_, shared) = p.cover_from(&(100..200), &pool).expect("covered");
+        assert_eq!(shared.as_ptr(), p.pieces[0].1.as_ptr());
     }
 }
