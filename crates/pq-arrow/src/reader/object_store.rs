@@ -34,6 +34,11 @@ use crate::pool::Pool;
 /// (configure the store's own `RetryConfig` and `ClientOptions` timeouts to
 /// taste as well; they apply inside each attempt).
 ///
+/// An answer's body is copied, as its chunks arrive, into pieces of 2 MiB
+/// that the decoder reads from; once let go, a piece's memory serves the
+/// next answers of any reader in the process (up to 64 MiB of it is kept),
+/// so that reading does not fault fresh memory in for every answer.
+///
 /// ```
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() -> Result<(), Box<dyn std::error::Error>> {

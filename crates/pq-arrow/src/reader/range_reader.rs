@@ -47,12 +47,14 @@ pub trait AsyncRangeReader: Send + Sync + fmt::Debug {
     /// The bytes of `range` as they arrive, in the pieces the source
     /// delivers them in, in order (together exactly `range.end -
     /// range.start` bytes; the reader checks). A network body arrives as
-    /// many chunks: handing each on as it comes lets the reader decode the
+    /// many chunks: handing them on as they come lets the reader decode the
     /// pages already in while the rest of a row group is on its way, and
     /// spares a copy of the whole answer into one fresh buffer (for a 35 MB
     /// row group through object_store's HTTP client, a third of its
     /// transfer time); the reader copies only the pages that straddle two
     /// pieces. The default is [`get_range`](Self::get_range)'s one piece.
+    /// (`ObjectStoreReader` hands on pieces of 2 MiB into which the body's
+    /// chunks are copied: see its docs.)
     ///
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
