@@ -708,31 +708,40 @@ fn the_stream_is_send() {
     });
 }
 
+/// The columns of the tests' written tables: `id`, the rows' numbers, and
+/// `name`, a string of each row's id scattered over the rows.
+fn ids_and_names(rows: i64) -> Vec<(&'static str, arrow_array::ArrayRef)> {
+    use arrow_array::{ArrayRef, Int64Array, StringArray};
+    vec![
+        (
+            "id",
+            Arc::new(Int64Array::from_iter_values(0..rows)) as ArrayRef,
+        ),
+        (
+            "name",
+            Arc::new(StringArray::from_iter_values(
+                (0..rows).map(|i| format!("name-{}", i * 7919 % rows)),
+            )) as ArrayRef,
+        ),
+    ]
+}
+
 /// A key range that the page index narrows to a few pages is fetched as
 /// those pages (and the chunks' dictionary pages), not as whole chunks,
 /// and reads the rows the sync reader reads.
 #[test]
 fn a_range_the_page_index_narrows_fetches_its_pages() {
-    use arrow_array::{ArrayRef, Float64Array, Int64Array, StringArray};
+    use arrow_array::{ArrayRef, Float64Array};
     // Chunks of some 3 MB: further apart than requests are merged across.
     let rows = 400_000i64;
-    let ids: Vec<i64> = (0..rows).collect();
-    let batch = RecordBatch::try_from_iter([
-        ("id", Arc::new(Int64Array::from(ids.clone())) as ArrayRef),
-        (
-            "name",
-            Arc::new(StringArray::from_iter_values(
-                ids.iter().map(|i| format!("name-{}", i * 7919 % rows)),
-            )) as ArrayRef,
-        ),
-        (
-            "value",
-            Arc::new(Float64Array::from_iter_values(
-                ids.iter().map(|&i| i as f64 / 7.0),
-            )) as ArrayRef,
-        ),
-    ])
-    .unwrap();
+    let mut columns = ids_and_names(rows);
+    columns.push((
+        "value",
+        Arc::new(Float64Array::from_iter_values(
+            (0..rows).map(|i| i as f64 / 7.0),
+        )) as ArrayRef,
+    ));
+    let batch = RecordBatch::try_from_iter(columns).unwrap();
     let options = pq_arrow::WriterOptions::builder()
         .set_data_page_row_count_limit(2_000)
         .set_dictionary_enabled(false)
@@ -840,19 +849,8 @@ impl AsyncRangeReader for Paced {
 /// source with the bytes the decoder needs first).
 #[test]
 fn the_next_row_group_is_fetched_early_only_over_long_round_trips() {
-    use arrow_array::{ArrayRef, Int64Array, StringArray};
     let rows = 40_000i64;
-    let ids: Vec<i64> = (0..rows).collect();
-    let batch = RecordBatch::try_from_iter([
-        ("id", Arc::new(Int64Array::from(ids.clone())) as ArrayRef),
-        (
-            "name",
-            Arc::new(StringArray::from_iter_values(
-                ids.iter().map(|i| format!("name-{}", i * 7919 % rows)),
-            )) as ArrayRef,
-        ),
-    ])
-    .unwrap();
+    let batch = RecordBatch::try_from_iter(ids_and_names(rows)).unwrap();
     let options = pq_arrow::WriterOptions::builder()
         .set_max_row_group_size(10_000)
         .build();

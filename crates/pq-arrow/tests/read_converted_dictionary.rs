@@ -21,7 +21,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use parquet::file::properties::WriterProperties;
 use pq_arrow::{ParquetReader, RowSelection};
 use pq_testkit::Rng;
-use read_common::{arrow_rs_selection, pq_read};
+use read_common::{arrow_rs_selection, pq_read, short_ranges};
 
 mod read_common;
 
@@ -146,17 +146,7 @@ fn arrow_rs_read(
 
 /// Short ranges of rows over the whole file.
 fn selection(r: &mut Rng) -> RowSelection {
-    let mut ranges = Vec::new();
-    let mut at = 0;
-    while at < ROWS {
-        at += r.below(700) as usize;
-        let len = 1 + r.below(400) as usize;
-        if at + len <= ROWS {
-            ranges.push(at..at + len);
-        }
-        at += len;
-    }
-    RowSelection::from_consecutive_ranges(ranges, ROWS)
+    RowSelection::from_consecutive_ranges(short_ranges(r, ROWS, 700, 400), ROWS)
 }
 
 #[test]

@@ -18,7 +18,7 @@ use arrow_select::concat::concat_batches;
 use bytes::Bytes;
 use pq_arrow::{ParquetReader, ParquetWriter, RowSelection, WriterOptions};
 use pq_testkit::Rng;
-use read_common::{arrow_rs_selection, pq_read};
+use read_common::{arrow_rs_selection, pq_read, short_ranges};
 
 mod read_common;
 
@@ -82,16 +82,7 @@ fn large_dictionaries_read_whole_and_selected() {
     let mut r = Rng(11);
     for case in 0..20 {
         // A few short ranges: a few entries of each dictionary.
-        let mut ranges = Vec::new();
-        let mut at = 0;
-        while at < ROWS {
-            at += r.below(900) as usize;
-            let len = 1 + r.below(30) as usize;
-            if at + len <= ROWS {
-                ranges.push(at..at + len);
-            }
-            at += len;
-        }
+        let ranges = short_ranges(&mut r, ROWS, 900, 30);
         let rows: Vec<u32> = ranges
             .iter()
             .flat_map(|x| x.start as u32..x.end as u32)

@@ -204,7 +204,9 @@ fn into_pieces<'a>(
                     let left = len.saturating_sub(f.seen).saturating_add(rest.len() as u64);
                     f.piece = pool.take(usize::try_from(left).unwrap_or(PIECE_LEN).min(PIECE_LEN));
                 }
-                let room = f.piece.capacity().saturating_sub(f.piece.len()).max(1);
+                // A full piece is handed on below: the one being filled
+                // is always short of the length.
+                let room = PIECE_LEN - f.piece.len();
                 let (now, later) = rest.split_at(room.min(rest.len()));
                 f.piece.extend_from_slice(now);
                 rest = later;

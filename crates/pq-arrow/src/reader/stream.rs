@@ -781,8 +781,8 @@ impl Driver {
         // then wait for all of it (and cost at most that round trip when
         // they go), so that the bytes the decoder needs first do not share
         // the source with bytes needed later. On loopback with no latency,
-        // 3 of 16 columns of a 4 Mi-row file came 1.22 -> 1.08 of the time
-        // of the same read from a local path.
+        // 3 of 16 columns of a 4 Mi-row file: 23.2 -> 21.8 ms, against
+        // 18.6 ms for the same read from a local path.
         self.take_arrived();
         let arriving: u64 = self
             .held

@@ -3,10 +3,29 @@
 //! reference reader.
 #![allow(dead_code)]
 
+use std::ops::Range;
+
 use arrow_array::RecordBatch;
 use arrow_select::concat::concat_batches;
 use bytes::Bytes;
 use pq_arrow::{ParquetReader, RowSelection};
+use pq_testkit::Rng;
+
+/// Short ranges of rows over `rows` rows, in order: each after a gap
+/// below `most_gap` rows, of 1 to `most_len` rows, all within the rows.
+pub fn short_ranges(r: &mut Rng, rows: usize, most_gap: u64, most_len: u64) -> Vec<Range<usize>> {
+    let mut ranges = Vec::new();
+    let mut at = 0;
+    while at < rows {
+        at += r.below(most_gap) as usize;
+        let len = 1 + r.below(most_len) as usize;
+        if at + len <= rows {
+            ranges.push(at..at + len);
+        }
+        at += len;
+    }
+    ranges
+}
 
 /// The rows pq reads from `file` (those of `selection`, if given), in
 /// batches of `batch_size`, as one batch; or its error.
