@@ -208,7 +208,7 @@ fn read_at_position(f: &File, start: u64, len: usize, pool: &Pool) -> std::io::R
 /// Reads `len` bytes at `start` into a vector of `pool`'s, whose memory
 /// returns there once the pages cut from it are decoded: a fresh vector per
 /// read would fault in every page of it.
-fn read_at<R: Read + Seek + ?Sized>(
+pub(super) fn read_at<R: Read + Seek + ?Sized>(
     r: &mut R,
     start: u64,
     len: usize,
