@@ -917,3 +917,91 @@ fn the_next_row_group_is_fetched_early_only_over_long_round_trips() {
         }
     }
 }
+
+/// Unless the options set a gap, the columns between two wanted ones are
+/// fetched with them over a long round trip (a request costs more than
+/// their bytes) and left out over a short one (their bytes cost more than
+/// a request); a gap the options set holds over either.
+#[test]
+fn a_gap_is_fetched_over_long_round_trips_only() {
+    use arrow_array::{ArrayRef, Float64Array, Int64Array};
+    let rows = 40_000i64;
+    // `wide`, between the two read columns, some 160 KB a row group: more
+    // than the short round trip's gap, less than the long one's.
+    let batch = RecordBatch::try_from_iter([
+        (
+            "id",
+            Arc::new(Int64Array::from_iter_values(0..rows)) as ArrayRef,
+        ),
+        (
+            "wide",
+            Arc::new(Float64Array::from_iter_values(
+                (0..rows).map(|i| (i * 7919 % rows) as f64 / 7.0),
+            )),
+        ),
+        (
+            "small",
+            Arc::new(Int64Array::from_iter_values((0..rows).map(|i| i % 5))),
+        ),
+    ])
+    .unwrap();
+    let options = pq_arrow::WriterOptions::builder()
+        .set_max_row_group_size(20_000)
+        .set_dictionary_enabled(false)
+        .build();
+    let path = std::env::temp_dir().join(format!("pq-async-gap-{}.parquet", std::process::id()));
+    pq_arrow::write_parquet(&path, &[batch], options).unwrap();
+    let bytes = Bytes::from(std::fs::read(&path).unwrap());
+    let gaps = chunk_ranges(&path, &[0, 1], &[1]);
+    std::fs::remove_file(&path).ok();
+    assert!(
+        gaps.iter()
+            .all(|g| (64 << 10..1 << 20).contains(&(g.end - g.start))),
+        "{gaps:?}"
+    );
+    let rt = runtime();
+    let cases = [
+        (Duration::ZERO, None, false),
+        (Duration::from_millis(40), None, true),
+        (Duration::ZERO, Some(1 << 20), true),
+        (Duration::from_millis(40), Some(0), false),
+    ];
+    for (latency, gap, fetched) in cases {
+        let reader = Arc::new(Paced {
+            bytes: bytes.clone(),
+            latency,
+            log: Mutex::new(Vec::new()),
+        });
+        let mut fetch = FetchOptions::default();
+        if let Some(gap) = gap {
+            fetch = fetch.with_coalesce_gap(gap);
+        }
+        let (read, footer) = rt.block_on(async {
+            let b = ParquetRecordBatchStreamBuilder::new_with_options(reader.clone(), fetch)
+                .await
+                .unwrap();
+            let footer = reader.log.lock().unwrap().len();
+            let mask = ProjectionMask::leaves(b.parquet_schema(), [0, 2]);
+            let stream = b.with_projection(mask).build().unwrap();
+            let batches: Vec<_> = stream.collect().await;
+            let read: usize = batches.into_iter().map(|b| b.unwrap().num_rows()).sum();
+            (read, footer)
+        });
+        assert_eq!(read, rows as usize);
+        let log: Vec<Range<u64>> = reader.log.lock().unwrap()[footer..]
+            .iter()
+            .map(|(r, _, _)| r.clone())
+            .collect();
+        for g in &gaps {
+            let covered = log.iter().any(|r| r.start <= g.start && g.end <= r.end);
+            let touched = log.iter().any(|r| r.start < g.end && g.start < r.end);
+            assert_eq!(
+                (covered, touched),
+                (fetched, fetched),
+                "{latency:?}, gap {gap:?}: {g:?} in {log:?}"
+            );
+        }
+        // Two requests a row group without the gap, one with it.
+        assert_eq!(log.len(), if fetched { 2 } else { 4 }, "{log:?}");
+    }
+}

@@ -106,8 +106,9 @@ struct OptionsProto {
     footer_prefetch: u64,
     #[prost(bool, tag = "4")]
     head_check: bool,
-    #[prost(uint64, tag = "5")]
-    coalesce_gap: u64,
+    /// Unset: the gap follows the round trip.
+    #[prost(uint64, optional, tag = "5")]
+    coalesce_gap: Option<u64>,
     #[prost(uint64, tag = "6")]
     max_requests: u64,
     #[prost(uint64, tag = "7")]
@@ -148,21 +149,24 @@ impl From<&PqOptions> for OptionsProto {
 impl From<&OptionsProto> for PqOptions {
     fn from(o: &OptionsProto) -> Self {
         let size = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        let mut fetch = pq_arrow::FetchOptions::default()
+            .with_footer_prefetch(o.footer_prefetch)
+            .with_head_check(o.head_check)
+            .with_max_requests(size(o.max_requests))
+            .with_prefetch_bytes(size(o.prefetch_bytes))
+            .with_request_timeout(Duration::from_micros(o.request_timeout_us))
+            .with_retries(o.retries)
+            .with_backoff(
+                Duration::from_micros(o.backoff_us),
+                Duration::from_micros(o.max_backoff_us),
+            );
+        if let Some(gap) = o.coalesce_gap {
+            fetch = fetch.with_coalesce_gap(gap);
+        }
         PqOptions {
             pushdown: o.pushdown,
             pruning: o.pruning,
-            fetch: pq_arrow::FetchOptions::default()
-                .with_footer_prefetch(o.footer_prefetch)
-                .with_head_check(o.head_check)
-                .with_coalesce_gap(o.coalesce_gap)
-                .with_max_requests(size(o.max_requests))
-                .with_prefetch_bytes(size(o.prefetch_bytes))
-                .with_request_timeout(Duration::from_micros(o.request_timeout_us))
-                .with_retries(o.retries)
-                .with_backoff(
-                    Duration::from_micros(o.backoff_us),
-                    Duration::from_micros(o.max_backoff_us),
-                ),
+            fetch,
         }
     }
 }
