@@ -80,11 +80,12 @@ impl FetchOptions {
     }
 
     /// Ranges less than `bytes` apart are fetched as one. Unset (the
-    /// default), the gap follows the round trip the footer's request
-    /// took: 1 MiB (object_store's own default for `get_ranges`), where a
-    /// request costs more than reading a gap, and 64 KiB over a short
-    /// round trip (under 5 ms: a local network or machine), where the
-    /// bytes are what costs and another request next to nothing.
+    /// default), the gap follows the shortest round trip seen (the
+    /// footer's request, then each answer's first bytes): 1 MiB
+    /// (object_store's own default for `get_ranges`), where a request
+    /// costs more than reading a gap, and 64 KiB over a round trip under
+    /// 5 ms (a local network or machine), where the bytes are what costs
+    /// and another request next to nothing.
     pub fn with_coalesce_gap(mut self, bytes: u64) -> Self {
         self.coalesce_gap = Some(bytes);
         self
