@@ -776,6 +776,12 @@ impl Driver {
         }
     }
 
+    /// Whether the shortest round trip seen is a local network's or
+    /// machine's (see [`SHORT_ROUND_TRIP`]).
+    fn short_round_trip(&self) -> bool {
+        self.round_trip.is_some_and(|t| t < SHORT_ROUND_TRIP)
+    }
+
     /// The largest gap between two wanted ranges fetched with them: the
     /// options' when set, else by the round trip. Over a short one, the
     /// bytes of a gap cost more than a request: 3 of 16 columns of a 4
@@ -786,7 +792,7 @@ impl Driver {
     fn gap(&self) -> u64 {
         match self.fetch.coalesce_gap {
             Some(gap) => gap,
-            None if self.round_trip.is_some_and(|t| t < SHORT_ROUND_TRIP) => SHORT_ROUND_TRIP_GAP,
+            None if self.short_round_trip() => SHORT_ROUND_TRIP_GAP,
             None => LONG_ROUND_TRIP_GAP,
         }
     }
@@ -812,7 +818,7 @@ impl Driver {
             .filter(|h| h.task.is_some())
             .map(|h| h.range.end.saturating_sub(h.arrived))
             .sum();
-        let short = self.round_trip.is_some_and(|t| t < SHORT_ROUND_TRIP);
+        let short = self.short_round_trip();
         if arriving >= PREFETCH_WITH_BYTES || (short && arriving > 0) {
             return;
         }
