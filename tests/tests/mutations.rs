@@ -20,6 +20,12 @@
 //! least N (every fixed mutation, then further seeded rounds of random
 //! ones). Cases where pq returns data arrow-rs does not fail it, unless
 //! [`ALLOWED`] names them with the reason.
+//!
+//! A third reads every tenth mutation through the async reader too, its
+//! answers split into pieces anywhere, and requires the sync reader's
+//! batches and error: the async reader's own fetching (merged and
+//! prefetched ranges, pages joined across pieces) adds no way around the
+//! checks.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -900,5 +906,200 @@ fn mutated_files_read_like_arrow_rs() {
         failures.is_empty(),
         "{} mutated files where pq returns data arrow-rs does not",
         failures.len()
+    );
+}
+
+/// A mutated file in memory, read through the async reader: its answers
+/// come in pieces of 1, 7, 300, 4096 and 100 000 bytes in turn, so that
+/// pages and their headers are split anywhere, as a network body's chunks
+/// split them.
+#[derive(Debug)]
+struct InPieces(Bytes);
+
+impl pq_arrow::AsyncRangeReader for InPieces {
+    fn size(&self) -> futures::future::BoxFuture<'_, std::io::Result<u64>> {
+        Box::pin(async move { Ok(self.0.len() as u64) })
+    }
+    fn get_range(
+        &self,
+        range: std::ops::Range<u64>,
+    ) -> futures::future::BoxFuture<'_, std::io::Result<Bytes>> {
+        Box::pin(async move {
+            let (start, end) = (range.start as usize, range.end as usize);
+            if start > end || end > self.0.len() {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("{start}..{end} is past the end ({})", self.0.len()),
+                ));
+            }
+            Ok(self.0.slice(start..end))
+        })
+    }
+    fn get_range_stream(
+        &self,
+        range: std::ops::Range<u64>,
+    ) -> futures::stream::BoxStream<'_, std::io::Result<Bytes>> {
+        use futures::{StreamExt, TryStreamExt};
+        let answer = async move {
+            let data = self.get_range(range).await?;
+            let lens = [1, 7, 300, 4096, 100_000].into_iter().cycle();
+            Ok::<_, std::io::Error>(futures::stream::unfold(
+                (data, lens),
+                |(mut data, mut lens)| async move {
+                    if data.is_empty() {
+                        return None;
+                    }
+                    let len = lens.next().unwrap_or(1);
+                    let piece = data.split_to(data.len().min(len));
+                    Some((Ok(piece), (data, lens)))
+                },
+            ))
+        };
+        futures::stream::once(answer).try_flatten().boxed()
+    }
+    fn name(&self) -> String {
+        "mutated file".into()
+    }
+}
+
+/// What one reader made of a file, batch by batch: the batches it
+/// returned and the error that ended them, if any.
+type Batches = (Vec<RecordBatch>, Option<String>);
+
+/// Reads `data` with the sync reader from `Bytes`, batch by batch.
+fn read_sync_batches(path: &Path, what: &str, data: Bytes) -> Batches {
+    within_cap(path, what, move || -> Batches {
+        let mut batches = Vec::new();
+        let mut reader = match pq_arrow::ParquetReader::from_bytes(data)
+            .and_then(|r| r.with_batch_size(1024).build())
+        {
+            Ok(r) => r,
+            Err(e) => return (batches, Some(e.to_string())),
+        };
+        loop {
+            match reader.next_batch() {
+                Ok(Some(b)) => batches.push(b),
+                Ok(None) => return (batches, None),
+                Err(e) => return (batches, Some(e.to_string())),
+            }
+        }
+    })
+}
+
+/// Reads `data` with the async reader over [`InPieces`], batch by batch,
+/// with `fetch`, on a runtime of its own.
+fn read_async_batches(
+    path: &Path,
+    what: &str,
+    data: Bytes,
+    fetch: pq_arrow::FetchOptions,
+) -> Batches {
+    within_cap(path, what, move || -> Batches {
+        use futures::StreamExt;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        rt.block_on(async move {
+            let mut batches = Vec::new();
+            let built =
+                pq_arrow::ParquetRecordBatchStreamBuilder::new_with_options(InPieces(data), fetch)
+                    .await
+                    .and_then(|b| b.with_batch_size(1024).build());
+            let mut stream = match built {
+                Ok(s) => s,
+                Err(e) => return (batches, Some(e.to_string())),
+            };
+            while let Some(b) = stream.next().await {
+                match b {
+                    Ok(b) => batches.push(b),
+                    Err(e) => return (batches, Some(e.to_string())),
+                }
+            }
+            (batches, None)
+        })
+    })
+}
+
+/// The async reader shares the sync reader's core, but fetches on its own:
+/// ranges merged and prefetched, answers taken in pieces, pages joined
+/// across pieces. On mutated files it must return what the sync reader
+/// returns, batch for batch, and end in the same error: a damaged footer's
+/// ranges, lengths and counts must not reach past the checks by way of
+/// its fetching. Every `STRIDE`-th mutation of every file, with the
+/// default fetch options and with options that make a request of every
+/// range (nothing merged, nothing prefetched, an 8-byte footer guess),
+/// both checking the magic at the start of the file as the sync reader
+/// does.
+#[test]
+fn mutated_files_read_async_as_sync() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    const STRIDE: usize = 10;
+    let quiet = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        if capped() {
+            quiet(info);
+        }
+    }));
+    // The magic at the start of the file checked by both, as the sync
+    // reader always does: the async reader leaves it unchecked by default
+    // (a request saved), so a damaged one would otherwise differ.
+    let default = pq_arrow::FetchOptions::default().with_head_check(true);
+    let tiny = default
+        .clone()
+        .with_coalesce_gap(0)
+        .with_prefetch_bytes(0)
+        .with_max_requests(1)
+        .with_footer_prefetch(8);
+    let started = Instant::now();
+    let (mut seen, mut compared, mut ended_in_error) = (0usize, 0usize, 0usize);
+    let mut differ = Vec::new();
+    for (i, path) in files().iter().enumerate() {
+        let file = Bytes::from(std::fs::read(path).unwrap());
+        let seed = 0x5EED_0000 + i as u64;
+        mutations(&file, seed, &mut |what, data| {
+            seen += 1;
+            if !seen.is_multiple_of(STRIDE) {
+                return;
+            }
+            compared += 1;
+            let expected = read_sync_batches(path, &what, data.clone());
+            ended_in_error += usize::from(expected.1.is_some());
+            for (options, fetch) in [("default", default.clone()), ("tiny", tiny.clone())] {
+                let got = read_async_batches(path, &what, data.clone(), fetch);
+                if got != expected {
+                    let name = path.file_name().unwrap_or_default().to_string_lossy();
+                    let show = |(b, e): &Batches| {
+                        format!(
+                            "{} batches, {}",
+                            b.len(),
+                            e.as_deref().unwrap_or("no error")
+                        )
+                    };
+                    differ.push(format!(
+                        "{name} ({what}), {options} fetch options: async {}; sync {}",
+                        show(&got),
+                        show(&expected)
+                    ));
+                }
+            }
+        });
+    }
+    eprintln!(
+        "{compared} mutated files read async and sync in {:.1?}, {ended_in_error} ending in an error",
+        started.elapsed()
+    );
+    for d in &differ {
+        eprintln!("{d}");
+    }
+    assert!(compared > 100, "only {compared} mutations compared");
+    assert!(
+        ended_in_error > compared / 10,
+        "only {ended_in_error} of {compared} mutations ended in an error: are they mutating?"
+    );
+    assert!(
+        differ.is_empty(),
+        "{} mutated files read differently",
+        differ.len()
     );
 }
