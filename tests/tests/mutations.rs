@@ -910,9 +910,8 @@ fn mutated_files_read_like_arrow_rs() {
 }
 
 /// A mutated file in memory, read through the async reader: its answers
-/// come in pieces of 1, 7, 300, 4096 and 100 000 bytes in turn, so that
-/// pages and their headers are split anywhere, as a network body's chunks
-/// split them.
+/// come in pieces that split pages and their headers anywhere
+/// ([`pq_testkit::in_pieces`]).
 #[derive(Debug)]
 struct InPieces(Bytes);
 
@@ -942,18 +941,7 @@ impl pq_arrow::AsyncRangeReader for InPieces {
         use futures::{StreamExt, TryStreamExt};
         let answer = async move {
             let data = self.get_range(range).await?;
-            let lens = [1, 7, 300, 4096, 100_000].into_iter().cycle();
-            Ok::<_, std::io::Error>(futures::stream::unfold(
-                (data, lens),
-                |(mut data, mut lens)| async move {
-                    if data.is_empty() {
-                        return None;
-                    }
-                    let len = lens.next().unwrap_or(1);
-                    let piece = data.split_to(data.len().min(len));
-                    Some((Ok(piece), (data, lens)))
-                },
-            ))
+            Ok::<_, std::io::Error>(futures::stream::iter(pq_testkit::in_pieces(data).map(Ok)))
         };
         futures::stream::once(answer).try_flatten().boxed()
     }
@@ -1035,12 +1023,6 @@ fn read_async_batches(
 fn mutated_files_read_async_as_sync() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     const STRIDE: usize = 10;
-    let quiet = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        if capped() {
-            quiet(info);
-        }
-    }));
     // The magic at the start of the file checked by both, as the sync
     // reader always does: the async reader leaves it unchecked by default
     // (a request saved), so a damaged one would otherwise differ.

@@ -201,15 +201,9 @@ impl AsyncRangeReader for InPieces {
     fn get_range_stream(&self, range: Range<u64>) -> BoxStream<'_, io::Result<Bytes>> {
         let answer = async move {
             let data = self.0.get_range(range).await?;
-            let lens = [1, 7, 300, 4096, 100_000].into_iter().cycle();
-            let pieces = futures::stream::unfold((data, lens), |(mut data, mut lens)| async move {
-                if data.is_empty() {
-                    return None;
-                }
+            let pieces = futures::stream::iter(pq_testkit::in_pieces(data)).then(|piece| async {
                 tokio::task::yield_now().await;
-                let len = lens.next().unwrap_or(1);
-                let piece = data.split_to(data.len().min(len));
-                Some((Ok(piece), (data, lens)))
+                Ok(piece)
             });
             Ok::<_, io::Error>(pieces)
         };

@@ -6,7 +6,8 @@
 //! run ends with a summary of every skipped test and why. With `CI` set a
 //! skip is a failure instead: CI can never pass by skipping.
 //!
-//! It also holds the tests' pseudo-random generator, [`Rng`], and loopback
+//! It also holds the tests' pseudo-random generator, [`Rng`], the pieces a
+//! test source hands an answer on in, [`in_pieces`], and loopback
 //! [`timing`] for benchmarks that compare two implementations, and
 //! servers for testing remote (object-store) reading: [`RangeServer`],
 //! [`FaultProxy`], [`MotoServer`] and [`AzuriteServer`] (see [`servers`]).
@@ -27,6 +28,27 @@ pub use servers::{
     AzuriteServer, FaultProxy, Faults, MotoError, MotoServer, PendingFaults, ProxyStats,
     RangeServer, RangeStats, RequestCounts,
 };
+
+/// `data` cut into the pieces a test source hands an answer on in: 1, 7,
+/// 300, 4096 and 100 000 bytes in turn (the last piece what is left), so
+/// that whatever the answer holds, pages and their headers, is split
+/// anywhere, as a network body's chunks split it.
+///
+/// ```
+/// let pieces: Vec<_> = pq_testkit::in_pieces(bytes::Bytes::from(vec![0u8; 310])).collect();
+/// let lens: Vec<usize> = pieces.iter().map(|p| p.len()).collect();
+/// assert_eq!(lens, [1, 7, 300, 2]);
+/// ```
+pub fn in_pieces(mut data: bytes::Bytes) -> impl Iterator<Item = bytes::Bytes> {
+    let mut lens = [1, 7, 300, 4096, 100_000].into_iter().cycle();
+    std::iter::from_fn(move || {
+        if data.is_empty() {
+            return None;
+        }
+        let len = lens.next().unwrap_or(1);
+        Some(data.split_to(data.len().min(len)))
+    })
+}
 
 /// The environment variable naming the file that skips are appended to, one
 /// line each: `package/binary::test<TAB>reason`.
