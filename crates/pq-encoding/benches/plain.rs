@@ -24,6 +24,16 @@ fn bench(c: &mut Criterion) {
                 .unwrap()
         })
     });
+    // Appending to a vector, as a reader building an array does.
+    let mut appended: Vec<f64> = Vec::with_capacity(N);
+    g.bench_function("pq/f64 appended", |b| {
+        b.iter(|| {
+            appended.clear();
+            PlainDecoder::<f64>::new(black_box(&buf))
+                .decode_into(&mut appended, N)
+                .unwrap()
+        })
+    });
     let mut raw = vec![0u8; N * 8];
     g.bench_function("memcpy", |b| {
         b.iter(|| raw.copy_from_slice(black_box(&buf)))
@@ -45,6 +55,15 @@ fn bench(c: &mut Criterion) {
         b.iter(|| {
             PlainDecoder::<i32>::new(black_box(&buf))
                 .decode(&mut out)
+                .unwrap()
+        })
+    });
+    let mut appended: Vec<i32> = Vec::with_capacity(N);
+    g.bench_function("pq/i32 appended", |b| {
+        b.iter(|| {
+            appended.clear();
+            PlainDecoder::<i32>::new(black_box(&buf))
+                .decode_into(&mut appended, N)
                 .unwrap()
         })
     });

@@ -139,6 +139,42 @@ proptest! {
         prop_assert_eq!(rt(&i96), i96);
     }
 
+    /// PLAIN fixed-width values decoded in steps of any size after what the
+    /// vector held, from a page cut anywhere (a partial last value), against
+    /// the values one by one: each step appends exactly its values, and a
+    /// step asking for more than are left fails and appends nothing.
+    #[test]
+    fn plain_fixed_in_steps(
+        v in vec_i64(),
+        head in prop::collection::vec(any::<i64>(), 0..5),
+        steps in prop::collection::vec(0usize..40, 1..20),
+        cut in 0usize..8,
+    ) {
+        let mut buf = Vec::new();
+        plain::encode(&v, &mut buf);
+        buf.truncate(buf.len().saturating_sub(cut));
+        let whole = buf.len() / 8;
+        let mut dec = plain::PlainDecoder::<i64>::new(&buf);
+        let mut out = head.clone();
+        let mut read = 0;
+        for n in steps {
+            let before = out.clone();
+            match dec.decode_into(&mut out, n) {
+                Ok(()) => {
+                    prop_assert!(read + n <= whole);
+                    prop_assert_eq!(&out[..before.len()], &before[..]);
+                    prop_assert_eq!(&out[before.len()..], &v[read..read + n]);
+                    read += n;
+                }
+                Err(_) => {
+                    prop_assert!(read + n > whole);
+                    prop_assert_eq!(&out, &before);
+                }
+            }
+            prop_assert_eq!(dec.remaining(), whole - read);
+        }
+    }
+
     /// Runs of values of one length (the uniform path: flags, codes)
     /// between values of other lengths, decoded in steps of any size and
     /// cut anywhere, against a naive reading of the prefixes one by one:
