@@ -8,6 +8,7 @@ use alloc::vec::Vec;
 
 use crate::error::{Result, eof, invalid};
 use crate::offsets::{ByteArrayDecode, COPY_SLACK, OffsetSize, begin_append, copy_value};
+use crate::stream::check_left;
 
 /// A fixed-width physical type: `i32`, `i64`, `f32`, `f64`, or INT96 as
 /// `[u32; 3]` (little-endian words, as stored).
@@ -145,13 +146,7 @@ impl<'a, T: FixedWidth> PlainDecoder<'a, T> {
     /// Appends exactly `n` values to `out`, or fails without appending.
     pub fn decode_into(&mut self, out: &mut Vec<T>, n: usize) -> Result<()> {
         let left = self.remaining();
-        if n > left {
-            return Err(crate::Error::NotEnoughValues {
-                what: "PLAIN values",
-                expected: n,
-                found: left,
-            });
-        }
+        check_left(n, left, "PLAIN values")?;
         let end = self.pos + n * T::SIZE;
         // Held: `n` is at most the values left.
         let Some(bytes) = self.data.get(self.pos..end) else {

@@ -5,6 +5,19 @@ use alloc::vec::Vec;
 
 use crate::error::{Error, Result};
 
+/// Fails unless a stream with `left` values left holds the `n` asked for:
+/// the check made before anything is allocated for them.
+pub(crate) fn check_left(n: usize, left: usize, what: &'static str) -> Result<()> {
+    if n > left {
+        return Err(Error::NotEnoughValues {
+            what,
+            expected: n,
+            found: left,
+        });
+    }
+    Ok(())
+}
+
 /// Appends exactly `n` values to `out` with `decode`, which fills a slice,
 /// or fails with nothing appended: `n` is checked against the `left`
 /// values the stream declares before anything is allocated for it.
@@ -15,13 +28,7 @@ pub(crate) fn append_exactly<T: Copy + Default>(
     what: &'static str,
     decode: impl FnOnce(&mut [T]) -> Result<usize>,
 ) -> Result<()> {
-    if n > left {
-        return Err(Error::NotEnoughValues {
-            what,
-            expected: n,
-            found: left,
-        });
-    }
+    check_left(n, left, what)?;
     let at = out.len();
     out.resize(at + n, T::default());
     decode(&mut out[at..])
