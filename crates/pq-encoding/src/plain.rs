@@ -134,38 +134,39 @@ impl<'a, T: FixedWidth> PlainDecoder<'a, T> {
         (self.data.len() - self.pos) / T::SIZE
     }
 
+    /// The bytes of the next `n` values (fewer if fewer are left), the
+    /// position moved past them: the one place the position advances.
+    fn take(&mut self, n: usize) -> &'a [u8] {
+        let n = n.min(self.remaining());
+        let end = self.pos + n * T::SIZE;
+        // Always in bounds: `n` is at most the whole values left.
+        let bytes = self.data.get(self.pos..end).unwrap_or_default();
+        self.pos += bytes.len();
+        bytes
+    }
+
     /// Fills `out` with up to `out.len()` values; returns how many.
     pub fn decode(&mut self, out: &mut [T]) -> Result<usize> {
-        let n = out.len().min(self.remaining());
-        let end = self.pos + n * T::SIZE;
-        decode_slice(&self.data[self.pos..end], &mut out[..n]);
-        self.pos = end;
+        let bytes = self.take(out.len());
+        let n = bytes.len() / T::SIZE;
+        decode_slice(bytes, &mut out[..n]);
         Ok(n)
     }
 
     /// Appends exactly `n` values to `out`, or fails without appending.
     pub fn decode_into(&mut self, out: &mut Vec<T>, n: usize) -> Result<()> {
-        let left = self.remaining();
-        check_left(n, left, "PLAIN values")?;
-        let end = self.pos + n * T::SIZE;
-        // Held: `n` is at most the values left.
-        let Some(bytes) = self.data.get(self.pos..end) else {
-            return Err(eof("PLAIN values", n, left));
-        };
+        check_left(n, self.remaining(), "PLAIN values")?;
         // Extending from an iterator of known length writes each value
         // once; sizing the vector first (`resize`) zeroed every value's
         // place before it was written (8 192 values in 0.54-0.59 of the
         // time).
-        out.extend(bytes.chunks_exact(T::SIZE).map(T::from_le));
-        self.pos = end;
+        out.extend(self.take(n).chunks_exact(T::SIZE).map(T::from_le));
         Ok(())
     }
 
     /// Skips up to `n` values; returns how many.
     pub fn skip(&mut self, n: usize) -> Result<usize> {
-        let n = n.min(self.remaining());
-        self.pos += n * T::SIZE;
-        Ok(n)
+        Ok(self.take(n).len() / T::SIZE)
     }
 }
 
