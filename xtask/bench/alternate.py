@@ -9,7 +9,7 @@ resident memory (from `wait4`), and the median of the rounds' own ratios
 to the first command. Every command must exit 0, and whether they all
 printed the same standard output is reported (the same CSV, for queries).
 
-usage: alternate.py ROUNDS NAME=COMMAND [NAME=COMMAND ...]
+usage: alternate.py [--placement COMMAND] ROUNDS NAME=COMMAND [NAME=COMMAND ...]
 
 Each COMMAND is split as a shell would split it (`shlex`); a word
 `@FILE` stands for the contents of FILE (a query, whose quotes then need
@@ -18,14 +18,28 @@ no escaping):
     alternate.py 9 \\
         "df=target/release/examples/datafusion_parquet_sql F.parquet @q1.sql" \\
         "pq=target/release/pq sql --threads 1 --format csv --table lineitem=F.parquet @q1.sql"
+
+With `--placement COMMAND` (`target/release/xtask core-round-trip`), that
+command runs before each round and the last number it prints is taken as
+the round's core round trip in nanoseconds; the figures are then given
+again for the rounds below and at or above `FAR_NS`. On a virtual
+machine the host moves its cores near each other and apart for minutes
+at a time, and threads sharing memory are slower while they are apart
+(see `cargo xtask core-round-trip`), so a comparison of one thread with
+two should not mix the two kinds of rounds unawares.
 """
 
 import os
+import re
 import shlex
 import statistics
 import subprocess
 import sys
 import time
+
+# A core round trip at or above this is a round with the cores apart (about
+# 100 ns near, 430-490 ns apart on the machine of BENCHMARKS.md).
+FAR_NS = 250
 
 
 def expand(word):
@@ -48,12 +62,47 @@ def run(argv):
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out
 
 
+def round_trip(argv):
+    """The last number `argv` prints: the core round trip, in ns."""
+    out = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
+    numbers = re.findall(r"\d+(?:\.\d+)?", out)
+    if not numbers:
+        sys.exit(f"alternate.py: {shlex.join(argv)} printed no number")
+    return float(numbers[-1])
+
+
+def report(commands, rounds, wall, cpu, peak, label=""):
+    """Medians over `rounds` (indices), and ratios to the first command."""
+    first = commands[0][0]
+    med = statistics.median
+    for name, _ in commands:
+        w = [wall[name][r] for r in rounds]
+        c = [cpu[name][r] for r in rounds]
+        m = [peak[name][r] for r in rounds]
+        line = (
+            f"{label}{name}: {med(w) * 1000:.0f} ms wall, "
+            f"{med(c) * 1000:.0f} ms CPU, peak {med(m):.1f} MB"
+        )
+        if name != first:
+            ratio_wall = med([wall[name][r] / wall[first][r] for r in rounds])
+            ratio_cpu = med([cpu[name][r] / cpu[first][r] for r in rounds])
+            line += f"; / {first}: {ratio_wall:.2f} wall ({ratio_cpu:.2f} CPU)"
+        print(line)
+
+
 def main():
-    if len(sys.argv) < 4:
+    args = sys.argv[1:]
+    placement = None
+    if args[:1] == ["--placement"]:
+        if len(args) < 2:
+            sys.exit(__doc__)
+        placement = shlex.split(args[1])
+        args = args[2:]
+    if len(args) < 3:
         sys.exit(__doc__)
-    rounds = int(sys.argv[1])
+    rounds = int(args[0])
     commands = []
-    for spec in sys.argv[2:]:
+    for spec in args[1:]:
         name, sep, command = spec.partition("=")
         if not sep or not command:
             sys.exit(f"alternate.py: expected NAME=COMMAND, got {spec!r}")
@@ -62,7 +111,10 @@ def main():
     cpu = {n: [] for n, _ in commands}
     peak = {n: [] for n, _ in commands}
     outputs = {}
+    trips = []
     for r in range(rounds):
+        if placement:
+            trips.append(round_trip(placement))
         k = r % len(commands)
         for name, argv in commands[k:] + commands[:k]:
             w, c, m, out = run(argv)
@@ -70,18 +122,18 @@ def main():
             cpu[name].append(c)
             peak[name].append(m)
             outputs[name] = out
-    first = commands[0][0]
-    med = statistics.median
-    for name, _ in commands:
-        line = (
-            f"{name}: {med(wall[name]) * 1000:.0f} ms wall, "
-            f"{med(cpu[name]) * 1000:.0f} ms CPU, peak {med(peak[name]):.1f} MB"
-        )
-        if name != first:
-            ratio_wall = med([a / b for a, b in zip(wall[name], wall[first])])
-            ratio_cpu = med([a / b for a, b in zip(cpu[name], cpu[first])])
-            line += f"; / {first}: {ratio_wall:.2f} wall ({ratio_cpu:.2f} CPU)"
-        print(line)
+    report(commands, range(rounds), wall, cpu, peak)
+    if placement:
+        for label, chosen in (
+            ("near", [r for r in range(rounds) if trips[r] < FAR_NS]),
+            ("apart", [r for r in range(rounds) if trips[r] >= FAR_NS]),
+        ):
+            if not chosen:
+                print(f"0 rounds with the cores {label}")
+                continue
+            trip = statistics.median([trips[r] for r in chosen])
+            print(f"{len(chosen)} rounds with the cores {label} (round trip {trip:.0f} ns):")
+            report(commands, chosen, wall, cpu, peak, label=f"  {label} ")
     same = len(set(outputs.values())) == 1
     print(f"same output: {'yes' if same else 'NO'}; {rounds} rounds")
 

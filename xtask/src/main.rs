@@ -18,6 +18,9 @@
 //!   DuckDB and Polars (time and peak memory) on a generated CSV.
 //! - `fuzz [--minutes N] [--target NAME]`: every fuzz target in turn on the
 //!   nightly toolchain; crashes are minimised into `tests/regressions/`.
+//! - `core-round-trip [--rounds N]`: how long two threads take to pass a
+//!   cache line to each other and back (the median of N measures), which
+//!   on a virtual machine changes with where the host runs its cores.
 //!
 //! `-h` or `--help` prints the usage. A command line naming an unknown
 //! command, an option its command does not take or a stray argument is
@@ -36,6 +39,7 @@ mod bench_read;
 mod bench_write;
 mod child;
 mod ci;
+mod core_round_trip;
 mod fuzz;
 mod setup;
 mod thrift_gen;
@@ -65,6 +69,7 @@ fn main() -> ExitCode {
         Some("bench-read") => bench_read::run(&root, &args[1..]),
         Some("bench-write") => bench_write::run(&root, &args[1..]),
         Some("bench-csv") => bench_csv::run(&root, &args[1..]),
+        Some("core-round-trip") => core_round_trip::run(&args[1..]),
         // `check_options` let through only the commands above.
         _ => Err(usage()),
     };
@@ -87,6 +92,7 @@ fn options(command: &str) -> Option<&'static [(&'static str, bool)]> {
         "bench-read" => &[("--rounds", true), ("--only", true)],
         "bench-write" => &[("--rounds", true), ("--only", true), ("--setting", true)],
         "bench-csv" => &[("--rows", true), ("--threads", true), ("--rounds", true)],
+        "core-round-trip" => &[("--rounds", true)],
         _ => return None,
     })
 }
@@ -116,7 +122,7 @@ fn check_options(args: &[String]) -> Result<()> {
 }
 
 fn usage() -> String {
-    "usage: cargo xtask <gen [--check] | ci | bench-data [--force] [--rows N] | bench-read [--rounds N] [--only TEXT] | bench-write [--rounds N] [--only TEXT] [--setting NAME] | bench-csv [--rows N] [--threads N] [--rounds N] | fuzz [--minutes N] [--target NAME]>".to_string()
+    "usage: cargo xtask <gen [--check] | ci | bench-data [--force] [--rows N] | bench-read [--rounds N] [--only TEXT] | bench-write [--rounds N] [--only TEXT] [--setting NAME] | bench-csv [--rows N] [--threads N] [--rounds N] | fuzz [--minutes N] [--target NAME] | core-round-trip [--rounds N]>".to_string()
 }
 
 fn workspace_root() -> PathBuf {
