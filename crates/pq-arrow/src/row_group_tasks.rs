@@ -82,8 +82,12 @@ impl Batches {
 #[derive(Debug)]
 struct Slot {
     column: usize,
-    /// `None` while a thread decodes a batch of it.
-    reader: Option<LeafReader>,
+    /// `None` while a thread decodes a batch of it. Boxed: a reader is
+    /// about 2 KB, which each task would otherwise copy out of the shared
+    /// slots and back under the lock, into memory the other thread's next
+    /// pick reads (with two threads, every task fetched those lines from
+    /// the other core's cache).
+    reader: Option<Box<LeafReader>>,
     /// The next batch to decode.
     next: usize,
     /// The thread that decoded its last batch.
@@ -239,7 +243,7 @@ struct Task {
     skip: bool,
     /// The rows of the batch a late column reads.
     kept: Option<Arc<KeptRows>>,
-    reader: LeafReader,
+    reader: Box<LeafReader>,
 }
 
 impl RowGroupTasks {
@@ -250,7 +254,7 @@ impl RowGroupTasks {
             .into_iter()
             .map(|(column, reader)| Slot {
                 column,
-                reader: Some(reader),
+                reader: Some(Box::new(reader)),
                 next: 0,
                 last_thread: 0,
                 broken: false,
@@ -302,7 +306,7 @@ impl RowGroupTasks {
         {
             let mut state = self.lock();
             for s in &mut state.slots {
-                s.size = s.reader.as_ref().map_or(0, LeafReader::chunk_size);
+                s.size = s.reader.as_ref().map_or(0, |r| r.chunk_size());
             }
         }
         self
@@ -605,7 +609,7 @@ impl RowGroupTasks {
                     // A column read alone gets its bytes before the next
                     // column runs.
                     if state.slots.get(slot).is_some_and(|s| {
-                        s.need.is_some() && s.reader.as_ref().is_some_and(LeafReader::reads_alone)
+                        s.need.is_some() && s.reader.as_ref().is_some_and(|r| r.reads_alone())
                     }) {
                         return Next::Needs(state.needs());
                     }
@@ -672,7 +676,7 @@ impl RowGroupTasks {
         let readers = state
             .slots
             .iter_mut()
-            .filter_map(|s| s.reader.take().map(|r| (s.column, r)))
+            .filter_map(|s| s.reader.take().map(|r| (s.column, *r)))
             .collect();
         (readers, all)
     }
