@@ -66,11 +66,12 @@ struct Kept {
 /// A thread is handed back the vectors it filled itself first: their
 /// memory is in its core's caches, where the other core's writes would
 /// first have to fetch every line from the cache of the core that last
-/// wrote it. On a virtual machine whose host runs the two cores apart
-/// (another die; see `cargo xtask core-round-trip`) that fetch made two
-/// threads 1.41× one on `lineitem.duckdb.zstd_v2` against 1.52× with
-/// this preference (28 of 500 alternating rounds with the cores apart;
-/// 1.72× and 1.71× in the 472 with them near).
+/// wrote it. That fetch is dearest on a virtual machine whose host runs the
+/// two cores apart (see `cargo xtask core-round-trip`); measured there the
+/// preference is worth a few per cent at most (two threads on
+/// `lineitem.duckdb.zstd_v2` 1.41× against 1.52× one thread in 28 rounds
+/// with the cores apart, no change in 18 such rounds of another run, and
+/// none with the cores near), and it costs nothing.
 fn filler() -> usize {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static NEXT: AtomicUsize = AtomicUsize::new(1);
