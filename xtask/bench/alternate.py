@@ -37,8 +37,8 @@ import subprocess
 import sys
 import time
 
-# A core round trip at or above this is a round with the cores apart (about
-# 100 ns near, 430-490 ns apart on the machine of BENCHMARKS.md).
+# A core round trip at or above this is a round with the cores apart
+# (76-160 ns near, 430-520 ns apart on the machine of BENCHMARKS.md).
 FAR_NS = 250
 
 

@@ -17,23 +17,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use crate::Result;
+use crate::bench_read::{median, positive_flag};
 
 /// Hand-overs per measurement: long enough to average out one interrupt,
 /// short enough (tens of milliseconds) to run before every round.
 const TRIPS: u64 = 100_000;
 
 pub fn run(args: &[String]) -> Result<()> {
-    let rounds = match args.iter().position(|a| a == "--rounds") {
-        Some(i) => args
-            .get(i + 1)
-            .and_then(|v| v.parse::<usize>().ok())
-            .filter(|&n| n > 0)
-            .ok_or("`--rounds` needs a whole number above 0")?,
-        None => 1,
-    };
+    let rounds = positive_flag(args, "--rounds", "rounds", 1usize)?;
     let mut times: Vec<f64> = (0..rounds).map(|_| measure()).collect::<Result<_>>()?;
-    times.sort_by(f64::total_cmp);
-    let median = times[times.len() / 2];
+    let median = median(&mut times).ok_or("no measure taken")?;
     println!("core round trip: {median:.0} ns");
     Ok(())
 }
