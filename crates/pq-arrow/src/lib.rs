@@ -44,6 +44,14 @@
 //! ranges it needs ([`DecodeResult::NeedsData`]) and pushes them, from
 //! whatever source (an object store, an async runtime, a memory map).
 //!
+//! With [`ParquetReader::with_threads`] the columns of each batch are
+//! decoded on that many threads, the caller's among them. On Linux a
+//! decoding thread handed a row group while it runs on the caller's core
+//! moves off it (the scheduler would otherwise let the two share one core
+//! for several milliseconds): asking which core a thread runs on, and
+//! narrowing the cores it may run on for that move, is why this crate
+//! depends on `libc`.
+//!
 //! # Writing
 //!
 //! [`ParquetWriter`] writes `RecordBatch`es to any `std::io::Write`, one row

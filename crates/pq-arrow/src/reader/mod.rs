@@ -29,6 +29,7 @@ mod late;
 #[cfg(feature = "object_store")]
 mod object_store;
 mod pieces;
+mod placement;
 mod projection;
 mod push;
 #[cfg(feature = "async")]

@@ -82,7 +82,8 @@ macro_rules! read_setters {
         /// thread whose column needs its next page reads that range itself;
         /// from a `Read + Seek`, the calling thread reads each column's next
         /// page before it decodes anything, so that the others find their
-        /// pages. The threads live as long as the batch iterator.
+        /// pages. The threads live as long as the batch iterator; on Linux,
+        /// one handed a row group while on the caller's core moves off it.
         ///
         /// With threads or without, the memory of a dropped batch is reused for
         /// later ones (see [`with_buffer_pool`](Self::with_buffer_pool)): with
