@@ -42,35 +42,43 @@ mod imp {
         usize::try_from(cpu).ok()
     }
 
-    pub(super) fn move_off(cpu: usize) -> bool {
-        if current_cpu() != Some(cpu) {
-            return false;
-        }
+    /// The cores the calling thread may run on.
+    pub(super) fn allowed() -> Option<libc::cpu_set_t> {
         // SAFETY: `cpu_set_t` is a plain bit array, valid zeroed.
-        let mut allowed: libc::cpu_set_t = unsafe { zeroed() };
+        let mut set: libc::cpu_set_t = unsafe { zeroed() };
         // SAFETY: pid 0 is the calling thread; the size is the set's.
-        if unsafe { libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), &mut allowed) } != 0 {
+        let got = unsafe { libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), &mut set) };
+        (got == 0).then_some(set)
+    }
+
+    /// Lets the calling thread run on `set` only; whether the kernel took
+    /// it. When the thread's core is not in `set`, the kernel moves it
+    /// before returning.
+    pub(super) fn allow(set: &libc::cpu_set_t) -> bool {
+        // SAFETY: pid 0 is the calling thread; the size is the set's.
+        unsafe { libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), set) == 0 }
+    }
+
+    pub(super) fn move_off(cpu: usize) -> bool {
+        if cpu >= 8 * size_of::<libc::cpu_set_t>() || current_cpu() != Some(cpu) {
             return false;
         }
-        if cpu >= 8 * size_of::<libc::cpu_set_t>() {
+        let Some(allowed) = allowed() else {
             return false;
-        }
+        };
         // SAFETY: `cpu` indexes within the set's bits (checked above).
-        let (others, mine) = unsafe { (libc::CPU_COUNT(&allowed), libc::CPU_ISSET(cpu, &allowed)) };
-        if others < 2 || !mine {
+        let (count, mine) = unsafe { (libc::CPU_COUNT(&allowed), libc::CPU_ISSET(cpu, &allowed)) };
+        if count < 2 || !mine {
             return false;
         }
         let mut elsewhere = allowed;
         // SAFETY: as above.
         unsafe { libc::CPU_CLR(cpu, &mut elsewhere) };
-        // SAFETY: as above; the kernel migrates the calling thread before
-        // returning when its core is no longer allowed.
-        let moved =
-            unsafe { libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &elsewhere) } == 0;
-        // SAFETY: as above. Given back whether or not the move happened;
-        // if this fails the thread keeps a set one core narrower, which
-        // only limits where it runs.
-        unsafe { libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &allowed) };
+        let moved = allow(&elsewhere);
+        // Given back whether or not the move happened; if this fails the
+        // thread keeps a set one core narrower, which only limits where it
+        // runs.
+        allow(&allowed);
         moved
     }
 }
@@ -91,18 +99,6 @@ mod tests {
     use super::*;
     use std::mem::{size_of, zeroed};
 
-    fn allowed() -> libc::cpu_set_t {
-        // SAFETY: as in `move_off`.
-        unsafe {
-            let mut set: libc::cpu_set_t = zeroed();
-            assert_eq!(
-                libc::sched_getaffinity(0, size_of::<libc::cpu_set_t>(), &mut set),
-                0
-            );
-            set
-        }
-    }
-
     fn same(a: &libc::cpu_set_t, b: &libc::cpu_set_t) -> bool {
         // SAFETY: every index is within the sets' bits.
         (0..8 * size_of::<libc::cpu_set_t>())
@@ -120,7 +116,7 @@ mod tests {
     #[test]
     fn a_thread_moves_off_a_core_and_keeps_its_allowed_cores() {
         std::thread::spawn(|| {
-            let before = allowed();
+            let before = imp::allowed().expect("sched_getaffinity works on Linux");
             if count(&before) < 2 {
                 eprintln!("skipped: this process may run on one core only");
                 return;
@@ -136,7 +132,13 @@ mod tests {
                     moved_once = true;
                     assert_ne!(current_cpu(), Some(here));
                 }
-                assert!(same(&allowed(), &before), "allowed cores given back");
+                assert!(
+                    same(
+                        &imp::allowed().expect("sched_getaffinity works on Linux"),
+                        &before
+                    ),
+                    "allowed cores given back"
+                );
             }
             assert!(moved_once);
         })
@@ -149,19 +151,21 @@ mod tests {
     fn a_thread_allowed_one_core_stays() {
         std::thread::spawn(|| {
             let here = current_cpu().expect("sched_getcpu works on Linux");
-            // SAFETY: as in `move_off`; narrows this test thread only.
+            // SAFETY: `cpu_set_t` is a plain bit array, valid zeroed, and
+            // `here` is a core the kernel named, within its bits.
             let one = unsafe {
                 let mut set: libc::cpu_set_t = zeroed();
                 libc::CPU_SET(here, &mut set);
-                assert_eq!(
-                    libc::sched_setaffinity(0, size_of::<libc::cpu_set_t>(), &set),
-                    0
-                );
                 set
             };
+            // Narrows this test thread only.
+            assert!(imp::allow(&one));
             assert!(!move_off(here));
             assert_eq!(current_cpu(), Some(here));
-            assert!(same(&allowed(), &one));
+            assert!(same(
+                &imp::allowed().expect("sched_getaffinity works on Linux"),
+                &one
+            ));
         })
         .join()
         .unwrap();
