@@ -122,11 +122,45 @@ struct Free {
 }
 
 impl Free {
-    fn class(&mut self, type_id: TypeId) -> Option<&mut VecDeque<Kept>> {
-        self.classes
-            .iter_mut()
-            .find(|c| c.type_id == type_id)
-            .map(|c| &mut c.kept)
+    fn class(&mut self, type_id: TypeId) -> Option<&mut Class> {
+        self.classes.iter_mut().find(|c| c.type_id == type_id)
+    }
+
+    /// The class of `type_id`, made if it is the first of its type.
+    fn class_or_new(&mut self, type_id: TypeId) -> &mut Class {
+        let i = match self.classes.iter().position(|c| c.type_id == type_id) {
+            Some(i) => i,
+            None => {
+                self.classes.push(Class {
+                    type_id,
+                    kept: VecDeque::new(),
+                    puts: 0,
+                });
+                self.classes.len() - 1
+            }
+        };
+        &mut self.classes[i]
+    }
+
+    /// Counts a put of `type_id` and moves the vectors of its class that
+    /// have aged past [`MAX_AGE`] to `dropped`; the put's number within
+    /// its class.
+    fn count_put(&mut self, type_id: TypeId, dropped: &mut Vec<Kept>) -> u64 {
+        let class = self.class_or_new(type_id);
+        class.puts += 1;
+        let stale = class.puts.saturating_sub(MAX_AGE);
+        let (mut gone, mut gone_bytes) = (0, 0);
+        while class.kept.front().is_some_and(|k| k.class_put_at < stale)
+            && let Some(old) = class.kept.pop_front()
+        {
+            gone += 1;
+            gone_bytes += old.bytes;
+            dropped.push(old);
+        }
+        let at = class.puts;
+        self.len -= gone;
+        self.bytes -= gone_bytes;
+        at
     }
 
     /// The oldest kept vector of all, taken out.
@@ -218,7 +252,7 @@ impl Pool {
         let kept = {
             let mut guard = shared.free.lock().ok()?;
             let free = &mut *guard;
-            let kept = free.class(id)?;
+            let kept = &mut free.class(id)?.kept;
             // (index, bytes) of the smallest large enough and of the
             // largest too small.
             let mut fit: Option<(usize, usize)> = None;
@@ -337,38 +371,7 @@ fn put<T: Copy + Send + 'static>(shared: &Shared, v: Vec<T>, filler: usize) {
     // would wait for the lock meanwhile.
     let mut dropped = Vec::new();
     let type_id = TypeId::of::<Vec<T>>();
-    let at = match free.classes.iter().position(|c| c.type_id == type_id) {
-        Some(i) => i,
-        None => {
-            free.classes.push(Class {
-                type_id,
-                kept: VecDeque::new(),
-                puts: 0,
-            });
-            free.classes.len() - 1
-        }
-    };
-    let Free {
-        classes,
-        len,
-        bytes: kept_bytes,
-        ..
-    } = &mut *free;
-    let class_put_at = match classes.get_mut(at) {
-        Some(class) => {
-            class.puts += 1;
-            let stale = class.puts.saturating_sub(MAX_AGE);
-            while class.kept.front().is_some_and(|k| k.class_put_at < stale)
-                && let Some(old) = class.kept.pop_front()
-            {
-                *len -= 1;
-                *kept_bytes -= old.bytes;
-                dropped.push(old);
-            }
-            class.puts
-        }
-        None => 0,
-    };
+    let class_put_at = free.count_put(type_id, &mut dropped);
     while free.bytes + bytes > shared.limit || free.len >= MAX_KEPT {
         let Some(old) = free.pop_oldest() else {
             break;
@@ -384,9 +387,7 @@ fn put<T: Copy + Send + 'static>(shared: &Shared, v: Vec<T>, filler: usize) {
         filler,
         vec: Box::new(v),
     };
-    if let Some(class) = free.classes.get_mut(at) {
-        class.kept.push_back(kept);
-    }
+    free.class_or_new(type_id).kept.push_back(kept);
     drop(free);
     drop(dropped);
 }
