@@ -58,57 +58,89 @@ impl Process {
         Process { name, child, log }
     }
 
-    /// Waits until `addr` accepts connections; fails with the process's
-    /// output if it exits or 60 s pass first.
-    fn wait_listening(&mut self, addr: SocketAddr) {
+    /// The process's output so far.
+    fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
+
+    /// Waits until `ready` holds, checking every 100 ms; gives back why
+    /// not if the process exits or 60 s pass first.
+    fn wait_until(&mut self, mut ready: impl FnMut(&Process) -> bool) -> Result<(), NotReady> {
         let start = Instant::now();
         loop {
-            if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
-                return;
+            if ready(self) {
+                return Ok(());
             }
             let exited = self.child.try_wait().ok().flatten();
             if exited.is_some() || start.elapsed() > Duration::from_secs(60) {
-                let log = std::fs::read_to_string(&self.log).unwrap_or_default();
-                panic!(
-                    "{} is not listening on {addr} ({}):\n{log}",
-                    self.name,
-                    match exited {
-                        Some(status) => format!("exited: {status}"),
-                        None => "60 s passed".to_owned(),
-                    }
-                );
+                return Err(NotReady {
+                    exited,
+                    log: self.log(),
+                });
             }
             std::thread::sleep(Duration::from_millis(100));
         }
     }
+
+    /// Waits until `addr` accepts connections; fails with the process's
+    /// output if it exits or 60 s pass first.
+    fn wait_listening(&mut self, addr: SocketAddr) {
+        self.wait_until(|_| TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok())
+            .unwrap_or_else(|not| {
+                panic!(
+                    "{}",
+                    not.describe(self.name, &format!("listening on {addr}"))
+                )
+            });
+    }
 }
 
-/// A port free on 127.0.0.1 now (the process it is given binds it soon
-/// after; another process taking it first would make the start fail
-/// loudly, not the test pass).
-fn free_port() -> u16 {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}"));
-    listener
-        .local_addr()
-        .unwrap_or_else(|e| panic!("{e}"))
-        .port()
+/// Why a process was not ready: it exited (with this status) or 60 s
+/// passed, and what it had printed.
+struct NotReady {
+    exited: Option<std::process::ExitStatus>,
+    log: String,
+}
+
+impl NotReady {
+    fn describe(&self, name: &str, what: &str) -> String {
+        let why = match self.exited {
+            Some(status) => format!("exited: {status}"),
+            None => "60 s passed".to_owned(),
+        };
+        format!("{name} is not {what} ({why}):\n{}", self.log)
+    }
+}
+
+/// Ports free on 127.0.0.1 now, all different (the process they are given
+/// binds them soon after; another process taking one first makes the start
+/// fail loudly, not the test pass).
+fn free_ports<const N: usize>() -> [u16; N] {
+    let listeners =
+        [(); N].map(|()| TcpListener::bind("127.0.0.1:0").unwrap_or_else(|e| panic!("{e}")));
+    listeners.map(|l| l.local_addr().unwrap_or_else(|e| panic!("{e}")).port())
 }
 
 /// A scheduler and two executors, each allowed two tasks at once.
 struct Cluster {
     scheduler: SocketAddr,
-    work_dirs: Vec<PathBuf>,
-    _processes: Vec<Process>,
+    executors: Vec<Executor>,
+    _scheduler_process: Process,
+}
+
+/// An executor and the work directory it writes its tasks' output to.
+struct Executor {
+    work: PathBuf,
+    process: Process,
 }
 
 /// The cluster's processes get `env` besides the test's environment.
 fn start_cluster(dir: &Path, env: &[(&'static str, String)]) -> Cluster {
-    let port = free_port();
+    let [port] = free_ports();
     let scheduler: SocketAddr = format!("127.0.0.1:{port}")
         .parse()
         .unwrap_or_else(|e| panic!("{e}"));
-    let mut processes = Vec::new();
-    let mut work_dirs = Vec::new();
+    let mut executors = Vec::new();
     let mut s = Process::start(
         "scheduler",
         env!("CARGO_BIN_EXE_pq-ballista-scheduler"),
@@ -117,43 +149,61 @@ fn start_cluster(dir: &Path, env: &[(&'static str, String)]) -> Cluster {
         dir,
     );
     s.wait_listening(scheduler);
-    processes.push(s);
+    // Ballista's executors log their registration at level info.
+    let executor_env: Vec<_> = env
+        .iter()
+        .cloned()
+        .chain([("PQ_BALLISTA_LOG", "info".to_owned())])
+        .collect();
     for name in ["executor-1", "executor-2"] {
-        let (flight, grpc) = (free_port(), free_port());
         // A fresh work directory, so that what is in it afterwards is
         // this run's.
         let work = dir.join(name);
         std::fs::remove_dir_all(&work).ok();
         std::fs::create_dir_all(&work).unwrap_or_else(|e| panic!("{e}"));
-        work_dirs.push(work.clone());
-        let mut e = Process::start(
-            name,
-            env!("CARGO_BIN_EXE_pq-ballista-executor"),
-            &[
-                "--scheduler".to_owned(),
-                scheduler.to_string(),
-                "--port".to_owned(),
-                flight.to_string(),
-                "--grpc-port".to_owned(),
-                grpc.to_string(),
-                "--concurrent-tasks".to_owned(),
-                "2".to_owned(),
-                "--work-dir".to_owned(),
-                work.display().to_string(),
-            ],
-            env,
-            dir,
-        );
-        let addr = format!("127.0.0.1:{flight}")
-            .parse()
-            .unwrap_or_else(|e| panic!("{e}"));
-        e.wait_listening(addr);
-        processes.push(e);
+        // Started again (at most twice) only when a port it was given was
+        // taken before it bound it: another test's cluster starts beside.
+        let mut attempt = 1;
+        let (mut e, flight) = loop {
+            let [flight, grpc] = free_ports();
+            let mut e = Process::start(
+                name,
+                env!("CARGO_BIN_EXE_pq-ballista-executor"),
+                &[
+                    "--scheduler".to_owned(),
+                    scheduler.to_string(),
+                    "--port".to_owned(),
+                    flight.to_string(),
+                    "--grpc-port".to_owned(),
+                    grpc.to_string(),
+                    "--concurrent-tasks".to_owned(),
+                    "2".to_owned(),
+                    "--work-dir".to_owned(),
+                    work.display().to_string(),
+                ],
+                &executor_env,
+                dir,
+            );
+            // Registered: the scheduler has dialled its gRPC port back and
+            // counts its task slots. Listening on its Flight port is not
+            // enough: queries sent before it registers all go to the other
+            // executor.
+            match e.wait_until(|e| e.log().contains("Executor registration succeed")) {
+                Ok(()) => break (e, flight),
+                Err(not) if attempt < 3 && not.exited.is_some() && not.log.contains("in use") => {
+                    eprintln!("{}", not.describe(name, "registered; starting it again"));
+                    attempt += 1;
+                }
+                Err(not) => panic!("{}", not.describe(name, "registered with the scheduler")),
+            }
+        };
+        e.wait_listening(SocketAddr::from(([127, 0, 0, 1], flight)));
+        executors.push(Executor { work, process: e });
     }
     Cluster {
         scheduler,
-        work_dirs,
-        _processes: processes,
+        executors,
+        _scheduler_process: s,
     }
 }
 
@@ -274,12 +324,18 @@ async fn ballista_cluster_agrees_with_one_context() -> Result<()> {
     }
     // The queries ran in both executors: each wrote the shuffle output of
     // the jobs it ran tasks of into its work directory.
-    for work in &cluster.work_dirs {
+    for executor in &cluster.executors {
+        let work = &executor.work;
         let jobs = std::fs::read_dir(work)
             .map(|d| d.filter_map(|e| e.ok()).count())
             .unwrap_or(0);
         eprintln!("{}: output of {jobs} jobs", work.display());
-        assert!(jobs > 0, "{} ran no task", work.display());
+        assert!(
+            jobs > 0,
+            "{} ran no task; its log:\n{}",
+            work.display(),
+            executor.process.log()
+        );
     }
     Ok(())
 }
