@@ -140,7 +140,6 @@ fn start_cluster(dir: &Path, env: &[(&'static str, String)]) -> Cluster {
     let scheduler: SocketAddr = format!("127.0.0.1:{port}")
         .parse()
         .unwrap_or_else(|e| panic!("{e}"));
-    let mut executors = Vec::new();
     let mut s = Process::start(
         "scheduler",
         env!("CARGO_BIN_EXE_pq-ballista-scheduler"),
@@ -155,6 +154,7 @@ fn start_cluster(dir: &Path, env: &[(&'static str, String)]) -> Cluster {
         .cloned()
         .chain([("PQ_BALLISTA_LOG", "info".to_owned())])
         .collect();
+    let mut executors = Vec::new();
     for name in ["executor-1", "executor-2"] {
         // A fresh work directory, so that what is in it afterwards is
         // this run's.
