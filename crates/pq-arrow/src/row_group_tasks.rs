@@ -3,7 +3,9 @@
 //!
 //! A thread with nothing else to do takes the task of the earliest batch
 //! not yet decoded (preferring a column it decoded last, for its caches,
-//! then the column with the largest chunk, so that long tasks start first),
+//! in this row group or, for its first batches, in the one before (see
+//! [`RowGroupTasks::with_last_threads`]), then the column with the largest
+//! chunk, so that long tasks start first),
 //! so the threads stay balanced however uneven the columns are, and none
 //! waits for the other at fixed points: while the caller assembles and uses
 //! batch `b`, the decoding threads work on the next ones, at most `ahead`
@@ -310,6 +312,39 @@ impl RowGroupTasks {
             }
         }
         self
+    }
+
+    /// Starts each column as last decoded by the thread `last` names for
+    /// it (`(column, thread)`, from [`RowGroupTasks::last_threads`] of the
+    /// row group before): the buffers a column's reader takes over from its
+    /// previous chunk (its decompressed page, its decompressor's state,
+    /// its levels and indices) are in that thread's caches. Without it
+    /// every column starts as the caller's, and at each row group about
+    /// half the columns went to the thread that had not written their
+    /// buffers, which then fetched each line of them from the other core:
+    /// with the host running the two cores apart, 4-7 % of two threads'
+    /// time on files of many row groups (ZSTD files written by Polars and
+    /// DuckDB; see BENCHMARKS.md).
+    pub(crate) fn with_last_threads(self, last: &[(usize, usize)]) -> Self {
+        {
+            let mut state = self.lock();
+            for s in &mut state.slots {
+                if let Some(&(_, thread)) = last.iter().find(|(c, _)| *c == s.column) {
+                    s.last_thread = thread;
+                }
+            }
+        }
+        self
+    }
+
+    /// The thread that decoded each column's last batch, as `(column,
+    /// thread)`: for the next row group's [`RowGroupTasks::with_last_threads`].
+    pub(crate) fn last_threads(&self) -> Vec<(usize, usize)> {
+        self.lock()
+            .slots
+            .iter()
+            .map(|s| (s.column, s.last_thread))
+            .collect()
     }
 
     /// Reads the columns `late` says are late only for the rows the
@@ -688,7 +723,7 @@ fn lost() -> crate::error::Error {
 
 #[cfg(test)]
 mod tests {
-    use super::{Batches, Slot};
+    use super::{Batches, RowGroupTasks, Slot};
 
     fn slot(column: usize, next: usize, last_thread: usize, size: u64) -> Slot {
         Slot {
@@ -723,6 +758,26 @@ mod tests {
         };
         assert_eq!(order(0), [1, 0, 2, 4, 3]);
         assert_eq!(order(1), [2, 4, 1, 0, 3]);
+    }
+
+    /// A row group's columns start as last decoded by the thread that
+    /// decoded them in the row group before, and report where they ended.
+    #[test]
+    fn columns_start_on_the_thread_of_the_row_group_before() {
+        let sizes = Batches {
+            skip: 0,
+            step: 8192,
+            read: 10,
+            size: 10,
+        };
+        let tasks = RowGroupTasks::new(Vec::new(), sizes, 2);
+        tasks.lock().slots = vec![slot(3, 0, 0, 10), slot(5, 0, 0, 10), slot(7, 0, 0, 10)];
+        let tasks = tasks.with_last_threads(&[(7, 2), (5, 1), (9, 1)]);
+        assert_eq!(tasks.last_threads(), [(3, 0), (5, 1), (7, 2)]);
+        // Thread 1 takes its own column of the earliest batch first.
+        let state = tasks.lock();
+        let first = state.slots.iter().min_by_key(|s| s.order(1));
+        assert_eq!(first.map(|s| s.column), Some(5));
     }
 
     #[test]

@@ -61,6 +61,10 @@ pub(crate) struct BatchDecoder {
     /// Decompression and decoding buffers of finished chunks, by column
     /// index, for the same columns' chunks in the next row group.
     pub(super) buffers: Vec<(usize, ChunkBuffers)>,
+    /// The thread that decoded each column's last batch in the last row
+    /// group read by decoding threads, `(column, thread)`: where those
+    /// buffers were last written (see [`RowGroupTasks::with_last_threads`]).
+    pub(super) last_threads: Vec<(usize, usize)>,
     /// Decoding threads besides the caller's (`threads - 1`).
     pub(super) workers: Workers,
     /// Batches the decoding threads may decode past the one being read.
@@ -738,7 +742,9 @@ impl BatchDecoder {
         // Largest first only matters to threads sharing a batch; one
         // thread keeps the columns in file order.
         if self.workers.any() {
-            tasks = tasks.largest_first();
+            tasks = tasks
+                .largest_first()
+                .with_last_threads(&self.last_threads);
         }
         if let Some(plan) = self.late.as_ref().filter(|_| !plain) {
             tasks = tasks.with_late(|leaf| plan.is_late(leaf));
@@ -1094,6 +1100,7 @@ impl BatchDecoder {
                     }
                     Next::Done => {
                         let (readers, all) = state.tasks.close();
+                        self.last_threads = state.tasks.last_threads();
                         let whole = state.whole && all;
                         self.current = None;
                         for (ci, mut r) in readers {

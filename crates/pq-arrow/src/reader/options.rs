@@ -532,6 +532,7 @@ impl ReadOptions {
             current: None,
             finishing: Vec::new(),
             buffers: Vec::new(),
+            last_threads: Vec::new(),
             workers: Workers::new(threads - 1),
             ahead: if threads > 1 { 4 * threads } else { 1 },
             pool: Pool::new(self.pool_bytes),
