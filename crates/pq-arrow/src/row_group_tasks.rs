@@ -322,7 +322,7 @@ impl RowGroupTasks {
     /// every column starts as the caller's, and at each row group about
     /// half the columns went to the thread that had not written their
     /// buffers, which then fetched each line of them from the other core:
-    /// with the host running the two cores apart, 4-7 % of two threads'
+    /// with the host running the two cores apart, 5-7 % of two threads'
     /// time on files of many row groups (ZSTD files written by Polars and
     /// DuckDB; see BENCHMARKS.md).
     pub(crate) fn with_last_threads(self, last: &[(usize, usize)]) -> Self {
