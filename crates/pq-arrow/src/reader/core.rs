@@ -739,12 +739,11 @@ impl BatchDecoder {
         let mut tasks = RowGroupTasks::new(readers, sizes, self.ahead)
             .with_read_ahead(self.workers.any() && self.reads.is_none())
             .with_reads(self.reads.clone());
-        // Largest first only matters to threads sharing a batch; one
-        // thread keeps the columns in file order.
+        // Largest first, and each column's thread of the row group before,
+        // only matter to threads sharing a batch; one thread keeps the
+        // columns in file order.
         if self.workers.any() {
-            tasks = tasks
-                .largest_first()
-                .with_last_threads(&self.last_threads);
+            tasks = tasks.largest_first().with_last_threads(&self.last_threads);
         }
         if let Some(plan) = self.late.as_ref().filter(|_| !plain) {
             tasks = tasks.with_late(|leaf| plan.is_late(leaf));
