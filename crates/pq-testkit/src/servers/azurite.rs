@@ -1,11 +1,13 @@
 //! [`AzuriteServer`]: Azurite, Microsoft's Azure Blob Storage emulator (an
 //! npm package that `cargo xtask ci` installs into `target/azurite`), as a
-//! child process on a free port of `127.0.0.1`, for the Azure client.
+//! child process on a port of `127.0.0.1` it chooses, for the Azure client.
 
-use std::io;
+use std::io::{self, BufRead, BufReader};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdout, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// How long Azurite may take to answer after it starts.
@@ -51,43 +53,57 @@ impl AzuriteServer {
     pub const KEY: &'static str =
         "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
 
-    /// Starts Azurite from `target/azurite` on a free port and waits until
-    /// it accepts connections. An `io::ErrorKind::NotFound` error when it
-    /// is not installed.
+    /// Starts Azurite from `target/azurite` and waits until it listens. It
+    /// is given port 0 and says which port it bound: a port found free
+    /// here and handed over could be taken by another test's server before
+    /// Azurite binds it, and this one would then talk to that server. An
+    /// `io::ErrorKind::NotFound` error when it is not installed.
     pub fn start() -> io::Result<Self> {
+        static STARTED: AtomicUsize = AtomicUsize::new(0);
         let modules = find_modules()?;
-        let port = std::net::TcpListener::bind(("127.0.0.1", 0))?
-            .local_addr()?
-            .port();
-        let addr = SocketAddr::from(([127, 0, 0, 1], port));
-        let dir = std::env::temp_dir().join(format!("pq-azurite-{}-{port}", std::process::id()));
+        let n = STARTED.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("pq-azurite-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&dir)?;
         std::fs::write(dir.join(PUT_SCRIPT_NAME), PUT_SCRIPT)?;
-        let child = Command::new(modules.join(".bin").join("azurite-blob"))
-            .args(["--blobHost", "127.0.0.1", "--blobPort", &port.to_string()])
+        let mut child = Command::new(modules.join(".bin").join("azurite-blob"))
+            .args(["--blobHost", "127.0.0.1", "--blobPort", "0"])
             .arg("--location")
             .arg(&dir)
             .args(["--silent", "--skipApiVersionCheck"])
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()?;
-        let mut server = AzuriteServer {
-            addr,
-            child,
-            dir,
-            modules,
+        let addr = match child.stdout.take() {
+            Some(out) => listening(out),
+            None => Err(io::Error::other("azurite-blob's output was not piped")),
+        };
+        let mut server = match addr {
+            Ok(addr) => AzuriteServer {
+                addr,
+                child,
+                dir,
+                modules,
+            },
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                let _ = std::fs::remove_dir_all(&dir);
+                return Err(e);
+            }
         };
         let deadline = Instant::now() + START_TIMEOUT;
-        while TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_err() {
+        while TcpStream::connect_timeout(&server.addr, Duration::from_millis(200)).is_err() {
             if let Ok(Some(status)) = server.child.try_wait() {
                 return Err(io::Error::other(format!(
-                    "azurite-blob exited ({status}) before listening on {addr}"
+                    "azurite-blob exited ({status}) before listening on {}",
+                    server.addr
                 )));
             }
             if Instant::now() >= deadline {
                 return Err(io::Error::other(format!(
-                    "azurite-blob did not listen on {addr} within {START_TIMEOUT:?}"
+                    "azurite-blob did not listen on {} within {START_TIMEOUT:?}",
+                    server.addr
                 )));
             }
             std::thread::sleep(Duration::from_millis(100));
@@ -155,6 +171,35 @@ impl Drop for AzuriteServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// The address Azurite says it listens on ("... successfully listens on
+/// http://127.0.0.1:PORT"), read from its output within [`START_TIMEOUT`];
+/// the rest of its output is read and dropped on a thread of its own, so
+/// that a full pipe never stops it.
+fn listening(out: ChildStdout) -> io::Result<SocketAddr> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut lines = BufReader::new(out).lines();
+        let mut tx = Some(tx);
+        for line in lines.by_ref() {
+            let Ok(line) = line else { break };
+            if let Some(rest) = line.split("listens on http://").nth(1)
+                && let Some(tx) = tx.take()
+            {
+                let _ = tx.send(rest.trim().parse::<SocketAddr>());
+            }
+        }
+    });
+    match rx.recv_timeout(START_TIMEOUT) {
+        Ok(Ok(addr)) => Ok(addr),
+        Ok(Err(e)) => Err(io::Error::other(format!(
+            "azurite-blob named an address that does not parse: {e}"
+        ))),
+        Err(_) => Err(io::Error::other(format!(
+            "azurite-blob did not say where it listens within {START_TIMEOUT:?}"
+        ))),
     }
 }
 
