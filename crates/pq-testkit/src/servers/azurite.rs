@@ -3,14 +3,14 @@
 //! child process on a port of `127.0.0.1` it chooses, for the Azure client.
 
 use std::io::{self, BufRead, BufReader};
-use std::net::{SocketAddr, TcpStream};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// How long Azurite may take to answer after it starts.
+/// How long Azurite may take to say where it listens after it starts.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The file [`PUT_SCRIPT`] is written to, in the server's directory.
@@ -74,41 +74,23 @@ impl AzuriteServer {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()?;
-        let addr = match child.stdout.take() {
+        // It prints where it listens once it does: no need to poll the port.
+        let said = match child.stdout.take() {
             Some(out) => listening(out),
             None => Err(io::Error::other("azurite-blob's output was not piped")),
         };
-        let mut server = match addr {
-            Ok(addr) => AzuriteServer {
+        match said {
+            Ok(addr) => Ok(AzuriteServer {
                 addr,
                 child,
                 dir,
                 modules,
-            },
+            }),
             Err(e) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                let _ = std::fs::remove_dir_all(&dir);
-                return Err(e);
+                stop(&mut child, &dir);
+                Err(e)
             }
-        };
-        let deadline = Instant::now() + START_TIMEOUT;
-        while TcpStream::connect_timeout(&server.addr, Duration::from_millis(200)).is_err() {
-            if let Ok(Some(status)) = server.child.try_wait() {
-                return Err(io::Error::other(format!(
-                    "azurite-blob exited ({status}) before listening on {}",
-                    server.addr
-                )));
-            }
-            if Instant::now() >= deadline {
-                return Err(io::Error::other(format!(
-                    "azurite-blob did not listen on {} within {START_TIMEOUT:?}",
-                    server.addr
-                )));
-            }
-            std::thread::sleep(Duration::from_millis(100));
         }
-        Ok(server)
     }
 
     /// [`Self::start`], except that a missing Azurite skips the calling
@@ -168,10 +150,15 @@ impl AzuriteServer {
 
 impl Drop for AzuriteServer {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.dir);
+        stop(&mut self.child, &self.dir);
     }
+}
+
+/// Stops Azurite and removes its storage.
+fn stop(child: &mut Child, dir: &Path) {
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// The address Azurite says it listens on ("... successfully listens on
@@ -181,10 +168,8 @@ impl Drop for AzuriteServer {
 fn listening(out: ChildStdout) -> io::Result<SocketAddr> {
     let (tx, rx) = mpsc::channel();
     std::thread::spawn(move || {
-        let mut lines = BufReader::new(out).lines();
         let mut tx = Some(tx);
-        for line in lines.by_ref() {
-            let Ok(line) = line else { break };
+        for line in BufReader::new(out).lines().map_while(Result::ok) {
             if let Some(rest) = line.split("listens on http://").nth(1)
                 && let Some(tx) = tx.take()
             {
@@ -197,7 +182,10 @@ fn listening(out: ChildStdout) -> io::Result<SocketAddr> {
         Ok(Err(e)) => Err(io::Error::other(format!(
             "azurite-blob named an address that does not parse: {e}"
         ))),
-        Err(_) => Err(io::Error::other(format!(
+        Err(mpsc::RecvTimeoutError::Disconnected) => Err(io::Error::other(
+            "azurite-blob exited before saying where it listens",
+        )),
+        Err(mpsc::RecvTimeoutError::Timeout) => Err(io::Error::other(format!(
             "azurite-blob did not say where it listens within {START_TIMEOUT:?}"
         ))),
     }
