@@ -2,13 +2,14 @@
 //! npm package that `cargo xtask ci` installs into `target/azurite`), as a
 //! child process on a port of `127.0.0.1` it chooses, for the Azure client.
 
-use std::io::{self, BufRead, BufReader};
+use std::io;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdout, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::mpsc;
 use std::time::Duration;
+
+use super::announced::ChildOutput;
 
 /// How long Azurite may take to say where it listens after it starts.
 const START_TIMEOUT: Duration = Duration::from_secs(60);
@@ -53,10 +54,8 @@ impl AzuriteServer {
     pub const KEY: &'static str =
         "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
 
-    /// Starts Azurite from `target/azurite` and waits until it listens. It
-    /// is given port 0 and says which port it bound: a port found free
-    /// here and handed over could be taken by another test's server before
-    /// Azurite binds it, and this one would then talk to that server. An
+    /// Starts Azurite from `target/azurite` on a port of its choosing and
+    /// waits until it says where it listens (see [`ChildOutput`]). An
     /// `io::ErrorKind::NotFound` error when it is not installed.
     pub fn start() -> io::Result<Self> {
         static STARTED: AtomicUsize = AtomicUsize::new(0);
@@ -74,9 +73,9 @@ impl AzuriteServer {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()?;
-        // It prints where it listens once it does: no need to poll the port.
         let said = match child.stdout.take() {
-            Some(out) => listening(out),
+            Some(out) => ChildOutput::read("azurite-blob", out, "listens on http://")
+                .and_then(|mut output| output.address(START_TIMEOUT)),
             None => Err(io::Error::other("azurite-blob's output was not piped")),
         };
         match said {
@@ -159,36 +158,6 @@ fn stop(child: &mut Child, dir: &Path) {
     let _ = child.kill();
     let _ = child.wait();
     let _ = std::fs::remove_dir_all(dir);
-}
-
-/// The address Azurite says it listens on ("... successfully listens on
-/// http://127.0.0.1:PORT"), read from its output within [`START_TIMEOUT`];
-/// the rest of its output is read and dropped on a thread of its own, so
-/// that a full pipe never stops it.
-fn listening(out: ChildStdout) -> io::Result<SocketAddr> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut tx = Some(tx);
-        for line in BufReader::new(out).lines().map_while(Result::ok) {
-            if let Some(rest) = line.split("listens on http://").nth(1)
-                && let Some(tx) = tx.take()
-            {
-                let _ = tx.send(rest.trim().parse::<SocketAddr>());
-            }
-        }
-    });
-    match rx.recv_timeout(START_TIMEOUT) {
-        Ok(Ok(addr)) => Ok(addr),
-        Ok(Err(e)) => Err(io::Error::other(format!(
-            "azurite-blob named an address that does not parse: {e}"
-        ))),
-        Err(mpsc::RecvTimeoutError::Disconnected) => Err(io::Error::other(
-            "azurite-blob exited before saying where it listens",
-        )),
-        Err(mpsc::RecvTimeoutError::Timeout) => Err(io::Error::other(format!(
-            "azurite-blob did not say where it listens within {START_TIMEOUT:?}"
-        ))),
-    }
 }
 
 /// `target/azurite/node_modules` (in `$CARGO_TARGET_DIR` or the

@@ -25,6 +25,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::thread::JoinHandle;
 
+mod announced;
 mod azurite;
 mod http;
 mod moto;

@@ -5,30 +5,20 @@ use std::io::{self, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// Whether a failed start is worth another try on another port.
-enum Early {
-    /// moto exited by itself before answering.
-    Exited,
-    /// Anything else.
-    Other,
-}
+use super::announced::ChildOutput;
 
 /// The program `moto[server]` installs.
 const PROGRAM: &str = "moto_server";
 
-/// How long moto may take to answer after it is started (it imports boto
-/// and every mocked service first: a few seconds on a slow machine).
+/// How long moto may take to say where it listens after it is started (it
+/// imports boto and every mocked service first: a few seconds on a slow
+/// machine).
 const START_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The bound on each step of a helper request to moto.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// How much of moto's stderr is kept for error messages.
-const STDERR_TAIL: usize = 16 * 1024;
 
 /// Why a [`MotoServer`] could not start or a helper request failed. Each
 /// displays as one line.
@@ -52,7 +42,8 @@ impl std::fmt::Display for MotoError {
 impl std::error::Error for MotoError {}
 
 /// moto's S3 server (`moto_server` from PyPI's `moto[server]`) running as a
-/// child process on `127.0.0.1` and a free port, killed when dropped.
+/// child process on `127.0.0.1` and a port of its choosing, killed when
+/// dropped.
 ///
 /// moto accepts unsigned requests and any credentials; a client reaches it
 /// path-style over plain HTTP with [`MotoServer::REGION`] and the dummy
@@ -68,8 +59,8 @@ impl std::error::Error for MotoError {}
 pub struct MotoServer {
     addr: SocketAddr,
     child: Child,
-    stderr: Arc<Mutex<Vec<u8>>>,
-    drain: Option<JoinHandle<()>>,
+    /// Its stderr, where it logs every request.
+    stderr: ChildOutput,
 }
 
 impl MotoServer {
@@ -81,22 +72,36 @@ impl MotoServer {
     pub const SECRET_ACCESS_KEY: &'static str = "testing";
 
     /// Finds `moto_server` (on the `PATH`, then in the project's venv),
-    /// starts it on a free port and waits, at most a minute, until it
-    /// answers. [`MotoError::NotInstalled`] when it is not found.
+    /// starts it on a port of its choosing and waits, at most a minute,
+    /// until it says where it listens (see [`ChildOutput`]).
+    /// [`MotoError::NotInstalled`] when it is not found.
     pub fn start() -> Result<Self, MotoError> {
         let program = find_program()?;
-        // The free port is found by binding and releasing it; another
-        // process may take it in between, so a start that fails early is
-        // tried again on a new port.
-        let mut tries = 0;
-        loop {
-            tries += 1;
-            match Self::start_on(&program) {
-                Ok(server) => return Ok(server),
-                Err((e, Early::Exited)) if tries < 3 => {
-                    eprintln!("pq-testkit: {e}; trying another port");
-                }
-                Err((e, _)) => return Err(e),
+        let mut child = Command::new(&program)
+            .args(["-H", "127.0.0.1", "-p", "0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| MotoError::Failed(format!("running {}: {e}", program.display())))?;
+        // moto logs every request to stderr, which is read all the time,
+        // so the pipe never fills and blocks it. Werkzeug says there
+        // " * Running on http://127.0.0.1:PORT" once it listens.
+        let said = match child.stderr.take() {
+            Some(pipe) => ChildOutput::read(PROGRAM, pipe, "Running on http://")
+                .and_then(|mut stderr| Ok((stderr.address(START_TIMEOUT)?, stderr))),
+            None => Err(io::Error::other("moto_server's stderr was not piped")),
+        };
+        match said {
+            Ok((addr, stderr)) => Ok(MotoServer {
+                addr,
+                child,
+                stderr,
+            }),
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                Err(MotoError::Failed(e.to_string()))
             }
         }
     }
@@ -112,106 +117,6 @@ impl MotoServer {
                 Ok(None)
             }
             Err(e) => Err(e),
-        }
-    }
-
-    /// Starts moto on a port found free; the error says whether moto
-    /// exited by itself (perhaps the port was taken meanwhile).
-    fn start_on(program: &Path) -> Result<Self, (MotoError, Early)> {
-        let port = std::net::TcpListener::bind(("127.0.0.1", 0))
-            .and_then(|l| l.local_addr())
-            .map_err(|e| {
-                let e = MotoError::Failed(format!("finding a free port for moto: {e}"));
-                (e, Early::Other)
-            })?
-            .port();
-        let addr = SocketAddr::from(([127, 0, 0, 1], port));
-        let mut child = Command::new(program)
-            .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| {
-                let e = MotoError::Failed(format!("running {}: {e}", program.display()));
-                (e, Early::Other)
-            })?;
-        // moto logs every request to stderr: it is read all the time, so
-        // the pipe never fills and blocks it, and its tail kept.
-        let stderr = Arc::new(Mutex::new(Vec::new()));
-        let drain = child.stderr.take().and_then(|mut pipe| {
-            let tail = Arc::clone(&stderr);
-            std::thread::Builder::new()
-                .name("pq-testkit moto stderr".into())
-                .spawn(move || {
-                    let mut chunk = [0u8; 4096];
-                    while let Ok(n @ 1..) = pipe.read(&mut chunk) {
-                        let mut tail = tail.lock().unwrap_or_else(PoisonError::into_inner);
-                        tail.extend_from_slice(&chunk[..n]);
-                        if tail.len() > STDERR_TAIL {
-                            let excess = tail.len() - STDERR_TAIL;
-                            tail.drain(..excess);
-                        }
-                    }
-                })
-                .ok()
-        });
-        let mut server = MotoServer {
-            addr,
-            child,
-            stderr,
-            drain,
-        };
-        server.wait_until_ready()?;
-        Ok(server)
-    }
-
-    /// Polls moto until it answers an HTTP request, it exits, or
-    /// [`START_TIMEOUT`] passes.
-    fn wait_until_ready(&mut self) -> Result<(), (MotoError, Early)> {
-        let deadline = Instant::now() + START_TIMEOUT;
-        loop {
-            // Any HTTP answer will do: moto is up.
-            if request(self.addr, "GET", "/", &[]).is_ok() {
-                return Ok(());
-            }
-            if let Ok(Some(status)) = self.child.try_wait() {
-                // Its last words reach the tail once the pipe is drained.
-                let drained = Instant::now() + Duration::from_secs(1);
-                while self.drain.as_ref().is_some_and(|d| !d.is_finished())
-                    && Instant::now() < drained
-                {
-                    std::thread::sleep(Duration::from_millis(10));
-                }
-                let e = MotoError::Failed(format!(
-                    "moto_server exited ({status}) before answering on {}; its stderr: {}",
-                    self.addr,
-                    self.stderr_tail()
-                ));
-                return Err((e, Early::Exited));
-            }
-            if Instant::now() >= deadline {
-                let e = MotoError::Failed(format!(
-                    "moto_server on {} did not answer within {START_TIMEOUT:?}; its stderr: {}",
-                    self.addr,
-                    self.stderr_tail()
-                ));
-                return Err((e, Early::Other));
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    }
-
-    /// The last lines moto wrote to stderr, on one line.
-    fn stderr_tail(&self) -> String {
-        let tail = self.stderr.lock().unwrap_or_else(PoisonError::into_inner);
-        let text = String::from_utf8_lossy(&tail);
-        let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-        let last = &lines[lines.len().saturating_sub(5)..];
-        if last.is_empty() {
-            "(empty)".into()
-        } else {
-            last.join(" | ")
         }
     }
 
@@ -272,10 +177,8 @@ impl Drop for MotoServer {
         // after a kill is prompt.
         let _ = self.child.kill();
         let _ = self.child.wait();
-        // The pipe closes with the process, which ends the drain.
-        if let Some(drain) = self.drain.take() {
-            let _ = drain.join();
-        }
+        // The pipe closes with the process, which ends the reading.
+        self.stderr.finish();
     }
 }
 
