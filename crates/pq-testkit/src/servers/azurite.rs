@@ -55,7 +55,8 @@ impl AzuriteServer {
         "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
 
     /// Starts Azurite from `target/azurite` on a port of its choosing and
-    /// waits until it says where it listens (see [`ChildOutput`]). An
+    /// waits until it says where it listens (port 0: no other test's
+    /// server can take its port between a search and its bind). An
     /// `io::ErrorKind::NotFound` error when it is not installed.
     pub fn start() -> io::Result<Self> {
         static STARTED: AtomicUsize = AtomicUsize::new(0);

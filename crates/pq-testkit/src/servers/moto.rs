@@ -73,7 +73,8 @@ impl MotoServer {
 
     /// Finds `moto_server` (on the `PATH`, then in the project's venv),
     /// starts it on a port of its choosing and waits, at most a minute,
-    /// until it says where it listens (see [`ChildOutput`]).
+    /// until it says where it listens (port 0: no other test's server can
+    /// take its port between a search and its bind).
     /// [`MotoError::NotInstalled`] when it is not found.
     pub fn start() -> Result<Self, MotoError> {
         let program = find_program()?;
