@@ -5,7 +5,10 @@ round starts one command later than the round before, so that every
 command runs after every other equally often.
 
 For each command: the median wall time, user + system CPU time and peak
-resident memory (from `wait4`), and the median of the rounds' own ratios
+resident memory (from `wait4`), the CPU time the host took from this
+machine's cores while it ran (`steal` in `/proc/stat`: a virtual
+machine's cores lent to others, which slows two threads more than one),
+and the median of the rounds' own ratios
 to the first command. Every command must exit 0, and whether they all
 printed the same standard output is reported (the same CSV, for queries).
 
@@ -50,16 +53,30 @@ def expand(word):
     return word
 
 
+def stolen():
+    """CPU time the host gave to others while this machine's cores wanted
+    it (the `steal` column of `/proc/stat`, all cores), in seconds; 0
+    where the kernel does not say."""
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            fields = f.readline().split()
+        return int(fields[8]) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return 0.0
+
+
 def run(argv):
+    steal = stolen()
     start = time.perf_counter()
     child = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     out = child.stdout.read()
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
+    steal = stolen() - steal
     code = os.waitstatus_to_exitcode(status)
     if code != 0:
         sys.exit(f"alternate.py: {shlex.join(argv)[:200]} exited with {code}")
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, out
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024, steal, out
 
 
 def round_trip(argv):
@@ -71,7 +88,7 @@ def round_trip(argv):
     return float(numbers[-1])
 
 
-def report(commands, rounds, wall, cpu, peak, label=""):
+def report(commands, rounds, wall, cpu, peak, steal, label=""):
     """Medians over `rounds` (indices), and ratios to the first command."""
     first = commands[0][0]
     med = statistics.median
@@ -79,9 +96,11 @@ def report(commands, rounds, wall, cpu, peak, label=""):
         w = [wall[name][r] for r in rounds]
         c = [cpu[name][r] for r in rounds]
         m = [peak[name][r] for r in rounds]
+        s = [steal[name][r] for r in rounds]
         line = (
             f"{label}{name}: {med(w) * 1000:.0f} ms wall, "
-            f"{med(c) * 1000:.0f} ms CPU, peak {med(m):.1f} MB"
+            f"{med(c) * 1000:.0f} ms CPU, peak {med(m):.1f} MB, "
+            f"stolen {med(s) * 1000:.0f} ms (most {max(s) * 1000:.0f})"
         )
         if name != first:
             ratio_wall = med([wall[name][r] / wall[first][r] for r in rounds])
@@ -110,6 +129,7 @@ def main():
     wall = {n: [] for n, _ in commands}
     cpu = {n: [] for n, _ in commands}
     peak = {n: [] for n, _ in commands}
+    steal = {n: [] for n, _ in commands}
     outputs = {}
     trips = []
     for r in range(rounds):
@@ -117,12 +137,13 @@ def main():
             trips.append(round_trip(placement))
         k = r % len(commands)
         for name, argv in commands[k:] + commands[:k]:
-            w, c, m, out = run(argv)
+            w, c, m, st, out = run(argv)
             wall[name].append(w)
             cpu[name].append(c)
             peak[name].append(m)
+            steal[name].append(st)
             outputs[name] = out
-    report(commands, range(rounds), wall, cpu, peak)
+    report(commands, range(rounds), wall, cpu, peak, steal)
     if placement:
         for label, chosen in (
             ("near", [r for r in range(rounds) if trips[r] < FAR_NS]),
@@ -133,7 +154,7 @@ def main():
                 continue
             trip = statistics.median([trips[r] for r in chosen])
             print(f"{len(chosen)} rounds with the cores {label} (round trip {trip:.0f} ns):")
-            report(commands, chosen, wall, cpu, peak, label=f"  {label} ")
+            report(commands, chosen, wall, cpu, peak, steal, label=f"  {label} ")
     same = len(set(outputs.values())) == 1
     print(f"same output: {'yes' if same else 'NO'}; {rounds} rounds")
 
