@@ -272,9 +272,10 @@ impl<W: Write> ParquetWriter<W> {
         let mut written = Vec::new();
         // Finished (last pages encoded and compressed) a group of columns
         // at a time, one column per thread, and written in column order: a
-        // group's chunks are written and dropped before the next group
-        // finishes, so the row group's pages are never held twice over
-        // (one thread finishes one column at a time).
+        // group's chunks are written, their buffers kept empty for the next
+        // row group, before the next group finishes, so the row group's
+        // pages are never held twice over (one thread finishes one column
+        // at a time).
         let threads = self.options.threads;
         let mut columns = columns.into_iter();
         while !columns.as_slice().is_empty() {
@@ -321,8 +322,8 @@ impl<W: Write> ParquetWriter<W> {
 
     /// Writes a finished chunk's pages where the file has got to; its
     /// metadata, encoded page indexes and Bloom filter (kept for after the
-    /// row group's chunks), their offsets made absolute.
-    /// Writes a finished chunk's pages, their buffers moved to `written`.
+    /// row group's chunks), their offsets made absolute. The pages'
+    /// buffers go to `written`, for the next row group's pages.
     fn write_chunk(
         &mut self,
         finished: FinishedChunk,

@@ -96,8 +96,8 @@ impl SpareBuffers {
     /// in place of those the row group before left untaken: at most one
     /// row group's buffers are kept.
     pub(crate) fn replace(&self, buffers: Vec<Vec<u8>>) {
-        let old = std::mem::replace(&mut *self.lock(), buffers);
-        drop(old);
+        // The untaken ones are freed once the lock is let go.
+        let _untaken = std::mem::replace(&mut *self.lock(), buffers);
     }
 }
 

@@ -148,14 +148,18 @@ mod tests {
         );
     }
 
-    #[test]
-    fn output_that_ends_without_the_address_is_an_error_with_its_tail() {
-        let out = b"listening soon\n\xff not utf-8\n";
-        let mut output = ChildOutput::read("server", &out[..], "listens on http://").unwrap();
-        let e = output
+    /// The error of looking for `marker`'s address in `out`.
+    fn address_error(out: &'static [u8], marker: &'static str) -> String {
+        let mut output = ChildOutput::read("server", out, marker).unwrap();
+        output
             .address(Duration::from_secs(10))
             .unwrap_err()
-            .to_string();
+            .to_string()
+    }
+
+    #[test]
+    fn output_that_ends_without_the_address_is_an_error_with_its_tail() {
+        let e = address_error(b"listening soon\n\xff not utf-8\n", "listens on http://");
         assert!(
             e.starts_with("server exited before saying where it listens"),
             "{e}"
@@ -165,12 +169,10 @@ mod tests {
 
     #[test]
     fn an_address_that_does_not_parse_is_an_error() {
-        let out = b"successfully listens on http://localhost:10000\n";
-        let mut output = ChildOutput::read("server", &out[..], "listens on http://").unwrap();
-        let e = output
-            .address(Duration::from_secs(10))
-            .unwrap_err()
-            .to_string();
+        let e = address_error(
+            b"successfully listens on http://localhost:10000\n",
+            "listens on http://",
+        );
         assert!(
             e.contains("named an address that does not parse: \"localhost:10000\""),
             "{e}"
