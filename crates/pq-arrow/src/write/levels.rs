@@ -235,20 +235,29 @@ fn flat_levels(nulls: &NullBuffer, def: i16, present: i16) -> (Vec<i16>, Selecti
     let levels = masked_levels(nulls, def, present);
     let n = nulls.len();
     let kept = n - nulls.null_count();
-    let mut valid = nulls.valid_indices();
-    let first = valid.next();
+    let first = nulls.valid_indices().next();
     let selection = match first {
         None => Selection::Range(0),
         // One run of values (nulls only before or after it).
         Some(f) if nulls.inner().slice(f, kept).count_set_bits() == kept => Selection::Range(f),
-        Some(f) => {
-            let mut idx = Vec::with_capacity(kept);
-            idx.push(f);
-            idx.extend(valid);
-            Selection::Indices(idx)
-        }
+        Some(_) => Selection::Indices(valid_indices(nulls, kept)),
     };
     (levels, selection)
+}
+
+/// The indices of the `kept` valid entries of `nulls`, word by word: the
+/// bit iterator's `extend` (its `next` not inlined into the loop) took 6 %
+/// of a write of pyarrow's PLAIN nullable lineitem file.
+fn valid_indices(nulls: &NullBuffer, kept: usize) -> Vec<usize> {
+    let mut idx = Vec::with_capacity(kept);
+    for (w, mut word) in nulls.inner().bit_chunks().iter_padded().enumerate() {
+        let base = w * 64;
+        while word != 0 {
+            idx.push(base + word.trailing_zeros() as usize);
+            word &= word - 1;
+        }
+    }
+    idx
 }
 
 /// The levels of [`flat_levels`] alone.
@@ -496,6 +505,38 @@ mod tests {
                 naive(&def, &idx, &vec![true; values], 3).0,
                 "case {case}"
             );
+        }
+    }
+
+    /// The levels and selection read off the bitmap a word at a time are
+    /// those of one entry at a time: nulls dense and sparse, bitmaps not
+    /// starting at a word, runs of values alone and between nulls.
+    #[test]
+    fn flat_levels_are_each_entrys() {
+        let mut rng = pq_testkit::Rng(0x0f1a_7e5e_1ec7_0001);
+        for case in 0..300 {
+            let n = 1 + rng.index(300);
+            let offset = rng.index(70);
+            let mut valid: Vec<bool> = (0..offset + n)
+                .map(|_| !rng.chance([1, 10, 50, 90, 99][case % 5]))
+                .collect();
+            if case % 7 == 0 {
+                // One run of values, nulls only around it.
+                let (a, b) = (rng.index(n), rng.index(n));
+                for (i, v) in valid[offset..].iter_mut().enumerate() {
+                    *v = (a.min(b)..=a.max(b)).contains(&i);
+                }
+            }
+            let nulls = NullBuffer::from(valid.clone()).slice(offset, n);
+            let want: Vec<usize> = (0..n).filter(|&i| valid[offset + i]).collect();
+            let (levels, selection) = flat_levels(&nulls, 1, 2);
+            let want_levels: Vec<i16> = (0..n).map(|i| 1 + i16::from(valid[offset + i])).collect();
+            assert_eq!(levels, want_levels, "case {case}");
+            let got: Vec<usize> = match selection {
+                Selection::Range(f) => (f..f + want.len()).collect(),
+                Selection::Indices(ix) => ix,
+            };
+            assert_eq!(got, want, "case {case}");
         }
     }
 
