@@ -15,7 +15,7 @@ use crate::write::encoder::MINI_BATCH;
 use crate::write::levels::LeafLevels;
 use crate::write::options::{DataPageVersion, ResolvedColumn, WriterOptions};
 use crate::write::page_index::{IndexedPage, PageIndexBuilder};
-use crate::write::pages::{PageAssembler, PageError, PageLevels};
+use crate::write::pages::{PageAssembler, PageError, PageLevels, SpareBuffers};
 use crate::write::phys::{Scratch, phys};
 use crate::write::schema::Leaf;
 use crate::write::stats::truncate_bounds;
@@ -85,7 +85,12 @@ pub(crate) struct ColumnChunkWriter {
 impl ColumnChunkWriter {
     /// The writer of `leaf`'s chunk; fails when the column's encoding does
     /// not fit its type or is a Preview encoding `options` do not allow.
-    pub(crate) fn new(leaf: &Leaf, opts: ResolvedColumn, options: &WriterOptions) -> Result<Self> {
+    pub(crate) fn new(
+        leaf: &Leaf,
+        opts: ResolvedColumn,
+        options: &WriterOptions,
+        spare: SpareBuffers,
+    ) -> Result<Self> {
         let values = column_values(leaf, &opts, options)?;
         let writer = PageWriter::new(opts.codec, opts.level, options.page_checksums);
         let v2 = options.data_page_version == DataPageVersion::V2;
@@ -102,7 +107,7 @@ impl ColumnChunkWriter {
             },
             values,
             page: PageLevels::default(),
-            pages: PageAssembler::new(writer, v2, leaf.max_def_level, leaf.max_rep_level),
+            pages: PageAssembler::new(writer, v2, leaf.max_def_level, leaf.max_rep_level, spare),
             index: PageIndexBuilder::new(
                 options.page_index,
                 leaf.sort,

@@ -80,6 +80,7 @@ pub use options::{
     CREATED_BY, Codec, ColumnPath, DataPageVersion, Encoding, WriterOptions, WriterOptionsBuilder,
     is_preview_encoding,
 };
+use pages::SpareBuffers;
 pub(crate) use schema::SortOrder;
 use schema::{Leaf, ParquetSchema};
 
@@ -125,6 +126,8 @@ pub struct ParquetWriter<W: Write> {
     /// rather than the decoded structures' hundreds per column.
     indexes: Vec<Vec<EncodedIndexes>>,
     total_rows: u64,
+    /// Page buffers of the row group written last (see [`SpareBuffers`]).
+    spare: SpareBuffers,
 }
 
 impl<W: Write> ParquetWriter<W> {
@@ -162,6 +165,7 @@ impl<W: Write> ParquetWriter<W> {
             row_groups: Vec::new(),
             indexes: Vec::new(),
             total_rows: 0,
+            spare: SpareBuffers::default(),
         };
         writer.columns = writer.new_columns()?;
         writer.out.write_all(&pq_format::MAGIC)?;
@@ -180,7 +184,12 @@ impl<W: Write> ParquetWriter<W> {
 
     /// The writer of `leaf`'s chunk, its options checked.
     fn new_column(&self, leaf: &Leaf) -> Result<ColumnChunkWriter> {
-        ColumnChunkWriter::new(leaf, self.options.resolve(&leaf.path), &self.options)
+        ColumnChunkWriter::new(
+            leaf,
+            self.options.resolve(&leaf.path),
+            &self.options,
+            self.spare.clone(),
+        )
     }
 
     /// The Arrow schema being written.
@@ -259,22 +268,26 @@ impl<W: Write> ParquetWriter<W> {
         let mut chunks = Vec::with_capacity(columns.len());
         let mut indexes = Vec::with_capacity(columns.len());
         let mut blooms = Vec::new();
+        // The pages' buffers, once written, for the next row group's pages.
+        let mut written = Vec::new();
         // Finished (last pages encoded and compressed) a group of columns
         // at a time, one column per thread, and written in column order: a
-        // group's chunks are written and dropped before the next group
-        // finishes, so the row group's pages are never held twice over
-        // (one thread finishes one column at a time).
+        // group's chunks are written, their buffers kept empty for the next
+        // row group, before the next group finishes, so the row group's
+        // pages are never held twice over (one thread finishes one column
+        // at a time).
         let threads = self.options.threads;
         let mut columns = columns.into_iter();
         while !columns.as_slice().is_empty() {
             let group = columns.by_ref().take(threads);
             for finished in threads::map_in_order(group, threads, ColumnChunkWriter::finish)? {
-                let (chunk, chunk_indexes, bloom) = self.write_chunk(finished)?;
+                let (chunk, chunk_indexes, bloom) = self.write_chunk(finished, &mut written)?;
                 chunks.push(chunk);
                 indexes.push(chunk_indexes);
                 blooms.push(bloom);
             }
         }
+        self.spare.replace(written);
         let chunks_end = self.out.pos;
         // Bloom filters after the row group's chunks, in column order (one
         // of the places the format allows): only one row group's filters
@@ -309,16 +322,19 @@ impl<W: Write> ParquetWriter<W> {
 
     /// Writes a finished chunk's pages where the file has got to; its
     /// metadata, encoded page indexes and Bloom filter (kept for after the
-    /// row group's chunks), their offsets made absolute.
+    /// row group's chunks), their offsets made absolute. The pages'
+    /// buffers go to `written`, for the next row group's pages.
     fn write_chunk(
         &mut self,
         finished: FinishedChunk,
+        written: &mut Vec<Vec<u8>>,
     ) -> Result<(ColumnChunk, EncodedIndexes, Option<Vec<u8>>)> {
         let base = self.out.pos as i64;
         self.out.write_all(&finished.dict_page)?;
         for page in &finished.pages {
             self.out.write_all(page)?;
         }
+        written.extend(finished.pages);
         let mut meta = finished.meta;
         meta.data_page_offset += base;
         meta.dictionary_page_offset = meta.dictionary_page_offset.map(|o| o + base);
