@@ -508,6 +508,16 @@ mod tests {
         }
     }
 
+    /// `n` entries (1 to 300) from `offset` (0 to 69) of a validity
+    /// bitmap, each null with chance `null_pct` %, so that a bitmap need
+    /// not start at a word.
+    fn random_validity(rng: &mut pq_testkit::Rng, null_pct: u64) -> (usize, usize, Vec<bool>) {
+        let n = 1 + rng.index(300);
+        let offset = rng.index(70);
+        let valid = (0..offset + n).map(|_| !rng.chance(null_pct)).collect();
+        (n, offset, valid)
+    }
+
     /// The levels and selection read off the bitmap a word at a time are
     /// those of one entry at a time: nulls dense and sparse, bitmaps not
     /// starting at a word, runs of values alone and between nulls.
@@ -515,11 +525,7 @@ mod tests {
     fn flat_levels_are_each_entrys() {
         let mut rng = pq_testkit::Rng(0x0f1a_7e5e_1ec7_0001);
         for case in 0..300 {
-            let n = 1 + rng.index(300);
-            let offset = rng.index(70);
-            let mut valid: Vec<bool> = (0..offset + n)
-                .map(|_| !rng.chance([1, 10, 50, 90, 99][case % 5]))
-                .collect();
+            let (n, offset, mut valid) = random_validity(&mut rng, [1, 10, 50, 90, 99][case % 5]);
             if case % 7 == 0 {
                 // One run of values, nulls only around it.
                 let (a, b) = (rng.index(n), rng.index(n));
@@ -548,11 +554,7 @@ mod tests {
     fn masked_entries_expand_as_the_entries_they_stand_for() {
         let mut rng = pq_testkit::Rng(0x51_7cc1_b727_220a);
         for case in 0..200 {
-            let n = 1 + rng.index(300);
-            let offset = rng.index(70);
-            let valid: Vec<bool> = (0..offset + n)
-                .map(|_| !rng.chance([1, 10, 50, 90][case % 4]))
-                .collect();
+            let (n, offset, valid) = random_validity(&mut rng, [1, 10, 50, 90][case % 4]);
             let nulls = NullBuffer::from(valid).slice(offset, n);
             // List offsets: empty lists among them, and lists under nulls
             // that hold elements.

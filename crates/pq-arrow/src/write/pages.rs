@@ -129,8 +129,8 @@ pub(crate) struct PageAssembler {
     def_buf: Vec<u8>,
     body: Vec<u8>,
     /// One buffer per page (two for an uncompressed one, see
-    /// `store_as_given`). Page-sized buffers are recycled by the allocator
-    /// across chunks and row groups; one buffer growing to the chunk's size
+    /// `store_as_given`). Page-sized buffers are recycled across row
+    /// groups by [`SpareBuffers`]; one buffer growing to the chunk's size
     /// would be fresh memory (page faults) for every chunk.
     data: Vec<Vec<u8>>,
     data_len: usize,
